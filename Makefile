@@ -1,0 +1,40 @@
+# The two entry points of the README, plus helpers for developers.
+#   make run    install what is missing, build, run `ctxkit demo`
+#   make test   build and run every test, also under ASan+UBSan
+.PHONY: run test setup build build-asan test-release test-asan bench format tidy clean
+
+JOBS ?= $(shell nproc)
+
+run: setup build
+	./build/release/ctxkit demo
+
+test: setup test-release test-asan
+
+setup:
+	@bash scripts/setup.sh
+
+build:
+	@cmake --preset release >/dev/null
+	@cmake --build --preset release -j $(JOBS)
+
+build-asan:
+	@cmake --preset asan >/dev/null
+	@cmake --build --preset asan -j $(JOBS)
+
+test-release: build
+	ctest --preset release -j $(JOBS)
+
+test-asan: build-asan
+	ctest --preset asan -j $(JOBS)
+
+bench: setup build
+	bash bench/run.sh
+
+format:
+	clang-format -i $$(git ls-files '*.h' '*.cc')
+
+tidy: build
+	clang-tidy -p build/release $$(git ls-files 'src/*.cc')
+
+clean:
+	rm -rf build

@@ -1,0 +1,287 @@
+// The context store: versioned objects addressed by key within a scope, read
+// through views and passed around as refs.
+//
+//   auto store = ctxkit::Store::Open({});          // the default home
+//   auto view = (*store)->OpenView("planner", "run-42");
+//   auto ref = view->Set("report", text, {});     // durable on return
+//   std::string wire = ctxkit::FormatRef(*ref);   // what an agent holds
+//   auto value = view->Resolve(*ctxkit::ParseRef(wire));
+//
+// Objects. Each object has a stable id, a key unique within its scope, and
+// a history of versions. Set on an existing key appends a version; the id
+// never changes. Remove appends a tombstone version: the key stops
+// resolving, the history stays (static refs to earlier versions still
+// resolve). Set after Remove revives the same object with a new version.
+//
+// Scopes and views. A View is bound to an agent id and a session id (either
+// may be empty). It sees the global scope, its own agent scope and its own
+// session scope. Lookup by key searches session, then agent, then global.
+// Naming another agent's or session's scope is PermissionDenied, never the
+// value. A Ref, by contrast, is a capability: Resolve reads the object it
+// names whatever its scope.
+//
+// Tiers. persist=true values (the default) are durable when Set returns:
+// committed to the embedded SQLite database (WAL) or to a content-addressed
+// blob file, fsynced according to Options::durability. persist=false values
+// are session-only: they live in this Store instance's memory tier, spill
+// to an unlinked private file above Options::spill_threshold_bytes or under
+// memory pressure, and vanish when their session ends (EndSession) or the
+// process exits. They are never written to the database.
+//
+// Memory. Cached durable values and resident session-only values together
+// stay under Options::memory_ceiling_bytes (LRU: durable values are evicted
+// first, session-only values spill). Fixed per-object bookkeeping outside
+// that ceiling is documented in docs/storage-format.md.
+//
+// Processes. Several processes may open one store at once; SQLite's locking
+// serializes writers (waiting up to Options::busy_timeout_ms).
+//
+// Thread safety: Store and View are thread-safe; a View is a small value
+// that refers to its Store and must not outlive it.
+
+#ifndef CTXKIT_STORE_H_
+#define CTXKIT_STORE_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ctxkit/ref.h"
+#include "ctxkit/status.h"
+
+namespace ctxkit {
+
+class StoreImpl;
+class View;
+
+// How hard a durable write is pushed to the disk before Set returns.
+enum class Durability : uint8_t {
+  // fsync on every commit: acknowledged writes survive process crash and
+  // power loss. The default.
+  kFull = 0,
+  // Survives a crash of the process (kill -9), not necessarily power loss.
+  kProcess,
+};
+
+struct Options {
+  // The store root. Empty: ResolveHome("") (CTXKIT_HOME, XDG_DATA_HOME/ctxkit,
+  // ~/.local/share/ctxkit). Created with parents when missing.
+  std::string home;
+  // Byte ceiling of the memory tier (cached values + session-only values).
+  uint64_t memory_ceiling_bytes = 256ull << 20;
+  // Session-only values larger than this spill to disk at once.
+  uint64_t spill_threshold_bytes = 32ull << 10;
+  // Contents up to this size are kept inside the database; larger ones are
+  // blob files under <home>/blobs/.
+  uint64_t inline_max_bytes = 64ull << 10;
+  Durability durability = Durability::kFull;
+  // How long a writer waits for another process's write lock.
+  int busy_timeout_ms = 30000;
+};
+
+// Resolves the store root: `flag` if non-empty, else $CTXKIT_HOME, else
+// $XDG_DATA_HOME/ctxkit, else $HOME/.local/share/ctxkit. InvalidArgument when
+// none can be determined.
+Result<std::string> ResolveHome(std::string_view flag);
+
+// Which of the view's scopes an operation names.
+//   ""           Set: global. Lookups: session, then agent, then global.
+//   "global", "agent", "session"   the view's own scope of that kind.
+//   "agent:<id>", "session:<id>"   fully qualified; PermissionDenied unless
+//                                  it is the view's own.
+using ScopeName = std::string;
+
+struct SetOptions {
+  ScopeName scope;
+  ValueType type = ValueType::kText;
+  // false: a session-only value (see Tiers above).
+  bool persist = true;
+  // Replaces the object's tags. Each tag: 1-64 bytes, no control characters.
+  std::vector<std::string> tags;
+  // Free-form label of the writer ("agent:planner", "tool:grep", ...).
+  std::string producer;
+};
+
+struct LookupOptions {
+  ScopeName scope;
+  // 0: the latest version. N: that version (NotFound when it does not exist
+  // or is a tombstone).
+  uint64_t version = 0;
+};
+
+struct ObjectMeta {
+  std::string id;
+  std::string key;
+  Scope scope;
+  ValueType type = ValueType::kText;
+  uint64_t size_bytes = 0;
+  uint64_t version = 0;  // The latest version.
+  int64_t created_unix_ns = 0;
+  int64_t updated_unix_ns = 0;
+  std::vector<std::string> tags;
+  bool persistent = true;
+};
+
+enum class VersionState : uint8_t {
+  kPresent = 0,
+  kDeleted,  // A tombstone written by Remove.
+  kMissing,  // The source is gone (used by file watchers).
+};
+std::string_view VersionStateName(VersionState state);
+
+struct VersionMeta {
+  uint64_t version = 0;
+  VersionState state = VersionState::kPresent;
+  ValueType type = ValueType::kText;
+  uint64_t size_bytes = 0;
+  // Lower-case hex SHA-256 of the content (for streams: of the appended
+  // bytes). Empty for tombstones.
+  std::string content_hash;
+  int64_t created_unix_ns = 0;
+  std::string producer;
+};
+
+struct ListFilter {
+  // "" lists every scope the view sees; otherwise one ScopeName.
+  ScopeName scope;
+  std::optional<ValueType> type;
+  std::string key_prefix;
+  // Objects carrying every one of these tags.
+  std::vector<std::string> tags;
+  // Page size, 1-10,000.
+  size_t limit = 100;
+  // Opaque; from ListPage::next_cursor of the previous page.
+  std::string cursor;
+};
+
+struct ListPage {
+  // Ordered by key, then scope.
+  std::vector<ObjectMeta> items;
+  // Empty on the last page.
+  std::string next_cursor;
+};
+
+struct StoreStats {
+  uint64_t objects = 0;       // Durable objects, removed ones included.
+  uint64_t live_objects = 0;  // Durable objects not removed.
+  uint64_t versions = 0;
+  uint64_t content_bytes = 0;  // Distinct durable content, deduplicated.
+  uint64_t blob_files = 0;
+  uint64_t memory_ceiling_bytes = 0;
+  uint64_t memory_used_bytes = 0;  // Cached + resident session-only bytes.
+  uint64_t cached_values = 0;
+  uint64_t session_objects = 0;  // Session-only objects in this instance.
+  uint64_t session_resident_bytes = 0;
+  uint64_t session_spilled_bytes = 0;
+  uint64_t evictions = 0;
+  uint64_t spills = 0;
+};
+
+class Store {
+ public:
+  // Opens (creating when missing) the store at options.home. Fails with
+  // IoError when the directory or database cannot be opened, Corruption
+  // when the schema version is newer than this build understands.
+  static Result<std::unique_ptr<Store>> Open(const Options& options);
+
+  Store(const Store&) = delete;
+  Store& operator=(const Store&) = delete;
+  ~Store();
+
+  // A view bound to `agent_id` and `session_id`; either may be empty (no
+  // such scope). InvalidArgument for a malformed id.
+  Result<View> OpenView(std::string_view agent_id, std::string_view session_id);
+
+  // Drops every session-only value owned by `session_id` in this instance.
+  Status EndSession(std::string_view session_id);
+
+  StoreStats Stats();
+  const std::string& home() const;
+
+ private:
+  friend class View;
+  explicit Store(std::unique_ptr<StoreImpl> impl);
+  std::unique_ptr<StoreImpl> impl_;
+};
+
+class View {
+ public:
+  // Stores `value` under `key`; returns a dynamic ref to the new version.
+  // InvalidArgument for a bad key, tag or scope name, or (type json) a value
+  // that is not valid JSON; the store is unchanged then.
+  Result<Ref> Set(std::string_view key, std::string_view value,
+                  const SetOptions& options = {});
+
+  // Appends bytes to a stream, creating it (in options.scope) when missing.
+  // Each append is a new version whose content is every byte appended so
+  // far; FailedPrecondition when the key holds another type.
+  Result<Ref> Append(std::string_view key, std::string_view bytes,
+                     const SetOptions& options = {});
+
+  // The whole value. For large values prefer ReadRange.
+  Result<std::string> Get(std::string_view key,
+                          const LookupOptions& options = {});
+
+  // A ref with metadata only; the value is not read. O(1) for objects this
+  // instance has seen (an in-memory map), one indexed lookup otherwise.
+  // options.version != 0 returns a static ref pinned to that version.
+  Result<Ref> RefOf(std::string_view key, const LookupOptions& options = {});
+
+  // The value a ref names: the pinned version of a static ref, the latest of
+  // a dynamic one. NotFound when the object is gone or the ref belongs to
+  // another store; Unavailable for a session-only value held by another
+  // process.
+  Result<std::string> Resolve(const Ref& ref);
+
+  // Up to `length` bytes starting at `offset` of the version a ref names,
+  // reading only that range from disk. An offset past the end yields "".
+  Result<std::string> ReadRange(const Ref& ref, uint64_t offset,
+                                uint64_t length);
+
+  // Metadata of the latest version.
+  Result<ObjectMeta> Stat(std::string_view key,
+                          const LookupOptions& options = {});
+
+  // Writes a tombstone; NotFound when there is no live value under `key`.
+  Status Remove(std::string_view key, const LookupOptions& options = {});
+
+  Result<ListPage> List(const ListFilter& filter = {});
+
+  // The version history, oldest first, tombstones included.
+  Result<std::vector<VersionMeta>> Versions(std::string_view key,
+                                            const LookupOptions& options = {});
+
+  // Moves an object from the view's agent scope to global, keeping its id
+  // and history. AlreadyExists when global already has a live object with
+  // that key; FailedPrecondition for session-only values.
+  Result<Ref> Promote(std::string_view key);
+
+  // A view for a sub-agent: its own agent scope `child_agent_id`, the same
+  // global scope, and the session `child_session_id` (none when empty). It
+  // does not see this view's agent or session scopes by name, but resolves
+  // any ref passed to it.
+  Result<View> SubAgent(std::string_view child_agent_id,
+                        std::string_view child_session_id = "") const;
+
+  const std::string& agent_id() const { return agent_id_; }
+  const std::string& session_id() const { return session_id_; }
+  Store* store() const { return store_; }
+
+ private:
+  friend class Store;
+  View(Store* store, std::string agent_id, std::string session_id)
+      : store_(store),
+        agent_id_(std::move(agent_id)),
+        session_id_(std::move(session_id)) {}
+
+  Store* store_;
+  std::string agent_id_;
+  std::string session_id_;
+};
+
+}  // namespace ctxkit
+
+#endif  // CTXKIT_STORE_H_

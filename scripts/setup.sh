@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Installs what ctxkit needs to build and test on Debian 12: the apt packages
+# below (only those missing) and the pinned npm data/test peers from
+# package-lock.json. Safe to run again; does nothing when all is present.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(
+  build-essential cmake ninja-build pkg-config git
+  libsqlite3-dev libssl-dev nlohmann-json3-dev libcli11-dev
+  libre2-dev libyaml-cpp-dev libcurl4-openssl-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+  clang-format clang-tidy ripgrep nodejs npm
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed"; then
+    missing+=("$p")
+  fi
+done
+# A machine may carry its own node/npm outside apt; that one is fine.
+if command -v node >/dev/null && command -v npm >/dev/null; then
+  filtered=()
+  for p in "${missing[@]}"; do
+    [[ "$p" == nodejs || "$p" == npm ]] || filtered+=("$p")
+  done
+  missing=("${filtered[@]}")
+fi
+
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  sudo=""
+  if [[ $(id -u) -ne 0 ]]; then sudo="sudo"; fi
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# Pinned npm packages (tokenizer ranks, protocol test peers), when the
+# project declares any. Re-run only when the lock file changed.
+if [[ -f package-lock.json ]]; then
+  stamp=node_modules/.ctxkit-lock.sha256
+  want=$(sha256sum package-lock.json | cut -d' ' -f1)
+  if [[ ! -f "$stamp" || "$(cat "$stamp")" != "$want" ]]; then
+    echo "setup: npm ci"
+    npm ci --no-audit --no-fund --loglevel=error
+    echo "$want" > "$stamp"
+  fi
+fi

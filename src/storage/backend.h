@@ -1,0 +1,155 @@
+// The storage engine interface. Everything above storage/ talks to a
+// Backend and never knows which engine sits behind it (the embedded SQLite
+// engine today; a PostgreSQL engine can implement the same interface).
+//
+// A Backend owns durable objects, their versions, their content (inline or
+// as blobs) and their tags. Each mutating call is one atomic transaction:
+// it either happens entirely or leaves the store as it was.
+//
+// Thread safety: implementations are thread-safe.
+
+#ifndef CTXKIT_STORAGE_BACKEND_H_
+#define CTXKIT_STORAGE_BACKEND_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ctxkit/ref.h"
+#include "ctxkit/status.h"
+#include "ctxkit/store.h"
+
+namespace ctxkit::storage {
+
+struct ObjectRecord {
+  int64_t id = 0;
+  Scope scope;
+  std::string key;
+  ValueType type = ValueType::kText;  // Of the latest present version.
+  uint64_t latest_version = 0;        // Tombstones included.
+  bool deleted = false;               // Latest version is a tombstone.
+  uint64_t size_bytes = 0;            // Of the latest present version.
+  int64_t created_unix_ns = 0;
+  int64_t updated_unix_ns = 0;
+  std::vector<std::string> tags;  // Sorted.
+};
+
+struct VersionRecord {
+  int64_t object_id = 0;
+  uint64_t version = 0;
+  VersionState state = VersionState::kPresent;
+  ValueType type = ValueType::kText;
+  std::string hash;  // 32 raw bytes; empty for tombstones.
+  uint64_t size_bytes = 0;
+  int64_t created_unix_ns = 0;
+  std::string producer;
+  // Streams: the version that started the current run of appends (the
+  // content of version N is every chunk from stream_base to N). 0 otherwise.
+  uint64_t stream_base = 0;
+};
+
+struct PutRequest {
+  Scope scope;
+  std::string key;
+  ValueType type = ValueType::kText;
+  std::string_view content;
+  std::string hash;  // SHA-256 of content, computed by the caller.
+  std::vector<std::string> tags;
+  std::string producer;
+  int64_t now_unix_ns = 0;
+};
+
+struct AppendRequest {
+  Scope scope;
+  std::string key;
+  std::string_view bytes;
+  std::string hash;               // SHA-256 of bytes.
+  std::vector<std::string> tags;  // Used only when the stream is created.
+  std::string producer;
+  int64_t now_unix_ns = 0;
+};
+
+struct WriteResult {
+  ObjectRecord object;
+  VersionRecord version;
+};
+
+struct ObjectQuery {
+  std::vector<Scope> scopes;  // Non-empty: objects in any of these.
+  std::optional<ValueType> type;
+  std::string key_prefix;
+  std::vector<std::string> tags;  // All must be present.
+  // Keyset pagination: only objects ordered after (key, scope string).
+  std::optional<std::pair<std::string, std::string>> after;
+  size_t limit = 100;
+  bool include_deleted = false;
+};
+
+struct BackendStats {
+  uint64_t objects = 0;
+  uint64_t live_objects = 0;
+  uint64_t versions = 0;
+  uint64_t content_bytes = 0;
+  uint64_t blob_files = 0;
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+
+  // Appends a version holding `content` to (scope, key), creating the object
+  // when missing or reviving it when removed. Durable on return.
+  virtual Result<WriteResult> Put(const PutRequest& request) = 0;
+
+  // Appends bytes to the stream at (scope, key), creating it when missing.
+  // FailedPrecondition when the latest version is not a stream.
+  virtual Result<WriteResult> Append(const AppendRequest& request) = 0;
+
+  // Writes a tombstone version. NotFound when there is no live object.
+  virtual Result<WriteResult> Remove(const Scope& scope, std::string_view key,
+                                     std::string_view producer,
+                                     int64_t now_unix_ns) = 0;
+
+  // Moves object `id` to scope `to`, keeping id and versions. AlreadyExists
+  // when `to` holds a live object with that key (a removed one there is
+  // renamed out of the way by the implementation, history kept).
+  virtual Result<ObjectRecord> Move(int64_t id, const Scope& to) = 0;
+
+  virtual Result<ObjectRecord> FindObject(const Scope& scope,
+                                          std::string_view key) = 0;
+  virtual Result<ObjectRecord> GetObject(int64_t id) = 0;
+  // version 0 means the latest.
+  virtual Result<VersionRecord> GetVersion(int64_t id, uint64_t version) = 0;
+  virtual Result<std::vector<VersionRecord>> ListVersions(int64_t id) = 0;
+  virtual Result<std::vector<ObjectRecord>> ListObjects(
+      const ObjectQuery& query) = 0;
+
+  // Reads [offset, offset + length) of a present version's content, reading
+  // only that range from the medium.
+  virtual Result<std::string> Read(const VersionRecord& version,
+                                   uint64_t offset, uint64_t length) = 0;
+
+  virtual Result<BackendStats> Stats() = 0;
+
+  // A number that changes whenever another connection or process commits,
+  // so callers can tell when their caches of records may be stale. Commits
+  // through this Backend do not change it.
+  virtual Result<uint64_t> ChangeCounter() = 0;
+};
+
+struct SqliteOptions {
+  std::string home;  // Created when missing.
+  Durability durability = Durability::kFull;
+  uint64_t inline_max_bytes = 64 << 10;
+  int busy_timeout_ms = 30000;
+};
+
+Result<std::unique_ptr<Backend>> OpenSqliteBackend(
+    const SqliteOptions& options);
+
+}  // namespace ctxkit::storage
+
+#endif  // CTXKIT_STORAGE_BACKEND_H_

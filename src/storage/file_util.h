@@ -1,0 +1,39 @@
+// POSIX file helpers with explicit durability.
+
+#ifndef CTXKIT_STORAGE_FILE_UTIL_H_
+#define CTXKIT_STORAGE_FILE_UTIL_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "ctxkit/status.h"
+
+namespace ctxkit::storage {
+
+// mkdir -p with mode 0700 for directories it creates.
+Status MakeDirs(const std::string& path);
+
+// fsync of a directory, making renames and creations inside it durable.
+Status SyncDir(const std::string& dir);
+
+// Writes `data` to `final_path` atomically: a temp file in `tmp_dir`, fsync
+// (when `sync`), rename over final_path, fsync of final_path's directory
+// (when `sync`). Readers see the old file or the whole new one, never a
+// part. REQUIRES: tmp_dir and final_path are on the same file system.
+Status AtomicWriteFile(const std::string& tmp_dir,
+                       const std::string& final_path, std::string_view data,
+                       bool sync);
+
+// Reads up to `length` bytes at `offset` with pread: fewer at end of file.
+Result<std::string> ReadFileRange(const std::string& path, uint64_t offset,
+                                  uint64_t length);
+
+bool PathExists(const std::string& path);
+
+// "<what> <path>: <strerror(errno)>" as an IoError.
+Status ErrnoStatus(std::string_view what, const std::string& path);
+
+}  // namespace ctxkit::storage
+
+#endif  // CTXKIT_STORAGE_FILE_UTIL_H_

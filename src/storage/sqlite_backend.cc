@@ -1,0 +1,705 @@
+// The embedded storage engine: one SQLite database in WAL mode per store
+// root plus content-addressed blob files. See docs/storage-format.md.
+
+#include <algorithm>
+#include <mutex>
+
+#include "core/status_macros.h"
+#include "core/value_type_codes.h"
+#include "storage/backend.h"
+#include "storage/blob_files.h"
+#include "storage/change_sequence.h"
+#include "storage/file_util.h"
+#include "storage/sqlite_db.h"
+#include "storage/sqlite_schema.h"
+
+namespace ctxkit::storage {
+namespace {
+
+constexpr const char* kObjectColumns =
+    "id, scope, key, type, latest_version, deleted, size, created_ns, "
+    "updated_ns";
+
+// The smallest string greater than every string starting with `prefix`,
+// or "" when there is none (prefix of 0xff bytes).
+std::string PrefixUpperBound(std::string prefix) {
+  while (!prefix.empty()) {
+    auto last = static_cast<unsigned char>(prefix.back());
+    if (last < 0xff) {
+      prefix.back() = static_cast<char>(last + 1);
+      return prefix;
+    }
+    prefix.pop_back();
+  }
+  return prefix;
+}
+
+class SqliteBackend final : public Backend {
+ public:
+  SqliteBackend(SqliteOptions options, std::unique_ptr<SqliteDb> db)
+      : options_(std::move(options)),
+        blobs_(options_.home + "/blobs",
+               options_.durability == Durability::kFull),
+        db_(std::move(db)) {}
+
+  Status Init() {
+    CTXKIT_RETURN_IF_ERROR(blobs_.Init());
+    CTXKIT_RETURN_IF_ERROR(seq_.Open(options_.home + "/ctxkit.seq"));
+    seen_sequence_ = seq_.Stable().value_or(0);
+    // WAL: readers never block the writer, and each commit appends to the
+    // log. synchronous=FULL fsyncs the log on every commit; NORMAL survives
+    // a process crash but not a power loss.
+    auto mode = db_->Prepare("PRAGMA journal_mode=WAL");
+    if (!mode.ok()) return mode.status();
+    Result<bool> row = (*mode)->Step();
+    if (!row.ok()) return row.status();
+    if (!*row || (*mode)->Text(0) != "wal") {
+      return Status::IoError("could not switch the database to WAL mode");
+    }
+    mode->reset();
+    CTXKIT_RETURN_IF_ERROR(db_->Exec(options_.durability == Durability::kFull
+                                         ? "PRAGMA synchronous=FULL"
+                                         : "PRAGMA synchronous=NORMAL"));
+    return EnsureSchema(db_.get());
+  }
+
+  Result<WriteResult> Put(const PutRequest& req) override {
+    // Large content goes to its blob file before the transaction so the
+    // write lock is not held during the copy. A crash in between leaves an
+    // unreferenced (harmless) blob file, never a dangling reference.
+    if (req.content.size() > options_.inline_max_bytes) {
+      CTXKIT_RETURN_IF_ERROR(blobs_.Write(req.hash, req.content));
+    }
+    std::lock_guard lock(mu_);
+    WriteTransaction txn(db_.get());
+    CTXKIT_RETURN_IF_ERROR(txn.Begin());
+    ObjectRecord obj;
+    CTXKIT_ASSIGN_OR_RETURN(
+        obj, FindOrCreateLocked(req.scope, req.key, req.type, req.now_unix_ns));
+    VersionRecord v;
+    v.object_id = obj.id;
+    v.version = obj.latest_version + 1;
+    v.type = req.type;
+    v.hash = req.hash;
+    v.size_bytes = req.content.size();
+    v.created_unix_ns = req.now_unix_ns;
+    v.producer = req.producer;
+    CTXKIT_RETURN_IF_ERROR(
+        InsertContentLocked(req.hash, req.content, req.now_unix_ns));
+    if (req.type == ValueType::kStream) {
+      v.stream_base = v.version;
+      CTXKIT_RETURN_IF_ERROR(InsertChunkLocked(
+          obj.id, v.version, v.stream_base, 0, req.content.size(), req.hash));
+    }
+    CTXKIT_RETURN_IF_ERROR(InsertVersionLocked(v));
+    CTXKIT_RETURN_IF_ERROR(UpdateObjectLocked(&obj, v));
+    CTXKIT_RETURN_IF_ERROR(ReplaceTagsLocked(obj.id, req.tags));
+    obj.tags = req.tags;
+    std::sort(obj.tags.begin(), obj.tags.end());
+    CTXKIT_RETURN_IF_ERROR(CommitLocked(&txn));
+    return WriteResult{std::move(obj), std::move(v)};
+  }
+
+  Result<WriteResult> Append(const AppendRequest& req) override {
+    if (req.bytes.size() > options_.inline_max_bytes) {
+      CTXKIT_RETURN_IF_ERROR(blobs_.Write(req.hash, req.bytes));
+    }
+    std::lock_guard lock(mu_);
+    WriteTransaction txn(db_.get());
+    CTXKIT_RETURN_IF_ERROR(txn.Begin());
+    Result<ObjectRecord> found = FindObjectLocked(req.scope, req.key);
+    if (!found.ok() && !found.status().IsNotFound()) return found.status();
+    const bool continues = found.ok() && !found->deleted;
+    uint64_t base = 0;
+    uint64_t offset = 0;
+    if (continues) {
+      VersionRecord latest;
+      CTXKIT_ASSIGN_OR_RETURN(
+          latest, GetVersionLocked(found->id, found->latest_version));
+      if (latest.type != ValueType::kStream) {
+        return Status::FailedPrecondition(
+            "'" + req.key + "' holds a " +
+            std::string(ValueTypeName(latest.type)) +
+            " value; append works only on streams");
+      }
+      base = latest.stream_base;
+      offset = latest.size_bytes;
+    }
+    ObjectRecord obj;
+    CTXKIT_ASSIGN_OR_RETURN(
+        obj, FindOrCreateLocked(req.scope, req.key, ValueType::kStream,
+                                req.now_unix_ns));
+    VersionRecord v;
+    v.object_id = obj.id;
+    v.version = obj.latest_version + 1;
+    v.type = ValueType::kStream;
+    v.hash = req.hash;
+    v.size_bytes = offset + req.bytes.size();
+    v.created_unix_ns = req.now_unix_ns;
+    v.producer = req.producer;
+    v.stream_base = continues ? base : v.version;
+    CTXKIT_RETURN_IF_ERROR(
+        InsertContentLocked(req.hash, req.bytes, req.now_unix_ns));
+    CTXKIT_RETURN_IF_ERROR(InsertChunkLocked(
+        obj.id, v.version, v.stream_base, offset, req.bytes.size(), req.hash));
+    CTXKIT_RETURN_IF_ERROR(InsertVersionLocked(v));
+    CTXKIT_RETURN_IF_ERROR(UpdateObjectLocked(&obj, v));
+    if (!continues) {
+      CTXKIT_RETURN_IF_ERROR(ReplaceTagsLocked(obj.id, req.tags));
+      obj.tags = req.tags;
+      std::sort(obj.tags.begin(), obj.tags.end());
+    }
+    CTXKIT_RETURN_IF_ERROR(CommitLocked(&txn));
+    return WriteResult{std::move(obj), std::move(v)};
+  }
+
+  Result<WriteResult> Remove(const Scope& scope, std::string_view key,
+                             std::string_view producer,
+                             int64_t now_unix_ns) override {
+    std::lock_guard lock(mu_);
+    WriteTransaction txn(db_.get());
+    CTXKIT_RETURN_IF_ERROR(txn.Begin());
+    ObjectRecord obj;
+    CTXKIT_ASSIGN_OR_RETURN(obj, FindObjectLocked(scope, key));
+    if (obj.deleted) {
+      return Status::NotFound("'" + std::string(key) + "' was removed");
+    }
+    VersionRecord v;
+    v.object_id = obj.id;
+    v.version = obj.latest_version + 1;
+    v.state = VersionState::kDeleted;
+    v.type = obj.type;
+    v.created_unix_ns = now_unix_ns;
+    v.producer = std::string(producer);
+    CTXKIT_RETURN_IF_ERROR(InsertVersionLocked(v));
+    auto q = db_->Prepare(
+        "UPDATE objects SET latest_version = ?, deleted = 1, updated_ns = ? "
+        "WHERE id = ?");
+    if (!q.ok()) return q.status();
+    CTXKIT_RETURN_IF_ERROR((*q)->Bind(1, static_cast<int64_t>(v.version))
+                               .Bind(2, now_unix_ns)
+                               .Bind(3, obj.id)
+                               .Run());
+    q->reset();
+    obj.latest_version = v.version;
+    obj.deleted = true;
+    obj.updated_unix_ns = now_unix_ns;
+    CTXKIT_RETURN_IF_ERROR(CommitLocked(&txn));
+    return WriteResult{std::move(obj), std::move(v)};
+  }
+
+  Result<ObjectRecord> Move(int64_t id, const Scope& to) override {
+    std::lock_guard lock(mu_);
+    WriteTransaction txn(db_.get());
+    CTXKIT_RETURN_IF_ERROR(txn.Begin());
+    ObjectRecord obj;
+    CTXKIT_ASSIGN_OR_RETURN(obj, GetObjectLocked(id));
+    Result<ObjectRecord> there = FindObjectLocked(to, obj.key);
+    if (there.ok() && !there->deleted) {
+      return Status::AlreadyExists("'" + obj.key + "' already exists in " +
+                                   to.ToString());
+    }
+    auto q = db_->Prepare("UPDATE objects SET scope = ? WHERE id = ?");
+    if (!q.ok()) return q.status();
+    std::string scope_text = to.ToString();
+    CTXKIT_RETURN_IF_ERROR((*q)->BindText(1, scope_text).Bind(2, obj.id).Run());
+    q->reset();
+    CTXKIT_RETURN_IF_ERROR(CommitLocked(&txn));
+    obj.scope = to;
+    return obj;
+  }
+
+  Result<ObjectRecord> FindObject(const Scope& scope,
+                                  std::string_view key) override {
+    std::lock_guard lock(mu_);
+    return FindObjectLocked(scope, key);
+  }
+
+  Result<ObjectRecord> GetObject(int64_t id) override {
+    std::lock_guard lock(mu_);
+    return GetObjectLocked(id);
+  }
+
+  Result<VersionRecord> GetVersion(int64_t id, uint64_t version) override {
+    std::lock_guard lock(mu_);
+    if (version == 0) {
+      ObjectRecord obj;
+      CTXKIT_ASSIGN_OR_RETURN(obj, GetObjectLocked(id));
+      version = obj.latest_version;
+    }
+    return GetVersionLocked(id, version);
+  }
+
+  Result<std::vector<VersionRecord>> ListVersions(int64_t id) override {
+    std::lock_guard lock(mu_);
+    auto q = db_->Prepare(
+        "SELECT version, state, type, hash, size, created_ns, producer, "
+        "stream_base FROM versions WHERE object_id = ? ORDER BY version");
+    if (!q.ok()) return q.status();
+    (*q)->Bind(1, id);
+    std::vector<VersionRecord> out;
+    while (true) {
+      Result<bool> row = (*q)->Step();
+      if (!row.ok()) return row.status();
+      if (!*row) break;
+      out.push_back(ReadVersionRow(**q, id, 0));
+    }
+    return out;
+  }
+
+  Result<std::vector<ObjectRecord>> ListObjects(
+      const ObjectQuery& query) override {
+    std::string sql =
+        std::string("SELECT ") + kObjectColumns + " FROM objects WHERE 1";
+    if (!query.include_deleted) sql += " AND deleted = 0";
+    if (!query.scopes.empty()) {
+      sql += " AND scope IN (";
+      for (size_t i = 0; i < query.scopes.size(); ++i) {
+        sql += i ? ", ?" : "?";
+      }
+      sql += ")";
+    }
+    if (query.type) sql += " AND type = ?";
+    std::string upper = PrefixUpperBound(query.key_prefix);
+    if (!query.key_prefix.empty()) {
+      sql += " AND key >= ?";
+      if (!upper.empty()) sql += " AND key < ?";
+    }
+    if (query.after) sql += " AND (key, scope) > (?, ?)";
+    for (size_t i = 0; i < query.tags.size(); ++i) {
+      sql +=
+          " AND EXISTS (SELECT 1 FROM tags WHERE tags.object_id = objects.id "
+          "AND tags.tag = ?)";
+    }
+    sql += " ORDER BY key, scope LIMIT ?";
+
+    std::vector<std::string> scope_texts;
+    for (const Scope& s : query.scopes) scope_texts.push_back(s.ToString());
+
+    std::lock_guard lock(mu_);
+    auto q = db_->PrepareDynamic(sql);
+    if (!q.ok()) return q.status();
+    int i = 1;
+    for (const auto& s : scope_texts) (*q)->BindText(i++, s);
+    if (query.type) (*q)->Bind(i++, core::ValueTypeCode(*query.type));
+    if (!query.key_prefix.empty()) {
+      (*q)->BindText(i++, query.key_prefix);
+      if (!upper.empty()) (*q)->BindText(i++, upper);
+    }
+    if (query.after) {
+      (*q)->BindText(i++, query.after->first);
+      (*q)->BindText(i++, query.after->second);
+    }
+    for (const auto& tag : query.tags) (*q)->BindText(i++, tag);
+    (*q)->Bind(i++, static_cast<int64_t>(query.limit));
+    std::vector<ObjectRecord> out;
+    while (true) {
+      Result<bool> row = (*q)->Step();
+      if (!row.ok()) return row.status();
+      if (!*row) break;
+      Result<ObjectRecord> obj = ReadObjectRow(**q);
+      if (!obj.ok()) return obj.status();
+      out.push_back(std::move(obj).value());
+    }
+    q->reset();
+    for (auto& obj : out) {
+      CTXKIT_ASSIGN_OR_RETURN(obj.tags, LoadTagsLocked(obj.id));
+    }
+    return out;
+  }
+
+  Result<std::string> Read(const VersionRecord& v, uint64_t offset,
+                           uint64_t length) override {
+    if (v.state != VersionState::kPresent) {
+      return Status::NotFound("version " + std::to_string(v.version) +
+                              " holds no content (" +
+                              std::string(VersionStateName(v.state)) + ")");
+    }
+    if (offset >= v.size_bytes) return std::string();
+    length = std::min(length, v.size_bytes - offset);
+    if (v.type != ValueType::kStream)
+      return ReadContent(v.hash, offset, length);
+    return ReadStream(v, offset, length);
+  }
+
+  Result<BackendStats> Stats() override {
+    std::lock_guard lock(mu_);
+    BackendStats stats;
+    auto q = db_->Prepare(
+        "SELECT count(*), coalesce(sum(deleted = 0), 0) FROM objects");
+    if (!q.ok()) return q.status();
+    Result<bool> row = (*q)->Step();
+    if (!row.ok()) return row.status();
+    stats.objects = (*q)->Int(0);
+    stats.live_objects = (*q)->Int(1);
+    q->reset();
+    q = db_->Prepare("SELECT count(*) FROM versions");
+    if (!q.ok()) return q.status();
+    row = (*q)->Step();
+    if (!row.ok()) return row.status();
+    stats.versions = (*q)->Int(0);
+    q->reset();
+    q = db_->Prepare(
+        "SELECT coalesce(sum(size), 0), coalesce(sum(data IS NULL), 0) "
+        "FROM contents");
+    if (!q.ok()) return q.status();
+    row = (*q)->Step();
+    if (!row.ok()) return row.status();
+    stats.content_bytes = (*q)->Int(0);
+    stats.blob_files = (*q)->Int(1);
+    return stats;
+  }
+
+  Result<uint64_t> ChangeCounter() override {
+    std::lock_guard lock(mu_);
+    std::optional<uint64_t> stable = seq_.Stable();
+    if (!stable) {
+      // A commit is in flight somewhere: nothing cached can be trusted.
+      return ++external_changes_;
+    }
+    if (*stable != seen_sequence_) {
+      seen_sequence_ = *stable;
+      ++external_changes_;
+    }
+    return external_changes_;
+  }
+
+ private:
+  Result<ObjectRecord> ReadObjectRow(const Query& q) {
+    ObjectRecord obj;
+    obj.id = q.Int(0);
+    Result<Scope> scope = Scope::Parse(q.Text(1));
+    if (!scope.ok()) {
+      return Status::Corruption(
+          "object " + std::to_string(obj.id) +
+          " has a bad scope: " + scope.status().message());
+    }
+    obj.scope = std::move(scope).value();
+    obj.key = q.Text(2);
+    auto type = core::ValueTypeFromCode(q.Int(3));
+    if (!type) {
+      return Status::Corruption("object " + std::to_string(obj.id) +
+                                " has an unknown type code");
+    }
+    obj.type = *type;
+    obj.latest_version = q.Int(4);
+    obj.deleted = q.Int(5) != 0;
+    obj.size_bytes = q.Int(6);
+    obj.created_unix_ns = q.Int(7);
+    obj.updated_unix_ns = q.Int(8);
+    return obj;
+  }
+
+  static VersionRecord ReadVersionRow(const Query& q, int64_t object_id,
+                                      int first_col) {
+    VersionRecord v;
+    v.object_id = object_id;
+    v.version = q.Int(first_col);
+    int64_t state = q.Int(first_col + 1);
+    v.state = state == 1   ? VersionState::kDeleted
+              : state == 2 ? VersionState::kMissing
+                           : VersionState::kPresent;
+    v.type = core::ValueTypeFromCode(q.Int(first_col + 2))
+                 .value_or(ValueType::kText);
+    v.hash = q.IsNull(first_col + 3) ? std::string() : q.Blob(first_col + 3);
+    v.size_bytes = q.Int(first_col + 4);
+    v.created_unix_ns = q.Int(first_col + 5);
+    v.producer = q.Text(first_col + 6);
+    v.stream_base = q.Int(first_col + 7);
+    return v;
+  }
+
+  Result<ObjectRecord> FindObjectLocked(const Scope& scope,
+                                        std::string_view key) {
+    // A live object wins over removed ones with the same key (several can
+    // exist after a promotion into a key whose earlier object was removed).
+    static const std::string sql =
+        std::string("SELECT ") + kObjectColumns +
+        " FROM objects WHERE scope = ? AND key = ? "
+        "ORDER BY deleted ASC, updated_ns DESC LIMIT 1";
+    auto q = db_->Prepare(sql.c_str());
+    if (!q.ok()) return q.status();
+    std::string scope_text = scope.ToString();
+    (*q)->BindText(1, scope_text).BindText(2, key);
+    Result<bool> row = (*q)->Step();
+    if (!row.ok()) return row.status();
+    if (!*row) {
+      return Status::NotFound("no key '" + std::string(key) + "' in " +
+                              scope_text);
+    }
+    Result<ObjectRecord> obj = ReadObjectRow(**q);
+    q->reset();
+    if (!obj.ok()) return obj;
+    CTXKIT_ASSIGN_OR_RETURN(obj->tags, LoadTagsLocked(obj->id));
+    return obj;
+  }
+
+  Result<ObjectRecord> GetObjectLocked(int64_t id) {
+    static const std::string sql =
+        std::string("SELECT ") + kObjectColumns + " FROM objects WHERE id = ?";
+    auto q = db_->Prepare(sql.c_str());
+    if (!q.ok()) return q.status();
+    (*q)->Bind(1, id);
+    Result<bool> row = (*q)->Step();
+    if (!row.ok()) return row.status();
+    if (!*row) return Status::NotFound("no object with that id in this store");
+    Result<ObjectRecord> obj = ReadObjectRow(**q);
+    q->reset();
+    if (!obj.ok()) return obj;
+    CTXKIT_ASSIGN_OR_RETURN(obj->tags, LoadTagsLocked(obj->id));
+    return obj;
+  }
+
+  Result<VersionRecord> GetVersionLocked(int64_t id, uint64_t version) {
+    auto q = db_->Prepare(
+        "SELECT version, state, type, hash, size, created_ns, producer, "
+        "stream_base FROM versions WHERE object_id = ? AND version = ?");
+    if (!q.ok()) return q.status();
+    (*q)->Bind(1, id).Bind(2, static_cast<int64_t>(version));
+    Result<bool> row = (*q)->Step();
+    if (!row.ok()) return row.status();
+    if (!*row) {
+      return Status::NotFound("no version " + std::to_string(version));
+    }
+    return ReadVersionRow(**q, id, 0);
+  }
+
+  Result<std::vector<std::string>> LoadTagsLocked(int64_t id) {
+    auto q =
+        db_->Prepare("SELECT tag FROM tags WHERE object_id = ? ORDER BY tag");
+    if (!q.ok()) return q.status();
+    (*q)->Bind(1, id);
+    std::vector<std::string> tags;
+    while (true) {
+      Result<bool> row = (*q)->Step();
+      if (!row.ok()) return row.status();
+      if (!*row) break;
+      tags.push_back((*q)->Text(0));
+    }
+    return tags;
+  }
+
+  // The live or most recent object at (scope, key), or a new empty one.
+  Result<ObjectRecord> FindOrCreateLocked(const Scope& scope,
+                                          std::string_view key, ValueType type,
+                                          int64_t now) {
+    Result<ObjectRecord> found = FindObjectLocked(scope, key);
+    if (found.ok() || !found.status().IsNotFound()) return found;
+    auto q = db_->Prepare(
+        "INSERT INTO objects(scope, key, type, latest_version, deleted, size, "
+        "created_ns, updated_ns) VALUES (?, ?, ?, 0, 0, 0, ?, ?)");
+    if (!q.ok()) return q.status();
+    std::string scope_text = scope.ToString();
+    CTXKIT_RETURN_IF_ERROR((*q)->BindText(1, scope_text)
+                               .BindText(2, key)
+                               .Bind(3, core::ValueTypeCode(type))
+                               .Bind(4, now)
+                               .Bind(5, now)
+                               .Run());
+    ObjectRecord obj;
+    obj.id = db_->LastInsertRowId();
+    obj.scope = scope;
+    obj.key = std::string(key);
+    obj.type = type;
+    obj.created_unix_ns = now;
+    obj.updated_unix_ns = now;
+    return obj;
+  }
+
+  Status InsertContentLocked(std::string_view hash, std::string_view content,
+                             int64_t now) {
+    auto q = db_->Prepare(
+        "INSERT OR IGNORE INTO contents(hash, size, data, created_ns) "
+        "VALUES (?, ?, ?, ?)");
+    if (!q.ok()) return q.status();
+    (*q)->BindBlob(1, hash).Bind(2, static_cast<int64_t>(content.size()));
+    if (content.size() > options_.inline_max_bytes) {
+      (*q)->BindNull(3);
+    } else {
+      (*q)->BindBlob(3, content);
+    }
+    return (*q)->Bind(4, now).Run();
+  }
+
+  Status InsertChunkLocked(int64_t id, uint64_t version, uint64_t base,
+                           uint64_t offset, uint64_t size,
+                           std::string_view hash) {
+    auto q = db_->Prepare(
+        "INSERT INTO stream_chunks(object_id, version, stream_base, offset, "
+        "size, hash) VALUES (?, ?, ?, ?, ?, ?)");
+    if (!q.ok()) return q.status();
+    return (*q)
+        ->Bind(1, id)
+        .Bind(2, static_cast<int64_t>(version))
+        .Bind(3, static_cast<int64_t>(base))
+        .Bind(4, static_cast<int64_t>(offset))
+        .Bind(5, static_cast<int64_t>(size))
+        .BindBlob(6, hash)
+        .Run();
+  }
+
+  Status InsertVersionLocked(const VersionRecord& v) {
+    auto q = db_->Prepare(
+        "INSERT INTO versions(object_id, version, state, type, hash, size, "
+        "created_ns, producer, stream_base) VALUES (?, ?, ?, ?, ?, ?, ?, ?, "
+        "?)");
+    if (!q.ok()) return q.status();
+    (*q)->Bind(1, v.object_id)
+        .Bind(2, static_cast<int64_t>(v.version))
+        .Bind(3, static_cast<int64_t>(v.state))
+        .Bind(4, core::ValueTypeCode(v.type));
+    if (v.hash.empty()) {
+      (*q)->BindNull(5);
+    } else {
+      (*q)->BindBlob(5, v.hash);
+    }
+    return (*q)
+        ->Bind(6, static_cast<int64_t>(v.size_bytes))
+        .Bind(7, v.created_unix_ns)
+        .BindText(8, v.producer)
+        .Bind(9, static_cast<int64_t>(v.stream_base))
+        .Run();
+  }
+
+  Status UpdateObjectLocked(ObjectRecord* obj, const VersionRecord& v) {
+    auto q = db_->Prepare(
+        "UPDATE objects SET type = ?, latest_version = ?, deleted = 0, "
+        "size = ?, updated_ns = ? WHERE id = ?");
+    if (!q.ok()) return q.status();
+    CTXKIT_RETURN_IF_ERROR((*q)->Bind(1, core::ValueTypeCode(v.type))
+                               .Bind(2, static_cast<int64_t>(v.version))
+                               .Bind(3, static_cast<int64_t>(v.size_bytes))
+                               .Bind(4, v.created_unix_ns)
+                               .Bind(5, obj->id)
+                               .Run());
+    obj->type = v.type;
+    obj->latest_version = v.version;
+    obj->deleted = false;
+    obj->size_bytes = v.size_bytes;
+    obj->updated_unix_ns = v.created_unix_ns;
+    return Status::Ok();
+  }
+
+  Status ReplaceTagsLocked(int64_t id, const std::vector<std::string>& tags) {
+    auto del = db_->Prepare("DELETE FROM tags WHERE object_id = ?");
+    if (!del.ok()) return del.status();
+    CTXKIT_RETURN_IF_ERROR((*del)->Bind(1, id).Run());
+    del->reset();
+    for (const auto& tag : tags) {
+      auto ins = db_->Prepare(
+          "INSERT OR IGNORE INTO tags(object_id, tag) VALUES (?, ?)");
+      if (!ins.ok()) return ins.status();
+      CTXKIT_RETURN_IF_ERROR((*ins)->Bind(1, id).BindText(2, tag).Run());
+    }
+    return Status::Ok();
+  }
+
+  Result<std::string> ReadContent(std::string_view hash, uint64_t offset,
+                                  uint64_t length) {
+    bool in_file = false;
+    {
+      std::lock_guard lock(mu_);
+      auto q = db_->Prepare(
+          "SELECT data IS NULL, substr(data, ?, ?) FROM contents "
+          "WHERE hash = ?");
+      if (!q.ok()) return q.status();
+      (*q)->Bind(1, static_cast<int64_t>(offset + 1))
+          .Bind(2, static_cast<int64_t>(length))
+          .BindBlob(3, hash);
+      Result<bool> row = (*q)->Step();
+      if (!row.ok()) return row.status();
+      if (!*row) return Status::Corruption("content missing from the store");
+      in_file = (*q)->Int(0) != 0;
+      if (!in_file) return (*q)->Blob(1);
+    }
+    // Blob files are immutable: read them without holding the lock.
+    return blobs_.Read(hash, offset, length);
+  }
+
+  struct Chunk {
+    uint64_t offset;
+    uint64_t size;
+    std::string hash;
+  };
+
+  Result<std::string> ReadStream(const VersionRecord& v, uint64_t offset,
+                                 uint64_t length) {
+    const uint64_t end = offset + length;
+    std::vector<Chunk> chunks;
+    {
+      std::lock_guard lock(mu_);
+      // The chunk holding `offset` starts at the greatest chunk offset not
+      // after it; the index (object_id, stream_base, offset) finds it in
+      // O(log n), then the range scan walks only the chunks needed.
+      auto q = db_->Prepare(
+          "SELECT offset, size, hash FROM stream_chunks "
+          "WHERE object_id = ?1 AND stream_base = ?2 AND version <= ?3 "
+          "AND offset >= (SELECT coalesce(max(offset), 0) FROM stream_chunks "
+          "  WHERE object_id = ?1 AND stream_base = ?2 AND offset <= ?4) "
+          "AND offset < ?5 ORDER BY offset");
+      if (!q.ok()) return q.status();
+      (*q)->Bind(1, v.object_id)
+          .Bind(2, static_cast<int64_t>(v.stream_base))
+          .Bind(3, static_cast<int64_t>(v.version))
+          .Bind(4, static_cast<int64_t>(offset))
+          .Bind(5, static_cast<int64_t>(end));
+      while (true) {
+        Result<bool> row = (*q)->Step();
+        if (!row.ok()) return row.status();
+        if (!*row) break;
+        chunks.push_back({static_cast<uint64_t>((*q)->Int(0)),
+                          static_cast<uint64_t>((*q)->Int(1)), (*q)->Blob(2)});
+      }
+    }
+    std::string out;
+    out.reserve(length);
+    for (const Chunk& c : chunks) {
+      uint64_t from = std::max(offset, c.offset);
+      uint64_t to = std::min(end, c.offset + c.size);
+      if (from >= to) continue;
+      std::string part;
+      CTXKIT_ASSIGN_OR_RETURN(part,
+                              ReadContent(c.hash, from - c.offset, to - from));
+      out += part;
+    }
+    if (out.size() != length) {
+      return Status::Corruption("stream chunks do not cover the range read");
+    }
+    return out;
+  }
+
+  // Commits `txn`, announcing the change to other processes through the
+  // change sequence. REQUIRES: mu_ held, txn begun.
+  Status CommitLocked(WriteTransaction* txn) {
+    uint64_t begun = seq_.BeginCommit();
+    Status s = txn->Commit();
+    seq_.EndCommit(begun);
+    // Our own commit is not an external change: when nobody else committed
+    // since we last looked, move our view of the sequence along with it.
+    if (begun == seen_sequence_ + 1) seen_sequence_ = begun;
+    return s;
+  }
+
+  const SqliteOptions options_;
+  BlobFiles blobs_;
+  ChangeSequence seq_;
+  std::mutex mu_;  // Guards everything below.
+  std::unique_ptr<SqliteDb> db_;
+  uint64_t seen_sequence_ = 0;
+  uint64_t external_changes_ = 0;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<Backend>> OpenSqliteBackend(
+    const SqliteOptions& options) {
+  CTXKIT_RETURN_IF_ERROR(MakeDirs(options.home));
+  std::unique_ptr<SqliteDb> db;
+  CTXKIT_ASSIGN_OR_RETURN(
+      db, SqliteDb::Open(options.home + "/ctxkit.db", options.busy_timeout_ms));
+  auto backend = std::make_unique<SqliteBackend>(options, std::move(db));
+  CTXKIT_RETURN_IF_ERROR(backend->Init());
+  return std::unique_ptr<Backend>(std::move(backend));
+}
+
+}  // namespace ctxkit::storage

@@ -1,0 +1,161 @@
+#include "storage/sqlite_db.h"
+
+namespace ctxkit::storage {
+
+Query& Query::Bind(int index, int64_t value) {
+  int rc = sqlite3_bind_int64(stmt_, index, value);
+  if (bind_rc_ == SQLITE_OK) bind_rc_ = rc;
+  return *this;
+}
+
+Query& Query::BindText(int index, std::string_view value) {
+  int rc = sqlite3_bind_text64(stmt_, index, value.data(), value.size(),
+                               SQLITE_STATIC, SQLITE_UTF8);
+  if (bind_rc_ == SQLITE_OK) bind_rc_ = rc;
+  return *this;
+}
+
+Query& Query::BindBlob(int index, std::string_view value) {
+  // A zero-length blob must still be a blob, not NULL: give SQLite a valid
+  // pointer.
+  static const char kEmpty = 0;
+  int rc =
+      sqlite3_bind_blob64(stmt_, index, value.empty() ? &kEmpty : value.data(),
+                          value.size(), SQLITE_STATIC);
+  if (bind_rc_ == SQLITE_OK) bind_rc_ = rc;
+  return *this;
+}
+
+Query& Query::BindNull(int index) {
+  int rc = sqlite3_bind_null(stmt_, index);
+  if (bind_rc_ == SQLITE_OK) bind_rc_ = rc;
+  return *this;
+}
+
+Result<bool> Query::Step() {
+  if (bind_rc_ != SQLITE_OK) {
+    return Status::Internal(std::string("sqlite bind: ") +
+                            sqlite3_errstr(bind_rc_));
+  }
+  int rc = sqlite3_step(stmt_);
+  if (rc == SQLITE_ROW) return true;
+  if (rc == SQLITE_DONE) return false;
+  std::string msg = std::string("sqlite: ") + sqlite3_errmsg(db_);
+  if (rc == SQLITE_BUSY || rc == SQLITE_LOCKED) {
+    return Status::Unavailable(msg + " (store busy)");
+  }
+  if (rc == SQLITE_CORRUPT || rc == SQLITE_NOTADB) {
+    return Status::Corruption(msg);
+  }
+  if (rc == SQLITE_CONSTRAINT) return Status::AlreadyExists(msg);
+  return Status::IoError(msg);
+}
+
+Status Query::Run() {
+  while (true) {
+    Result<bool> row = Step();
+    if (!row.ok()) return row.status();
+    if (!*row) return Status::Ok();
+  }
+}
+
+std::string Query::Text(int col) const {
+  const auto* p = sqlite3_column_text(stmt_, col);
+  int n = sqlite3_column_bytes(stmt_, col);
+  return p ? std::string(reinterpret_cast<const char*>(p), n) : std::string();
+}
+
+std::string Query::Blob(int col) const {
+  const void* p = sqlite3_column_blob(stmt_, col);
+  int n = sqlite3_column_bytes(stmt_, col);
+  return p ? std::string(static_cast<const char*>(p), n) : std::string();
+}
+
+Result<std::unique_ptr<SqliteDb>> SqliteDb::Open(const std::string& path,
+                                                 int busy_timeout_ms) {
+  sqlite3* db = nullptr;
+  int rc = sqlite3_open_v2(
+      path.c_str(), &db,
+      SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+      nullptr);
+  if (rc != SQLITE_OK) {
+    std::string msg = db ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
+    sqlite3_close(db);
+    return Status::IoError("open database " + path + ": " + msg);
+  }
+  sqlite3_extended_result_codes(db, 0);
+  sqlite3_busy_timeout(db, busy_timeout_ms);
+  return std::unique_ptr<SqliteDb>(new SqliteDb(db));
+}
+
+SqliteDb::~SqliteDb() {
+  cache_.clear();
+  dynamic_cache_.clear();
+  sqlite3_close(db_);
+}
+
+Status SqliteDb::Error(int rc, std::string_view what) const {
+  std::string msg = std::string(what) + ": " + sqlite3_errmsg(db_) + " (" +
+                    sqlite3_errstr(rc) + ")";
+  if (rc == SQLITE_BUSY || rc == SQLITE_LOCKED) {
+    return Status::Unavailable(msg);
+  }
+  if (rc == SQLITE_CORRUPT || rc == SQLITE_NOTADB) {
+    return Status::Corruption(msg);
+  }
+  return Status::IoError(msg);
+}
+
+Status SqliteDb::Exec(std::string_view sql) {
+  std::string copy(sql);
+  int rc = sqlite3_exec(db_, copy.c_str(), nullptr, nullptr, nullptr);
+  if (rc != SQLITE_OK) return Error(rc, "sqlite exec");
+  return Status::Ok();
+}
+
+Result<sqlite3_stmt*> SqliteDb::Compile(const char* sql) {
+  sqlite3_stmt* stmt = nullptr;
+  int rc = sqlite3_prepare_v3(db_, sql, -1, SQLITE_PREPARE_PERSISTENT, &stmt,
+                              nullptr);
+  if (rc != SQLITE_OK) return Error(rc, "sqlite prepare");
+  return stmt;
+}
+
+Result<std::unique_ptr<Query>> SqliteDb::Prepare(const char* sql) {
+  auto it = cache_.find(sql);
+  if (it == cache_.end()) {
+    Result<sqlite3_stmt*> stmt = Compile(sql);
+    if (!stmt.ok()) return stmt.status();
+    it = cache_.emplace(sql, std::make_unique<Statement>(*stmt)).first;
+  }
+  return std::make_unique<Query>(db_, it->second->get());
+}
+
+Result<std::unique_ptr<Query>> SqliteDb::PrepareDynamic(
+    const std::string& sql) {
+  auto it = dynamic_cache_.find(sql);
+  if (it == dynamic_cache_.end()) {
+    Result<sqlite3_stmt*> stmt = Compile(sql.c_str());
+    if (!stmt.ok()) return stmt.status();
+    it = dynamic_cache_.emplace(sql, std::make_unique<Statement>(*stmt)).first;
+  }
+  return std::make_unique<Query>(db_, it->second->get());
+}
+
+WriteTransaction::~WriteTransaction() {
+  if (open_) db_->Exec("ROLLBACK");
+}
+
+Status WriteTransaction::Begin() {
+  Status s = db_->Exec("BEGIN IMMEDIATE");
+  if (s.ok()) open_ = true;
+  return s;
+}
+
+Status WriteTransaction::Commit() {
+  Status s = db_->Exec("COMMIT");
+  if (s.ok()) open_ = false;
+  return s;
+}
+
+}  // namespace ctxkit::storage

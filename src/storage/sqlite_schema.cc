@@ -1,0 +1,112 @@
+#include "storage/sqlite_schema.h"
+
+#include <cstdlib>
+#include <string>
+
+namespace ctxkit::storage {
+namespace {
+
+constexpr const char* kSchemaV1 = R"sql(
+CREATE TABLE meta(
+  name  TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+) WITHOUT ROWID;
+
+CREATE TABLE objects(
+  id             INTEGER PRIMARY KEY AUTOINCREMENT,
+  scope          TEXT NOT NULL,
+  key            TEXT NOT NULL,
+  type           INTEGER NOT NULL,
+  latest_version INTEGER NOT NULL,
+  deleted        INTEGER NOT NULL,
+  size           INTEGER NOT NULL,
+  created_ns     INTEGER NOT NULL,
+  updated_ns     INTEGER NOT NULL
+);
+CREATE UNIQUE INDEX objects_live ON objects(scope, key) WHERE deleted = 0;
+CREATE INDEX objects_by_key ON objects(key, scope);
+
+CREATE TABLE versions(
+  object_id   INTEGER NOT NULL,
+  version     INTEGER NOT NULL,
+  state       INTEGER NOT NULL,
+  type        INTEGER NOT NULL,
+  hash        BLOB,
+  size        INTEGER NOT NULL,
+  created_ns  INTEGER NOT NULL,
+  producer    TEXT NOT NULL,
+  stream_base INTEGER NOT NULL,
+  tokens      INTEGER,
+  attrs       TEXT,
+  PRIMARY KEY(object_id, version)
+) WITHOUT ROWID;
+
+CREATE TABLE contents(
+  hash       BLOB PRIMARY KEY,
+  size       INTEGER NOT NULL,
+  data       BLOB,
+  created_ns INTEGER NOT NULL
+);
+
+CREATE TABLE tags(
+  object_id INTEGER NOT NULL,
+  tag       TEXT NOT NULL,
+  PRIMARY KEY(object_id, tag)
+) WITHOUT ROWID;
+CREATE INDEX tags_by_tag ON tags(tag, object_id);
+
+CREATE TABLE stream_chunks(
+  object_id   INTEGER NOT NULL,
+  version     INTEGER NOT NULL,
+  stream_base INTEGER NOT NULL,
+  offset      INTEGER NOT NULL,
+  size        INTEGER NOT NULL,
+  hash        BLOB NOT NULL,
+  PRIMARY KEY(object_id, version)
+) WITHOUT ROWID;
+CREATE INDEX stream_chunks_by_offset
+  ON stream_chunks(object_id, stream_base, offset);
+)sql";
+
+}  // namespace
+
+Status EnsureSchema(SqliteDb* db) {
+  WriteTransaction txn(db);
+  Status s = txn.Begin();
+  if (!s.ok()) return s;
+
+  auto has_meta = db->Prepare(
+      "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'");
+  if (!has_meta.ok()) return has_meta.status();
+  Result<bool> exists = (*has_meta)->Step();
+  if (!exists.ok()) return exists.status();
+  has_meta->reset();
+
+  int current = 0;
+  if (*exists) {
+    auto q =
+        db->Prepare("SELECT value FROM meta WHERE name = 'schema_version'");
+    if (!q.ok()) return q.status();
+    Result<bool> row = (*q)->Step();
+    if (!row.ok()) return row.status();
+    if (*row) current = std::atoi((*q)->Text(0).c_str());
+  }
+  if (current > kSchemaVersion) {
+    return Status::Corruption(
+        "store schema version " + std::to_string(current) +
+        " is newer than this build understands (" +
+        std::to_string(kSchemaVersion) + "); upgrade ctxkit");
+  }
+  if (current == 0) {
+    s = db->Exec(kSchemaV1);
+    if (!s.ok()) return s;
+    s = db->Exec("INSERT INTO meta(name, value) VALUES ('schema_version', '" +
+                 std::to_string(kSchemaVersion) + "')");
+    if (!s.ok()) return s;
+  }
+  // Later versions: `if (current < 2) { migrate 1 -> 2 }` and so on, each
+  // step inside this same transaction.
+  return txn.Commit();
+}
+
+}  // namespace ctxkit::storage

@@ -1,0 +1,22 @@
+// The embedded engine's schema and its migrations. The layout is
+// documented in docs/storage-format.md; change both together.
+
+#ifndef CTXKIT_STORAGE_SQLITE_SCHEMA_H_
+#define CTXKIT_STORAGE_SQLITE_SCHEMA_H_
+
+#include "ctxkit/status.h"
+#include "storage/sqlite_db.h"
+
+namespace ctxkit::storage {
+
+// The schema version this build writes. Bump it and add a migration step
+// whenever the schema changes.
+inline constexpr int kSchemaVersion = 1;
+
+// Creates the schema in an empty database or migrates an older one, in one
+// write transaction. Corruption when the database is from a newer build.
+Status EnsureSchema(SqliteDb* db);
+
+}  // namespace ctxkit::storage
+
+#endif  // CTXKIT_STORAGE_SQLITE_SCHEMA_H_

@@ -1,0 +1,97 @@
+// The public Store and View: thin, validated forwarding to StoreImpl.
+
+#include "ctxkit/store.h"
+
+#include "core/status_macros.h"
+#include "store/store_impl.h"
+
+namespace ctxkit {
+
+Store::Store(std::unique_ptr<StoreImpl> impl) : impl_(std::move(impl)) {}
+Store::~Store() = default;
+
+Result<std::unique_ptr<Store>> Store::Open(const Options& options) {
+  CTXKIT_ASSIGN_OR_RETURN(std::unique_ptr<StoreImpl> impl,
+                          StoreImpl::Open(options));
+  return std::unique_ptr<Store>(new Store(std::move(impl)));
+}
+
+Result<View> Store::OpenView(std::string_view agent_id,
+                             std::string_view session_id) {
+  if (!agent_id.empty()) CTXKIT_RETURN_IF_ERROR(ValidateScopeId(agent_id));
+  if (!session_id.empty()) CTXKIT_RETURN_IF_ERROR(ValidateScopeId(session_id));
+  return View(this, std::string(agent_id), std::string(session_id));
+}
+
+Status Store::EndSession(std::string_view session_id) {
+  return impl_->EndSession(session_id);
+}
+
+StoreStats Store::Stats() { return impl_->Stats(); }
+
+const std::string& Store::home() const { return impl_->home(); }
+
+namespace {
+ViewIdentity IdentityOf(const View& view) {
+  return ViewIdentity{view.agent_id(), view.session_id()};
+}
+}  // namespace
+
+Result<Ref> View::Set(std::string_view key, std::string_view value,
+                      const SetOptions& options) {
+  return store_->impl_->Set(IdentityOf(*this), key, value, options);
+}
+
+Result<Ref> View::Append(std::string_view key, std::string_view bytes,
+                         const SetOptions& options) {
+  return store_->impl_->Append(IdentityOf(*this), key, bytes, options);
+}
+
+Result<std::string> View::Get(std::string_view key,
+                              const LookupOptions& options) {
+  return store_->impl_->Get(IdentityOf(*this), key, options);
+}
+
+Result<Ref> View::RefOf(std::string_view key, const LookupOptions& options) {
+  return store_->impl_->RefOf(IdentityOf(*this), key, options);
+}
+
+Result<std::string> View::Resolve(const Ref& ref) {
+  // size_bytes in a dynamic ref is a snapshot; read to the real end.
+  return store_->impl_->ReadRange(ref, 0, UINT64_MAX);
+}
+
+Result<std::string> View::ReadRange(const Ref& ref, uint64_t offset,
+                                    uint64_t length) {
+  return store_->impl_->ReadRange(ref, offset, length);
+}
+
+Result<ObjectMeta> View::Stat(std::string_view key,
+                              const LookupOptions& options) {
+  return store_->impl_->Stat(IdentityOf(*this), key, options);
+}
+
+Status View::Remove(std::string_view key, const LookupOptions& options) {
+  return store_->impl_->Remove(IdentityOf(*this), key, options);
+}
+
+Result<ListPage> View::List(const ListFilter& filter) {
+  return store_->impl_->List(IdentityOf(*this), filter);
+}
+
+Result<std::vector<VersionMeta>> View::Versions(std::string_view key,
+                                                const LookupOptions& options) {
+  return store_->impl_->Versions(IdentityOf(*this), key, options);
+}
+
+Result<Ref> View::Promote(std::string_view key) {
+  return store_->impl_->Promote(IdentityOf(*this), key);
+}
+
+Result<View> View::SubAgent(std::string_view child_agent_id,
+                            std::string_view child_session_id) const {
+  CTXKIT_RETURN_IF_ERROR(ValidateScopeId(child_agent_id));
+  return store_->OpenView(child_agent_id, child_session_id);
+}
+
+}  // namespace ctxkit

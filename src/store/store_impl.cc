@@ -1,0 +1,854 @@
+#include "store/store_impl.h"
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+#include <random>
+
+#include "core/clock.h"
+#include "core/encoding.h"
+#include "core/sha256.h"
+#include "core/status_macros.h"
+
+namespace ctxkit {
+namespace {
+
+constexpr size_t kMaxTagBytes = 64;
+constexpr size_t kMaxTags = 64;
+constexpr size_t kMaxListLimit = 10000;
+// Bookkeeping caches outside the memory ceiling are bounded by entry count
+// (see docs/storage-format.md, "Memory").
+constexpr size_t kMaxCachedRecords = 16384;
+
+// The record cache's key: "<scope>\n<key>" ('\n' never occurs in either).
+void AppendNameKey(const Scope& scope, std::string_view key, std::string* out) {
+  switch (scope.kind) {
+    case Scope::Kind::kGlobal:
+      *out += "global";
+      break;
+    case Scope::Kind::kAgent:
+      *out += "agent:";
+      *out += scope.id;
+      break;
+    case Scope::Kind::kSession:
+      *out += "session:";
+      *out += scope.id;
+      break;
+  }
+  *out += '\n';
+  *out += key;
+}
+
+std::string NameKey(const Scope& scope, std::string_view key) {
+  std::string name;
+  AppendNameKey(scope, key, &name);
+  return name;
+}
+
+Status ValidateTags(const std::vector<std::string>& tags) {
+  if (tags.size() > kMaxTags) {
+    return Status::InvalidArgument("at most 64 tags per object");
+  }
+  for (const auto& tag : tags) {
+    if (tag.empty() || tag.size() > kMaxTagBytes) {
+      return Status::InvalidArgument("a tag must be 1-64 bytes");
+    }
+    for (char c : tag) {
+      auto u = static_cast<unsigned char>(c);
+      if (u < 0x20 || u == 0x7f) {
+        return Status::InvalidArgument("a tag contains a control character");
+      }
+    }
+    if (!core::IsValidUtf8(tag)) {
+      return Status::InvalidArgument("a tag is not valid UTF-8");
+    }
+  }
+  return Status::Ok();
+}
+
+Status ValidateValue(std::string_view value, ValueType type) {
+  if (type == ValueType::kJson && !nlohmann::json::accept(value)) {
+    return Status::InvalidArgument("value is not valid JSON");
+  }
+  return Status::Ok();
+}
+
+std::vector<std::string> SortedUnique(std::vector<std::string> tags) {
+  std::sort(tags.begin(), tags.end());
+  tags.erase(std::unique(tags.begin(), tags.end()), tags.end());
+  return tags;
+}
+
+std::string EncodeCursor(const std::string& key, const std::string& scope) {
+  return core::ToHex(key) + "." + scope;
+}
+
+Result<std::pair<std::string, std::string>> DecodeCursor(
+    std::string_view cursor) {
+  auto dot = cursor.find('.');
+  if (dot != std::string_view::npos) {
+    auto key = core::FromHex(cursor.substr(0, dot));
+    if (key) return std::make_pair(*key, std::string(cursor.substr(dot + 1)));
+  }
+  return Status::InvalidArgument("bad list cursor");
+}
+
+}  // namespace
+
+StoreImpl::StoreImpl(Options options, std::unique_ptr<storage::Backend> backend,
+                     std::string instance_tag)
+    : options_(std::move(options)),
+      backend_(std::move(backend)),
+      memory_(options_.memory_ceiling_bytes, options_.spill_threshold_bytes),
+      session_objects_(std::move(instance_tag)) {}
+
+Result<std::unique_ptr<StoreImpl>> StoreImpl::Open(const Options& in) {
+  Options options = in;
+  CTXKIT_ASSIGN_OR_RETURN(options.home, ResolveHome(in.home));
+  if (options.memory_ceiling_bytes == 0) {
+    return Status::InvalidArgument("memory ceiling must be positive");
+  }
+  storage::SqliteOptions sqlite;
+  sqlite.home = options.home;
+  sqlite.durability = options.durability;
+  sqlite.inline_max_bytes = options.inline_max_bytes;
+  sqlite.busy_timeout_ms = options.busy_timeout_ms;
+  std::unique_ptr<storage::Backend> backend;
+  CTXKIT_ASSIGN_OR_RETURN(backend, storage::OpenSqliteBackend(sqlite));
+  // The instance tag marks refs to this instance's session-only values; it
+  // only needs to differ between instances alive at the same time.
+  std::random_device rd;
+  std::string tag = core::ToBase36((uint64_t{rd()} << 32 | rd()) % 60466176);
+  std::unique_ptr<StoreImpl> impl(
+      new StoreImpl(options, std::move(backend), std::move(tag)));
+  CTXKIT_RETURN_IF_ERROR(impl->memory_.Init(options.home + "/spill"));
+  return impl;
+}
+
+// ---- Scopes -----------------------------------------------------------
+
+Result<Scope> StoreImpl::WriteScope(const ViewIdentity& view,
+                                    const ScopeName& name) const {
+  CTXKIT_ASSIGN_OR_RETURN(ScopeList scopes,
+                          LookupScopes(view, name.empty() ? "global" : name));
+  return scopes.front();
+}
+
+Result<StoreImpl::ScopeList> StoreImpl::LookupScopes(
+    const ViewIdentity& view, const ScopeName& name) const {
+  ScopeList out;
+  auto add = [&out](Scope::Kind kind, std::string_view id) {
+    out.items[out.size].kind = kind;
+    out.items[out.size].id = id;
+    ++out.size;
+  };
+  if (name.empty()) {
+    if (!view.session.empty()) add(Scope::Kind::kSession, view.session);
+    if (!view.agent.empty()) add(Scope::Kind::kAgent, view.agent);
+    add(Scope::Kind::kGlobal, {});
+    return out;
+  }
+  if (name == "global") {
+    add(Scope::Kind::kGlobal, {});
+    return out;
+  }
+  if (name == "agent" || name == "session") {
+    std::string_view id = name == "agent" ? view.agent : view.session;
+    if (id.empty()) {
+      return Status::InvalidArgument("this view has no " + name +
+                                     " (open it with an " + name + " id)");
+    }
+    add(name == "agent" ? Scope::Kind::kAgent : Scope::Kind::kSession, id);
+    return out;
+  }
+  CTXKIT_ASSIGN_OR_RETURN(Scope scope, Scope::Parse(name));
+  const bool own =
+      scope.is_global() ||
+      (scope.kind == Scope::Kind::kAgent && scope.id == view.agent) ||
+      (scope.kind == Scope::Kind::kSession && scope.id == view.session);
+  if (!own) {
+    return Status::PermissionDenied(
+        "scope " + scope.ToString() +
+        " belongs to another agent or session; this view sees only global" +
+        (view.agent.empty() ? "" : ", agent:" + std::string(view.agent)) +
+        (view.session.empty() ? "" : ", session:" + std::string(view.session)) +
+        " (pass a ref to share a value)");
+  }
+  out.items[0] = std::move(scope);
+  out.size = 1;
+  return out;
+}
+
+// ---- Record caches ----------------------------------------------------
+
+void StoreImpl::ApplyChangeCounterLocked(const Result<uint64_t>& counter) {
+  if (!counter.ok() || *counter != records_counter_) {
+    records_.clear();
+    ref_memo_.clear();
+    records_counter_ = counter.ok() ? *counter : 0;
+  }
+}
+
+void StoreImpl::SyncRecordCache() {
+  Result<uint64_t> counter = backend_->ChangeCounter();
+  std::lock_guard lock(mu_);
+  ApplyChangeCounterLocked(counter);
+}
+
+void StoreImpl::Remember(const storage::ObjectRecord& record) {
+  ref_memo_.clear();
+  if (records_.size() >= kMaxCachedRecords) records_.clear();
+  auto [it, inserted] =
+      records_.try_emplace(NameKey(record.scope, record.key), record);
+  // Concurrent writers in this process may finish out of order: keep the
+  // newest record of an object.
+  if (!inserted && (!it->second || record.id != it->second->id ||
+                    record.latest_version >= it->second->latest_version)) {
+    it->second = record;
+  }
+}
+
+void StoreImpl::Remember(const storage::VersionRecord& record) {
+  if (versions_.size() >= kMaxCachedRecords) versions_.clear();
+  versions_[{record.object_id, record.version}] = record;
+}
+
+Result<storage::ObjectRecord> StoreImpl::FindDurable(const Scope& scope,
+                                                     std::string_view key) {
+  std::string name = NameKey(scope, key);
+  {
+    std::lock_guard lock(mu_);
+    auto it = records_.find(name);
+    if (it != records_.end()) {
+      if (it->second) return *it->second;
+      return Status::NotFound("no key '" + std::string(key) + "' in " +
+                              scope.ToString());
+    }
+  }
+  Result<storage::ObjectRecord> record = backend_->FindObject(scope, key);
+  std::lock_guard lock(mu_);
+  if (record.ok()) {
+    Remember(*record);
+  } else if (record.status().IsNotFound()) {
+    if (records_.size() >= kMaxCachedRecords) records_.clear();
+    records_.try_emplace(std::move(name), std::nullopt);
+  }
+  return record;
+}
+
+Result<storage::VersionRecord> StoreImpl::DurableVersion(int64_t id,
+                                                         uint64_t version) {
+  {
+    std::lock_guard lock(mu_);
+    auto it = versions_.find({id, version});
+    if (it != versions_.end()) return it->second;
+  }
+  CTXKIT_ASSIGN_OR_RETURN(storage::VersionRecord record,
+                          backend_->GetVersion(id, version));
+  std::lock_guard lock(mu_);
+  Remember(record);
+  return record;
+}
+
+// ---- Lookup -----------------------------------------------------------
+
+Result<StoreImpl::Located> StoreImpl::Locate(const ViewIdentity& view,
+                                             std::string_view key,
+                                             const ScopeName& scope_name) {
+  CTXKIT_RETURN_IF_ERROR(ValidateKey(key));
+  CTXKIT_ASSIGN_OR_RETURN(ScopeList scopes, LookupScopes(view, scope_name));
+  SyncRecordCache();
+  for (const Scope& scope : scopes) {
+    {
+      std::lock_guard lock(mu_);
+      store::SessionObject* obj = session_objects_.Find(scope, key);
+      if (obj != nullptr && !obj->deleted) {
+        return Located{session_objects_.Hold(obj), std::nullopt};
+      }
+    }
+    Result<storage::ObjectRecord> record = FindDurable(scope, key);
+    if (record.ok() && !record->deleted) {
+      return Located{nullptr, std::move(record).value()};
+    }
+    if (!record.ok() && !record.status().IsNotFound()) return record.status();
+  }
+  std::string where = scopes.size == 1 ? scopes.front().ToString()
+                                       : std::string("any visible scope");
+  return Status::NotFound("no key '" + std::string(key) + "' in " + where);
+}
+
+Result<StoreImpl::Target> StoreImpl::TargetOf(const Located& where,
+                                              uint64_t version) {
+  Target target;
+  if (where.session_object != nullptr) {
+    std::lock_guard lock(mu_);
+    const store::SessionObject& obj = *where.session_object;
+    if (version == 0) version = obj.versions.size();
+    if (version > obj.versions.size()) {
+      return Status::NotFound("'" + obj.key + "' has no version " +
+                              std::to_string(version));
+    }
+    const store::SessionVersion& v = obj.versions[version - 1];
+    if (v.meta.state != VersionState::kPresent) {
+      return Status::NotFound("version " + std::to_string(version) + " of '" +
+                              obj.key + "' is a tombstone");
+    }
+    target.session_object = where.session_object;
+    target.session_index = version - 1;
+    target.size_bytes = v.meta.size_bytes;
+    target.type = v.meta.type;
+    return target;
+  }
+  const storage::ObjectRecord& obj = *where.durable;
+  if (version == 0) version = obj.latest_version;
+  Result<storage::VersionRecord> v = DurableVersion(obj.id, version);
+  if (!v.ok()) {
+    if (v.status().IsNotFound()) {
+      return Status::NotFound("'" + obj.key + "' has no version " +
+                              std::to_string(version));
+    }
+    return v.status();
+  }
+  if (v->state != VersionState::kPresent) {
+    return Status::NotFound("version " + std::to_string(version) + " of '" +
+                            obj.key + "' is a tombstone");
+  }
+  target.durable = std::move(v).value();
+  target.size_bytes = target.durable.size_bytes;
+  target.type = target.durable.type;
+  return target;
+}
+
+Result<StoreImpl::Target> StoreImpl::TargetOfRef(const Ref& ref) {
+  Located where;
+  if (ref.is_session_only()) {
+    std::string tag = ref.id.substr(1, ref.id.find('.') - 1);
+    std::lock_guard lock(mu_);
+    if (tag != session_objects_.instance_tag()) {
+      return Status::Unavailable(
+          "ref to '" + ref.key +
+          "' names a session-only value held by another process or store "
+          "instance; only that instance can resolve it (store the value with "
+          "persist=true to share it)");
+    }
+    store::SessionObject* obj = session_objects_.FindById(ref.id);
+    if (obj != nullptr) where.session_object = session_objects_.Hold(obj);
+    if (where.session_object == nullptr) {
+      return Status::NotFound("session-only value '" + ref.key +
+                              "' is gone (its session ended)");
+    }
+    if (ref.version == 0 && where.session_object->deleted) {
+      return Status::NotFound("'" + ref.key + "' was removed");
+    }
+  } else {
+    auto id = core::FromBase36(ref.id);
+    if (!id || *id > static_cast<uint64_t>(INT64_MAX)) {
+      return Status::InvalidArgument("bad object id in ref");
+    }
+    Result<storage::ObjectRecord> record =
+        backend_->GetObject(static_cast<int64_t>(*id));
+    // The key check catches a ref taken from a different store whose id
+    // happens to exist here.
+    if (!record.ok() || record->key != ref.key) {
+      if (!record.ok() && !record.status().IsNotFound()) {
+        return record.status();
+      }
+      return Status::NotFound("ref to '" + ref.key +
+                              "' does not name an object in this store");
+    }
+    if (ref.version == 0 && record->deleted) {
+      return Status::NotFound("'" + ref.key + "' was removed");
+    }
+    where.durable = std::move(record).value();
+  }
+  return TargetOf(where, ref.version);
+}
+
+Result<std::string> StoreImpl::ReadSessionVersion(
+    const store::SessionObject& obj, const store::SessionVersion& v,
+    uint64_t offset, uint64_t length) {
+  // Chunks are ordered by offset; find the first one that reaches `offset`.
+  const uint64_t size = v.meta.size_bytes;
+  if (offset >= size) return std::string();
+  const uint64_t end = offset + std::min(length, size - offset);
+  auto first = std::upper_bound(obj.chunks.begin() + v.chunk_begin,
+                                obj.chunks.begin() + v.chunk_end, offset,
+                                [](uint64_t off, const store::SessionChunk& c) {
+                                  return off < c.offset + c.size;
+                                });
+  std::string out;
+  out.reserve(end - offset);
+  for (auto it = first; it != obj.chunks.begin() + v.chunk_end; ++it) {
+    if (it->offset >= end) break;
+    uint64_t from = std::max(offset, it->offset);
+    uint64_t to = std::min(end, it->offset + it->size);
+    if (from >= to) continue;
+    CTXKIT_ASSIGN_OR_RETURN(
+        std::string part,
+        memory_.Read(it->payload, from - it->offset, to - from));
+    out += part;
+  }
+  return out;
+}
+
+Result<std::string> StoreImpl::ReadTarget(const Target& target, uint64_t offset,
+                                          uint64_t length) {
+  if (target.session_object != nullptr) {
+    std::lock_guard lock(mu_);
+    const store::SessionObject& obj = *target.session_object;
+    return ReadSessionVersion(obj, obj.versions[target.session_index], offset,
+                              length);
+  }
+  const storage::VersionRecord& v = target.durable;
+  const bool whole = offset == 0 && length >= v.size_bytes;
+  if (whole) {
+    std::lock_guard lock(mu_);
+    if (auto hit = memory_.Lookup({v.object_id, v.version})) return *hit;
+  }
+  CTXKIT_ASSIGN_OR_RETURN(std::string data, backend_->Read(v, offset, length));
+  if (whole) {
+    std::lock_guard lock(mu_);
+    memory_.Insert({v.object_id, v.version},
+                   std::make_shared<const std::string>(data));
+  }
+  return data;
+}
+
+// ---- Writes -----------------------------------------------------------
+
+Result<Ref> StoreImpl::SetSessionOnly(const ViewIdentity& view,
+                                      const Scope& scope, std::string_view key,
+                                      std::string_view value,
+                                      const SetOptions& options, bool append) {
+  const int64_t now = core::NowUnixNanos();
+  std::string hash = core::Sha256(value);
+  std::lock_guard lock(mu_);
+  store::SessionObject* obj = session_objects_.Find(scope, key);
+  if (append && obj != nullptr && !obj->deleted &&
+      obj->latest().meta.type != ValueType::kStream) {
+    return Status::FailedPrecondition(
+        "'" + std::string(key) + "' holds a " +
+        std::string(ValueTypeName(obj->latest().meta.type)) +
+        " value; append works only on streams");
+  }
+  const bool continues = append && obj != nullptr && !obj->deleted;
+  if (obj == nullptr) {
+    obj = session_objects_.Create(scope, key, view.session, now);
+  }
+  CTXKIT_ASSIGN_OR_RETURN(store::PayloadId payload, memory_.Store(value));
+  store::SessionVersion v;
+  v.meta.version = obj->versions.size() + 1;
+  v.meta.type = append ? ValueType::kStream : options.type;
+  v.meta.content_hash = core::ToHex(hash);
+  v.meta.created_unix_ns = now;
+  v.meta.producer = options.producer;
+  uint64_t offset = continues ? obj->latest().meta.size_bytes : 0;
+  v.chunk_begin = continues ? obj->latest().chunk_begin : obj->chunks.size();
+  obj->chunks.push_back({payload, offset, value.size()});
+  v.chunk_end = obj->chunks.size();
+  v.meta.size_bytes = offset + value.size();
+  obj->versions.push_back(std::move(v));
+  obj->deleted = false;
+  obj->updated_unix_ns = now;
+  if (!continues) obj->tags = SortedUnique(options.tags);
+  ref_memo_.clear();
+  return MakeRef(obj->Meta(), 0);
+}
+
+Result<Ref> StoreImpl::Set(const ViewIdentity& view, std::string_view key,
+                           std::string_view value, const SetOptions& options) {
+  CTXKIT_RETURN_IF_ERROR(ValidateKey(key));
+  CTXKIT_RETURN_IF_ERROR(ValidateTags(options.tags));
+  CTXKIT_RETURN_IF_ERROR(ValidateValue(value, options.type));
+  CTXKIT_ASSIGN_OR_RETURN(Scope scope, WriteScope(view, options.scope));
+  if (!options.persist) {
+    return SetSessionOnly(view, scope, key, value, options, false);
+  }
+  {
+    std::lock_guard lock(mu_);
+    store::SessionObject* shadow = session_objects_.Find(scope, key);
+    if (shadow != nullptr && !shadow->deleted) {
+      return Status::FailedPrecondition(
+          "'" + std::string(key) +
+          "' holds a session-only value in this instance; remove it before "
+          "storing a persistent value under the same key");
+    }
+  }
+  storage::PutRequest req;
+  req.scope = scope;
+  req.key = std::string(key);
+  req.type = options.type;
+  req.content = value;
+  req.hash = core::Sha256(value);
+  req.tags = SortedUnique(options.tags);
+  req.producer = options.producer;
+  req.now_unix_ns = core::NowUnixNanos();
+  CTXKIT_ASSIGN_OR_RETURN(storage::WriteResult written, backend_->Put(req));
+  std::lock_guard lock(mu_);
+  Remember(written.object);
+  Remember(written.version);
+  // The value just written is the likeliest to be read next.
+  if (value.size() <= options_.memory_ceiling_bytes / 4) {
+    memory_.Insert({written.version.object_id, written.version.version},
+                   std::make_shared<const std::string>(value));
+  }
+  return MakeRef(MetaOf(written.object), 0);
+}
+
+Result<Ref> StoreImpl::Append(const ViewIdentity& view, std::string_view key,
+                              std::string_view bytes,
+                              const SetOptions& options) {
+  CTXKIT_RETURN_IF_ERROR(ValidateKey(key));
+  CTXKIT_RETURN_IF_ERROR(ValidateTags(options.tags));
+  CTXKIT_ASSIGN_OR_RETURN(Scope scope, WriteScope(view, options.scope));
+  {
+    std::lock_guard lock(mu_);
+    store::SessionObject* obj = session_objects_.Find(scope, key);
+    if (obj != nullptr && !obj->deleted) {
+      return SetSessionOnly(view, scope, key, bytes, options, true);
+    }
+  }
+  if (!options.persist) {
+    return SetSessionOnly(view, scope, key, bytes, options, true);
+  }
+  storage::AppendRequest req;
+  req.scope = scope;
+  req.key = std::string(key);
+  req.bytes = bytes;
+  req.hash = core::Sha256(bytes);
+  req.tags = SortedUnique(options.tags);
+  req.producer = options.producer;
+  req.now_unix_ns = core::NowUnixNanos();
+  CTXKIT_ASSIGN_OR_RETURN(storage::WriteResult written, backend_->Append(req));
+  std::lock_guard lock(mu_);
+  Remember(written.object);
+  Remember(written.version);
+  return MakeRef(MetaOf(written.object), 0);
+}
+
+Status StoreImpl::Remove(const ViewIdentity& view, std::string_view key,
+                         const LookupOptions& options) {
+  CTXKIT_ASSIGN_OR_RETURN(Located where, Locate(view, key, options.scope));
+  const int64_t now = core::NowUnixNanos();
+  if (where.session_object != nullptr) {
+    std::lock_guard lock(mu_);
+    store::SessionObject* obj = where.session_object.get();
+    if (obj->deleted) {
+      return Status::NotFound("'" + std::string(key) + "' was removed");
+    }
+    store::SessionVersion v;
+    v.meta.version = obj->versions.size() + 1;
+    v.meta.state = VersionState::kDeleted;
+    v.meta.type = obj->latest().meta.type;
+    v.meta.created_unix_ns = now;
+    v.chunk_begin = v.chunk_end = obj->chunks.size();
+    obj->versions.push_back(std::move(v));
+    obj->deleted = true;
+    obj->updated_unix_ns = now;
+    ref_memo_.clear();
+    return Status::Ok();
+  }
+  CTXKIT_ASSIGN_OR_RETURN(
+      storage::WriteResult written,
+      backend_->Remove(
+          where.durable->scope, key,
+          view.agent.empty() ? "" : "agent:" + std::string(view.agent), now));
+  std::lock_guard lock(mu_);
+  Remember(written.object);
+  Remember(written.version);
+  return Status::Ok();
+}
+
+Result<Ref> StoreImpl::Promote(const ViewIdentity& view, std::string_view key) {
+  CTXKIT_RETURN_IF_ERROR(ValidateKey(key));
+  if (view.agent.empty()) {
+    return Status::InvalidArgument(
+        "promote moves a value from the view's agent scope to global; this "
+        "view has no agent");
+  }
+  Result<Located> where = Locate(view, key, "agent");
+  if (!where.ok()) {
+    if (where.status().IsNotFound() && Locate(view, key, "global").ok()) {
+      return Status::FailedPrecondition("'" + std::string(key) +
+                                        "' is already global");
+    }
+    return where.status();
+  }
+  if (where->session_object != nullptr) {
+    return Status::FailedPrecondition(
+        "'" + std::string(key) +
+        "' is session-only; only persistent values can be promoted");
+  }
+  CTXKIT_ASSIGN_OR_RETURN(storage::ObjectRecord moved,
+                          backend_->Move(where->durable->id, Scope::Global()));
+  std::lock_guard lock(mu_);
+  records_.erase(NameKey(where->durable->scope, key));
+  Remember(moved);  // Also clears the ref memo.
+  return MakeRef(MetaOf(moved), 0);
+}
+
+Status StoreImpl::EndSession(std::string_view session_id) {
+  CTXKIT_RETURN_IF_ERROR(ValidateScopeId(session_id));
+  std::lock_guard lock(mu_);
+  ref_memo_.clear();
+  for (store::SessionObject* obj : session_objects_.OwnedBy(session_id)) {
+    for (store::PayloadId payload : session_objects_.Erase(obj)) {
+      memory_.Drop(payload);
+    }
+  }
+  return Status::Ok();
+}
+
+// ---- Reads ------------------------------------------------------------
+
+Result<std::string> StoreImpl::Get(const ViewIdentity& view,
+                                   std::string_view key,
+                                   const LookupOptions& options) {
+  CTXKIT_ASSIGN_OR_RETURN(Located where, Locate(view, key, options.scope));
+  CTXKIT_ASSIGN_OR_RETURN(Target target, TargetOf(where, options.version));
+  return ReadTarget(target, 0, target.size_bytes);
+}
+
+std::optional<Result<Ref>> StoreImpl::CachedRefLocked(const ScopeList& scopes,
+                                                      std::string_view key) {
+  thread_local std::string name;
+  for (const Scope& scope : scopes) {
+    if (const store::SessionObject* obj = session_objects_.Find(scope, key);
+        obj != nullptr && !obj->deleted) {
+      return Result<Ref>(MakeRef(obj->Meta(), 0));
+    }
+    name.clear();
+    AppendNameKey(scope, key, &name);
+    auto it = records_.find(name);
+    if (it == records_.end()) return std::nullopt;  // Unknown: ask the disk.
+    if (!it->second || it->second->deleted) continue;
+    const storage::ObjectRecord& r = *it->second;
+    Ref ref;
+    ref.id = core::ToBase36(static_cast<uint64_t>(r.id));
+    ref.key = r.key;
+    ref.scope = r.scope;
+    ref.type = r.type;
+    ref.size_bytes = r.size_bytes;
+    return Result<Ref>(std::move(ref));
+  }
+  return Result<Ref>(Status::NotFound("no key '" + std::string(key) +
+                                      "' in any visible scope"));
+}
+
+Result<Ref> StoreImpl::RefOf(const ViewIdentity& view, std::string_view key,
+                             const LookupOptions& options) {
+  if (options.version == 0) {
+    // Hot path: a memo hit costs one hash lookup and a Ref copy.
+    thread_local std::string memo_key;
+    memo_key.clear();
+    memo_key.append(view.session).append(1, '\n');
+    memo_key.append(view.agent).append(1, '\n');
+    memo_key.append(options.scope).append(1, '\n');
+    memo_key.append(key);
+    Result<uint64_t> counter = backend_->ChangeCounter();
+    {
+      std::lock_guard lock(mu_);
+      ApplyChangeCounterLocked(counter);
+      auto it = ref_memo_.find(memo_key);
+      if (it != ref_memo_.end()) return it->second;
+    }
+    CTXKIT_RETURN_IF_ERROR(ValidateKey(key));
+    CTXKIT_ASSIGN_OR_RETURN(ScopeList scopes,
+                            LookupScopes(view, options.scope));
+    std::lock_guard lock(mu_);
+    if (auto cached = CachedRefLocked(scopes, key)) {
+      if (cached->ok()) {
+        if (ref_memo_.size() >= kMaxCachedRecords) ref_memo_.clear();
+        ref_memo_.emplace(memo_key, cached->value());
+      }
+      return std::move(*cached);
+    }
+  }
+  CTXKIT_ASSIGN_OR_RETURN(Located where, Locate(view, key, options.scope));
+  ObjectMeta meta;
+  if (where.session_object != nullptr) {
+    std::lock_guard lock(mu_);
+    meta = where.session_object->Meta();
+  } else {
+    meta = MetaOf(*where.durable);
+  }
+  if (options.version != 0) {
+    CTXKIT_ASSIGN_OR_RETURN(Target target, TargetOf(where, options.version));
+    meta.type = target.type;
+    meta.size_bytes = target.size_bytes;
+  }
+  return MakeRef(meta, options.version);
+}
+
+Result<std::string> StoreImpl::ReadRange(const Ref& ref, uint64_t offset,
+                                         uint64_t length) {
+  CTXKIT_ASSIGN_OR_RETURN(Target target, TargetOfRef(ref));
+  return ReadTarget(target, offset, length);
+}
+
+Result<ObjectMeta> StoreImpl::Stat(const ViewIdentity& view,
+                                   std::string_view key,
+                                   const LookupOptions& options) {
+  CTXKIT_ASSIGN_OR_RETURN(Located where, Locate(view, key, options.scope));
+  if (where.session_object != nullptr) {
+    std::lock_guard lock(mu_);
+    return where.session_object->Meta();
+  }
+  return MetaOf(*where.durable);
+}
+
+Result<std::vector<VersionMeta>> StoreImpl::Versions(
+    const ViewIdentity& view, std::string_view key,
+    const LookupOptions& options) {
+  CTXKIT_RETURN_IF_ERROR(ValidateKey(key));
+  CTXKIT_ASSIGN_OR_RETURN(ScopeList scopes, LookupScopes(view, options.scope));
+  SyncRecordCache();
+  // Unlike Get, history is shown for removed objects too.
+  for (const Scope& scope : scopes) {
+    {
+      std::lock_guard lock(mu_);
+      if (store::SessionObject* obj = session_objects_.Find(scope, key)) {
+        std::vector<VersionMeta> out;
+        for (const auto& v : obj->versions) out.push_back(v.meta);
+        return out;
+      }
+    }
+    Result<storage::ObjectRecord> record = FindDurable(scope, key);
+    if (record.ok()) {
+      CTXKIT_ASSIGN_OR_RETURN(std::vector<storage::VersionRecord> versions,
+                              backend_->ListVersions(record->id));
+      std::vector<VersionMeta> out;
+      out.reserve(versions.size());
+      for (const auto& v : versions) out.push_back(VersionMetaOf(v));
+      return out;
+    }
+    if (!record.status().IsNotFound()) return record.status();
+  }
+  return Status::NotFound("no key '" + std::string(key) + "'");
+}
+
+Result<ListPage> StoreImpl::List(const ViewIdentity& view,
+                                 const ListFilter& filter) {
+  if (filter.limit == 0 || filter.limit > kMaxListLimit) {
+    return Status::InvalidArgument("list limit must be 1-10000");
+  }
+  CTXKIT_RETURN_IF_ERROR(ValidateTags(filter.tags));
+  CTXKIT_ASSIGN_OR_RETURN(ScopeList scopes, LookupScopes(view, filter.scope));
+  storage::ObjectQuery query;
+  query.scopes.assign(scopes.begin(), scopes.end());
+  query.type = filter.type;
+  query.key_prefix = filter.key_prefix;
+  query.tags = filter.tags;
+  query.limit = filter.limit + 1;
+  if (!filter.cursor.empty()) {
+    CTXKIT_ASSIGN_OR_RETURN(query.after, DecodeCursor(filter.cursor));
+  }
+  CTXKIT_ASSIGN_OR_RETURN(std::vector<storage::ObjectRecord> durable,
+                          backend_->ListObjects(query));
+  std::vector<ObjectMeta> merged;
+  merged.reserve(durable.size());
+  for (const auto& record : durable) merged.push_back(MetaOf(record));
+  {
+    std::lock_guard lock(mu_);
+    for (const store::SessionObject* obj : session_objects_.Sorted()) {
+      if (obj->deleted) continue;
+      if (std::find(scopes.begin(), scopes.end(), obj->scope) == scopes.end()) {
+        continue;
+      }
+      if (filter.type && obj->latest().meta.type != *filter.type) continue;
+      if (obj->key.compare(0, filter.key_prefix.size(), filter.key_prefix) !=
+          0) {
+        continue;
+      }
+      if (!std::all_of(filter.tags.begin(), filter.tags.end(),
+                       [&](const std::string& t) {
+                         return std::binary_search(obj->tags.begin(),
+                                                   obj->tags.end(), t);
+                       })) {
+        continue;
+      }
+      if (query.after &&
+          std::make_pair(obj->key, obj->scope.ToString()) <= *query.after) {
+        continue;
+      }
+      merged.push_back(obj->Meta());
+    }
+  }
+  std::sort(merged.begin(), merged.end(),
+            [](const ObjectMeta& a, const ObjectMeta& b) {
+              if (a.key != b.key) return a.key < b.key;
+              return a.scope.ToString() < b.scope.ToString();
+            });
+  ListPage page;
+  if (merged.size() > filter.limit) {
+    merged.resize(filter.limit);
+    page.next_cursor =
+        EncodeCursor(merged.back().key, merged.back().scope.ToString());
+  }
+  page.items = std::move(merged);
+  return page;
+}
+
+StoreStats StoreImpl::Stats() {
+  StoreStats stats;
+  Result<storage::BackendStats> backend = backend_->Stats();
+  if (backend.ok()) {
+    stats.objects = backend->objects;
+    stats.live_objects = backend->live_objects;
+    stats.versions = backend->versions;
+    stats.content_bytes = backend->content_bytes;
+    stats.blob_files = backend->blob_files;
+  }
+  std::lock_guard lock(mu_);
+  store::MemoryTierStats memory = memory_.Stats();
+  stats.memory_ceiling_bytes = memory_.ceiling();
+  stats.memory_used_bytes = memory.used_bytes;
+  stats.cached_values = memory.cached_values;
+  stats.session_objects = session_objects_.size();
+  stats.session_resident_bytes = memory.resident_bytes;
+  stats.session_spilled_bytes = memory.spilled_bytes;
+  stats.evictions = memory.evictions;
+  stats.spills = memory.spills;
+  return stats;
+}
+
+// ---- Conversions ------------------------------------------------------
+
+Ref StoreImpl::MakeRef(const ObjectMeta& meta, uint64_t pinned_version) {
+  Ref ref;
+  ref.id = meta.id;
+  ref.key = meta.key;
+  ref.scope = meta.scope;
+  ref.type = meta.type;
+  ref.size_bytes = meta.size_bytes;
+  ref.version = pinned_version;
+  return ref;
+}
+
+ObjectMeta StoreImpl::MetaOf(const storage::ObjectRecord& record) {
+  ObjectMeta m;
+  m.id = core::ToBase36(static_cast<uint64_t>(record.id));
+  m.key = record.key;
+  m.scope = record.scope;
+  m.type = record.type;
+  m.size_bytes = record.size_bytes;
+  m.version = record.latest_version;
+  m.created_unix_ns = record.created_unix_ns;
+  m.updated_unix_ns = record.updated_unix_ns;
+  m.tags = record.tags;
+  m.persistent = true;
+  return m;
+}
+
+VersionMeta StoreImpl::VersionMetaOf(const storage::VersionRecord& record) {
+  VersionMeta m;
+  m.version = record.version;
+  m.state = record.state;
+  m.type = record.type;
+  m.size_bytes = record.size_bytes;
+  m.content_hash = core::ToHex(record.hash);
+  m.created_unix_ns = record.created_unix_ns;
+  m.producer = record.producer;
+  return m;
+}
+
+}  // namespace ctxkit

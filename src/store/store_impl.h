@@ -1,0 +1,148 @@
+// StoreImpl: the store's engine room behind the public Store and View.
+// It routes each operation to the session-only registry (this instance's
+// memory tier) or to the durable Backend, enforces scope visibility, and
+// keeps the caches coherent.
+
+#ifndef CTXKIT_STORE_STORE_IMPL_H_
+#define CTXKIT_STORE_STORE_IMPL_H_
+
+#include <array>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "ctxkit/store.h"
+#include "storage/backend.h"
+#include "store/memory_tier.h"
+#include "store/session_objects.h"
+
+namespace ctxkit {
+
+// The identity of a view: which agent and session scopes it owns.
+// Views outlive every call they make, so borrowing their ids is safe.
+struct ViewIdentity {
+  std::string_view agent;
+  std::string_view session;
+};
+
+class StoreImpl {
+ public:
+  static Result<std::unique_ptr<StoreImpl>> Open(const Options& options);
+
+  Result<Ref> Set(const ViewIdentity& view, std::string_view key,
+                  std::string_view value, const SetOptions& options);
+  Result<Ref> Append(const ViewIdentity& view, std::string_view key,
+                     std::string_view bytes, const SetOptions& options);
+  Result<std::string> Get(const ViewIdentity& view, std::string_view key,
+                          const LookupOptions& options);
+  Result<Ref> RefOf(const ViewIdentity& view, std::string_view key,
+                    const LookupOptions& options);
+  Result<std::string> ReadRange(const Ref& ref, uint64_t offset,
+                                uint64_t length);
+  Result<ObjectMeta> Stat(const ViewIdentity& view, std::string_view key,
+                          const LookupOptions& options);
+  Status Remove(const ViewIdentity& view, std::string_view key,
+                const LookupOptions& options);
+  Result<ListPage> List(const ViewIdentity& view, const ListFilter& filter);
+  Result<std::vector<VersionMeta>> Versions(const ViewIdentity& view,
+                                            std::string_view key,
+                                            const LookupOptions& options);
+  Result<Ref> Promote(const ViewIdentity& view, std::string_view key);
+  Status EndSession(std::string_view session_id);
+  StoreStats Stats();
+  const std::string& home() const { return options_.home; }
+
+ private:
+  // Where a key was found: at most one of `session_object` / `durable`.
+  struct Located {
+    std::shared_ptr<store::SessionObject> session_object;
+    std::optional<storage::ObjectRecord> durable;
+  };
+  // A resolved version ready to read.
+  struct Target {
+    std::shared_ptr<store::SessionObject> session_object;
+    size_t session_index = 0;  // Into session_object->versions.
+    uint64_t size_bytes = 0;
+    ValueType type = ValueType::kText;
+    storage::VersionRecord durable;
+  };
+
+  StoreImpl(Options options, std::unique_ptr<storage::Backend> backend,
+            std::string instance_tag);
+
+  // Scope for a write: "" and "global" -> global; own agent/session.
+  Result<Scope> WriteScope(const ViewIdentity& view,
+                           const ScopeName& name) const;
+  // Scopes a lookup searches, most specific first (at most three).
+  struct ScopeList {
+    std::array<Scope, 3> items;
+    size_t size = 0;
+    const Scope* begin() const { return items.data(); }
+    const Scope* end() const { return items.data() + size; }
+    const Scope& front() const { return items[0]; }
+  };
+  Result<ScopeList> LookupScopes(const ViewIdentity& view,
+                                 const ScopeName& name) const;
+  // RefOf's common case answered from the caches alone; nullopt when the
+  // caches cannot decide. REQUIRES: mu_ held.
+  std::optional<Result<Ref>> CachedRefLocked(const ScopeList& scopes,
+                                             std::string_view key);
+  // Finds the live object `key` names for the view; NotFound otherwise.
+  Result<Located> Locate(const ViewIdentity& view, std::string_view key,
+                         const ScopeName& scope);
+  // The version `version` (0: latest) of a located object.
+  Result<Target> TargetOf(const Located& where, uint64_t version);
+  Result<Target> TargetOfRef(const Ref& ref);
+  Result<std::string> ReadTarget(const Target& target, uint64_t offset,
+                                 uint64_t length);
+  // REQUIRES: mu_ held.
+  Result<std::string> ReadSessionVersion(const store::SessionObject& obj,
+                                         const store::SessionVersion& v,
+                                         uint64_t offset, uint64_t length);
+
+  Result<Ref> SetSessionOnly(const ViewIdentity& view, const Scope& scope,
+                             std::string_view key, std::string_view value,
+                             const SetOptions& options, bool append);
+  // Looks up (scope, key) through the record cache.
+  Result<storage::ObjectRecord> FindDurable(const Scope& scope,
+                                            std::string_view key);
+  Result<storage::VersionRecord> DurableVersion(int64_t id, uint64_t version);
+  void Remember(const storage::ObjectRecord& record);
+  void Remember(const storage::VersionRecord& record);
+  void SyncRecordCache();
+  // Clears the record caches when `counter` says another process committed.
+  // REQUIRES: mu_ held.
+  void ApplyChangeCounterLocked(const Result<uint64_t>& counter);
+
+  static Ref MakeRef(const ObjectMeta& meta, uint64_t pinned_version);
+  static ObjectMeta MetaOf(const storage::ObjectRecord& record);
+  static VersionMeta VersionMetaOf(const storage::VersionRecord& record);
+
+  const Options options_;
+  const std::unique_ptr<storage::Backend> backend_;
+
+  std::mutex mu_;  // Guards everything below.
+  store::MemoryTier memory_;
+  store::SessionObjects session_objects_;
+  // Latest durable object records by "<scope>\n<key>", so RefOf and lookups
+  // of hot keys skip the database. Our own writes update it; any commit by
+  // another connection (seen through Backend::ChangeCounter) clears it.
+  // A nullopt entry records that the key is absent from that scope.
+  std::unordered_map<std::string, std::optional<storage::ObjectRecord>>
+      records_;
+  uint64_t records_counter_ = 0;
+  // RefOf answers by "<session>\n<agent>\n<scope name>\n<key>", valid until
+  // the next write in this instance or outside it (both clear it).
+  std::unordered_map<std::string, Ref> ref_memo_;
+  // Immutable version records by (object id, version); bounded.
+  std::unordered_map<store::CacheKey, storage::VersionRecord,
+                     store::CacheKeyHash>
+      versions_;
+};
+
+}  // namespace ctxkit
+
+#endif  // CTXKIT_STORE_STORE_IMPL_H_
