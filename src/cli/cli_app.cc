@@ -1,0 +1,222 @@
+#include "cli/cli_app.h"
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <exception>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "ctxkit/ref.h"
+
+namespace ctxkit::cli {
+
+// Set by CMake from project(VERSION ...), the single source of truth.
+const char kVersion[] = CTXKIT_VERSION;
+
+namespace {
+
+constexpr char kFooter[] = R"(Exit codes:
+  0  ok
+  1  not found (key, version, ref, or --file)
+  2  bad input or usage (bad key, type, JSON, ref, flag or argument)
+  3  permission denied (another agent's or session's scope)
+  4  conflict (key already exists on promote; wrong object state/type)
+  5  unavailable (session-only value held by another process)
+  6  I/O, database or resource error
+  7  internal error (a bug in ctxkit)
+Environment: CTXKIT_HOME, CTXKIT_AGENT, CTXKIT_SESSION back --home, --agent,
+--session. Without either, the store lives in $XDG_DATA_HOME/ctxkit, else
+~/.local/share/ctxkit. Errors go to stderr as "ctxkit: <message>".)";
+
+// CLI11 reports through exceptions; they must stop here, and every one of
+// them that is not a help/version request is a usage error (exit 2).
+int HandleParseError(const CLI::App& app, const CLI::ParseError& e) {
+  if (e.get_exit_code() == 0) {  // --help, --help-all, --version.
+    return app.exit(e);
+  }
+  std::string message = e.what();
+  // CLI11 reports an unknown verb as "A subcommand is required"; name it.
+  std::vector<std::string> rest = app.remaining();
+  if (app.get_subcommands().empty() && !rest.empty() &&
+      !rest.front().starts_with("-")) {
+    message = "unknown command '" + rest.front() + "'";
+  }
+  std::fprintf(stderr, "ctxkit: %s\nRun with --help for more information.\n",
+               message.c_str());
+  return kExitUsage;
+}
+
+}  // namespace
+
+int ExitCodeFor(const Status& status) {
+  switch (status.code()) {
+    case StatusCode::kOk:
+      return kExitOk;
+    case StatusCode::kNotFound:
+      return kExitNotFound;
+    case StatusCode::kInvalidArgument:
+      return kExitUsage;
+    case StatusCode::kPermissionDenied:
+      return kExitPermissionDenied;
+    case StatusCode::kAlreadyExists:
+    case StatusCode::kFailedPrecondition:
+      return kExitConflict;
+    case StatusCode::kUnavailable:
+      return kExitUnavailable;
+    case StatusCode::kResourceExhausted:
+    case StatusCode::kIoError:
+    case StatusCode::kCorruption:
+      return kExitIoError;
+    case StatusCode::kInternal:
+      return kExitInternal;
+  }
+  return kExitInternal;
+}
+
+int ReportError(const Status& status) {
+  std::fflush(stdout);
+  std::fprintf(stderr, "ctxkit: %s\n", status.ToString().c_str());
+  return ExitCodeFor(status);
+}
+
+Status CheckScopeName(std::string_view scope, const GlobalOptions& g) {
+  if (scope.empty() || scope == "global") return Status::Ok();
+  if (scope == "agent" || scope == "session") {
+    const std::string& id = scope == "agent" ? g.agent : g.session;
+    if (id.empty()) {
+      return Status::InvalidArgument(
+          "--scope " + std::string(scope) + " needs --" + std::string(scope) +
+          " (or CTXKIT_" + (scope == "agent" ? "AGENT" : "SESSION") + ")");
+    }
+    return Status::Ok();
+  }
+  Result<Scope> parsed = Scope::Parse(scope);
+  if (!parsed.ok()) {
+    return Status::InvalidArgument(
+        "--scope must be global, agent, session, agent:<id> or "
+        "session:<id>, not '" +
+        std::string(scope) + "'");
+  }
+  const std::string& own =
+      parsed->kind == Scope::Kind::kAgent ? g.agent : g.session;
+  if (parsed->is_global() || parsed->id == own) return Status::Ok();
+  return Status::PermissionDenied("this view (agent '" + g.agent +
+                                  "', session '" + g.session +
+                                  "') may not use scope " + std::string(scope));
+}
+
+Status CheckTag(std::string_view tag) {
+  if (tag.empty() || tag.size() > 64) {
+    return Status::InvalidArgument("a tag must be 1-64 bytes");
+  }
+  for (unsigned char c : tag) {
+    if (c < 0x20 || c == 0x7f) {
+      return Status::InvalidArgument(
+          "a tag may not contain control "
+          "characters");
+    }
+  }
+  return Status::Ok();
+}
+
+Result<Store*> Context::OpenStore() {
+  if (store_ != nullptr) return store_.get();
+  Result<std::string> home = ResolveHome(options_->home);
+  if (!home.ok()) return home.status();
+  Options opts;
+  opts.home = *home;
+  Result<std::unique_ptr<Store>> store = Store::Open(opts);
+  if (!store.ok()) return store.status();
+  store_ = std::move(*store);
+  return store_.get();
+}
+
+Result<View*> Context::OpenView() {
+  if (view_ != nullptr) return view_.get();
+  Result<Store*> store = OpenStore();
+  if (!store.ok()) return store.status();
+  Result<View> view = (*store)->OpenView(options_->agent, options_->session);
+  if (!view.ok()) return view.status();
+  view_ = std::make_unique<View>(std::move(*view));
+  return view_.get();
+}
+
+std::string Context::Producer() const {
+  return options_->agent.empty() ? "cli" : "agent:" + options_->agent;
+}
+
+int Main(int argc, char** argv) {
+  GlobalOptions options;
+  CLI::App app{
+      "ctxkit: a context store for LLM agents. Agents pass compact refs; "
+      "code resolves content only where it is needed.",
+      "ctxkit"};
+  app.footer(kFooter);
+  app.set_version_flag("--version", std::string("ctxkit ") + kVersion);
+  app.require_subcommand(1);
+  // Global options may follow the verb too (`ctxkit ls --json`); given
+  // twice, the last one wins, as wrappers that prepend defaults expect.
+  app.fallthrough();
+  app.option_defaults()->always_capture_default(false);
+  app.add_option("--home", options.home,
+                 "Store root directory (default: $CTXKIT_HOME, else "
+                 "$XDG_DATA_HOME/ctxkit, else ~/.local/share/ctxkit)")
+      ->envname("CTXKIT_HOME")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast)
+      ->type_name("DIR");
+  app.add_option("--agent", options.agent,
+                 "Agent id of the view: sees the agent:<ID> scope")
+      ->envname("CTXKIT_AGENT")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast)
+      ->type_name("ID");
+  app.add_option("--session", options.session,
+                 "Session id of the view: sees the session:<ID> scope")
+      ->envname("CTXKIT_SESSION")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast)
+      ->type_name("ID");
+  app.add_flag("--json", options.json,
+               "Machine-readable JSON output for metadata and listings");
+
+  CommandTable table;
+  int code = kExitInternal;
+  try {
+    RegisterValueCommands(app, table);
+    RegisterMetaCommands(app, table);
+    RegisterDemoCommand(app, table);
+    try {
+      app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+      return HandleParseError(app, e);
+    }
+    // Checked after parsing so an id from the environment is held to the
+    // same rule as one from a flag; nothing has touched the store yet.
+    if (!options.agent.empty()) {
+      Status s = ValidateScopeId(options.agent);
+      if (!s.ok()) return ReportError(s.WithContext("--agent"));
+    }
+    if (!options.session.empty()) {
+      Status s = ValidateScopeId(options.session);
+      if (!s.ok()) return ReportError(s.WithContext("--session"));
+    }
+    Context context(&options);
+    for (const auto& [sub, run] : table.entries()) {
+      if (sub->parsed()) {
+        code = run(context);
+        break;
+      }
+    }
+  } catch (const std::exception& e) {
+    // Nothing in ctxkit should throw; std::bad_alloc and friends land here.
+    return ReportError(Status::Internal(e.what()));
+  }
+  // A full disk or closed pipe must not pass for success.
+  if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+    if (code == kExitOk) {
+      return ReportError(Status::IoError("cannot write to stdout"));
+    }
+  }
+  return code;
+}
+
+}  // namespace ctxkit::cli

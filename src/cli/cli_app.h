@@ -1,0 +1,113 @@
+// The `ctxkit` command line: global options, the store a command works on,
+// and the mapping of Status codes to documented process exit codes.
+//
+// Each verb group registers itself from its own commands_*.cc file through
+// the Register* functions below; Main parses, then runs the chosen verb.
+
+#ifndef CTXKIT_CLI_CLI_APP_H_
+#define CTXKIT_CLI_CLI_APP_H_
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ctxkit/status.h"
+#include "ctxkit/store.h"
+
+namespace CLI {
+class App;
+}  // namespace CLI
+
+namespace ctxkit::cli {
+
+// Process exit codes; the contract scripts rely on (see `ctxkit --help`).
+enum ExitCode : int {
+  kExitOk = 0,
+  kExitNotFound = 1,
+  kExitUsage = 2,  // Bad input, bad flag, malformed key/ref/JSON.
+  kExitPermissionDenied = 3,
+  kExitConflict = 4,     // Already exists, or wrong state for the verb.
+  kExitUnavailable = 5,  // Session-only value held by another process.
+  kExitIoError = 6,      // Operating system, database or resource failure.
+  kExitInternal = 7,
+};
+
+// The exit code for a failed Status (kExitOk for OK).
+int ExitCodeFor(const Status& status);
+
+// Writes "ctxkit: <code>: <message>" to stderr and returns ExitCodeFor.
+int ReportError(const Status& status);
+
+// The version string printed by `ctxkit --version`.
+extern const char kVersion[];
+
+struct GlobalOptions {
+  std::string home;     // --home or CTXKIT_HOME; empty: ResolveHome default.
+  std::string agent;    // --agent or CTXKIT_AGENT.
+  std::string session;  // --session or CTXKIT_SESSION.
+  bool json = false;
+};
+
+// Checks a --scope value against the view's own ids before the store is
+// touched: "", "global", "agent", "session" (InvalidArgument when the view
+// has no such id), "agent:<id>"/"session:<id>" (PermissionDenied unless it
+// is the view's own). The store re-checks; this gives the CLI one clear
+// message and exit code whatever the verb.
+Status CheckScopeName(std::string_view scope, const GlobalOptions& g);
+
+// Tags: 1-64 bytes, no control characters.
+Status CheckTag(std::string_view tag);
+
+// What a verb runs against. The store is opened on first use so that
+// `--help` and usage errors never touch the disk.
+class Context {
+ public:
+  explicit Context(const GlobalOptions* options) : options_(options) {}
+
+  const GlobalOptions& options() const { return *options_; }
+  bool json() const { return options_->json; }
+
+  // The store at the resolved home, opened once.
+  Result<Store*> OpenStore();
+  // A view bound to --agent/--session on OpenStore().
+  Result<View*> OpenView();
+  // "agent:<id>" when an agent is set, else "cli": recorded per version.
+  std::string Producer() const;
+
+ private:
+  const GlobalOptions* options_;
+  std::unique_ptr<Store> store_;
+  std::unique_ptr<View> view_;
+};
+
+// A verb's body; returns the exit code. Runs after a successful parse.
+using Runner = std::function<int(Context&)>;
+
+// Collects the verbs so Main can run the one the user chose.
+class CommandTable {
+ public:
+  void Add(CLI::App* sub, Runner run) {
+    entries_.push_back({sub, std::move(run)});
+  }
+  const std::vector<std::pair<CLI::App*, Runner>>& entries() const {
+    return entries_;
+  }
+
+ private:
+  std::vector<std::pair<CLI::App*, Runner>> entries_;
+};
+
+// Verb groups, each in its own file.
+void RegisterValueCommands(CLI::App& app, CommandTable& table);  // set get...
+void RegisterMetaCommands(CLI::App& app, CommandTable& table);   // ls stats...
+void RegisterDemoCommand(CLI::App& app, CommandTable& table);    // demo
+
+// The whole program: parse argv, run the verb, return the exit code. Never
+// throws.
+int Main(int argc, char** argv);
+
+}  // namespace ctxkit::cli
+
+#endif  // CTXKIT_CLI_CLI_APP_H_

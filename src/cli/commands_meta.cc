@@ -1,0 +1,290 @@
+// Verbs that show or move metadata, never values: ref, stat, ls, versions,
+// promote, stats.
+
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli/cli_app.h"
+#include "cli/flags.h"
+#include "cli/io.h"
+#include "cli/output.h"
+#include "ctxkit/ref.h"
+#include "ctxkit/store.h"
+
+namespace ctxkit::cli {
+
+namespace {
+
+struct KeyArgs {
+  std::string key;
+  std::string scope;
+  uint64_t version = 0;
+};
+
+struct ListArgs {
+  std::string scope;
+  std::string type;
+  std::string prefix;
+  std::vector<std::string> tags;
+  size_t limit = 100;
+  std::string cursor;
+};
+
+void AddKeyOptions(CLI::App* sub, KeyArgs* a, bool with_version) {
+  sub->add_option("KEY", a->key, "The key")->required();
+  sub->add_option("--scope,-s", a->scope,
+                  "Look only in this scope (global, agent, session or "
+                  "agent:<id>/session:<id>); default session, agent, global")
+      ->type_name("SCOPE");
+  if (with_version) {
+    sub->add_option("--version", a->version,
+                    "Pin version N (a static ref); default: latest (dynamic)")
+        ->type_name("N")
+        ->check(UnsignedNumber());
+  }
+}
+
+int Emit(const std::string& text) {
+  Status s = WriteStdout(text);
+  return s.ok() ? kExitOk : ReportError(s);
+}
+
+std::string TagsCell(const std::vector<std::string>& tags) {
+  std::string out;
+  for (const auto& t : tags) out += (out.empty() ? "" : ",") + t;
+  return out;
+}
+
+int RunRef(Context& ctx, const KeyArgs& a) {
+  Status s = ValidateKey(a.key);
+  if (!s.ok()) return ReportError(s.WithContext("key"));
+  s = CheckScopeName(a.scope, ctx.options());
+  if (!s.ok()) return ReportError(s);
+  Result<View*> view = ctx.OpenView();
+  if (!view.ok()) return ReportError(view.status());
+  Result<Ref> ref = (*view)->RefOf(a.key, LookupOptions{a.scope, a.version});
+  if (!ref.ok()) return ReportError(ref.status());
+  if (ctx.json()) {
+    PrintJson(RefToJson(*ref));
+    return kExitOk;
+  }
+  return Emit(FormatRef(*ref) + "\n");
+}
+
+int RunStat(Context& ctx, const KeyArgs& a) {
+  Status s = ValidateKey(a.key);
+  if (!s.ok()) return ReportError(s.WithContext("key"));
+  s = CheckScopeName(a.scope, ctx.options());
+  if (!s.ok()) return ReportError(s);
+  Result<View*> view = ctx.OpenView();
+  if (!view.ok()) return ReportError(view.status());
+  Result<ObjectMeta> meta = (*view)->Stat(a.key, LookupOptions{a.scope, 0});
+  if (!meta.ok()) return ReportError(meta.status());
+  if (ctx.json()) {
+    PrintJson(ObjectMetaToJson(*meta));
+    return kExitOk;
+  }
+  Table t({});
+  t.AddRow({"key", meta->key});
+  t.AddRow({"id", meta->id});
+  t.AddRow({"scope", meta->scope.ToString()});
+  t.AddRow({"type", std::string(ValueTypeName(meta->type))});
+  t.AddRow({"size", ExactBytes(meta->size_bytes)});
+  t.AddRow({"version", std::to_string(meta->version)});
+  t.AddRow({"created", HumanTime(meta->created_unix_ns)});
+  t.AddRow({"updated", HumanTime(meta->updated_unix_ns)});
+  t.AddRow({"tags", TagsCell(meta->tags)});
+  t.AddRow({"persistent", meta->persistent ? "yes" : "no"});
+  return Emit(t.Render());
+}
+
+int RunList(Context& ctx, const ListArgs& a) {
+  Status s = CheckScopeName(a.scope, ctx.options());
+  if (!s.ok()) return ReportError(s);
+  for (const auto& tag : a.tags) {
+    s = CheckTag(tag);
+    if (!s.ok()) return ReportError(s.WithContext("--tag"));
+  }
+  ListFilter filter;
+  filter.scope = a.scope;
+  if (!a.type.empty()) {
+    Result<ValueType> type = ParseValueType(a.type);
+    if (!type.ok()) return ReportError(type.status().WithContext("--type"));
+    filter.type = *type;
+  }
+  filter.key_prefix = a.prefix;
+  filter.tags = a.tags;
+  filter.limit = a.limit;
+  filter.cursor = a.cursor;
+  Result<View*> view = ctx.OpenView();
+  if (!view.ok()) return ReportError(view.status());
+  Result<ListPage> page = (*view)->List(filter);
+  if (!page.ok()) return ReportError(page.status());
+  if (ctx.json()) {
+    nlohmann::json items = nlohmann::json::array();
+    for (const auto& m : page->items) items.push_back(ObjectMetaToJson(m));
+    PrintJson(
+        {{"items", std::move(items)}, {"next_cursor", page->next_cursor}});
+    return kExitOk;
+  }
+  Table t({"KEY", "SCOPE", "TYPE", "SIZE", "VER", "UPDATED", "TAGS"}, {3, 4});
+  for (const auto& m : page->items) {
+    std::string scope = m.scope.ToString();
+    if (!m.persistent) scope += " (session-only)";
+    t.AddRow({m.key, scope, std::string(ValueTypeName(m.type)),
+              HumanBytes(m.size_bytes), std::to_string(m.version),
+              HumanTime(m.updated_unix_ns), TagsCell(m.tags)});
+  }
+  std::string out = t.size() == 0 ? "" : t.Render();
+  if (!page->next_cursor.empty()) {
+    out += "-- more: ctxkit ls --cursor " + page->next_cursor + "\n";
+  }
+  return Emit(out);
+}
+
+int RunVersions(Context& ctx, const KeyArgs& a) {
+  Status s = ValidateKey(a.key);
+  if (!s.ok()) return ReportError(s.WithContext("key"));
+  s = CheckScopeName(a.scope, ctx.options());
+  if (!s.ok()) return ReportError(s);
+  Result<View*> view = ctx.OpenView();
+  if (!view.ok()) return ReportError(view.status());
+  Result<std::vector<VersionMeta>> versions =
+      (*view)->Versions(a.key, LookupOptions{a.scope, 0});
+  if (!versions.ok()) return ReportError(versions.status());
+  if (ctx.json()) {
+    nlohmann::json items = nlohmann::json::array();
+    for (const auto& v : *versions) items.push_back(VersionMetaToJson(v));
+    PrintJson({{"key", a.key}, {"versions", std::move(items)}});
+    return kExitOk;
+  }
+  Table t({"VER", "STATE", "TYPE", "SIZE", "SHA256", "CREATED", "PRODUCER"},
+          {0, 3});
+  for (const auto& v : *versions) {
+    t.AddRow({std::to_string(v.version), std::string(VersionStateName(v.state)),
+              std::string(ValueTypeName(v.type)), HumanBytes(v.size_bytes),
+              v.content_hash.substr(0, 12), HumanTime(v.created_unix_ns),
+              v.producer});
+  }
+  return Emit(t.Render());
+}
+
+int RunPromote(Context& ctx, const KeyArgs& a) {
+  Status s = ValidateKey(a.key);
+  if (!s.ok()) return ReportError(s.WithContext("key"));
+  if (ctx.options().agent.empty()) {
+    return ReportError(Status::InvalidArgument(
+        "promote moves a key out of the view's agent scope: give --agent "
+        "(or CTXKIT_AGENT)"));
+  }
+  Result<View*> view = ctx.OpenView();
+  if (!view.ok()) return ReportError(view.status());
+  Result<Ref> ref = (*view)->Promote(a.key);
+  if (!ref.ok()) return ReportError(ref.status());
+  if (ctx.json()) {
+    PrintJson(RefToJson(*ref));
+    return kExitOk;
+  }
+  return Emit(FormatRef(*ref) + "\n");
+}
+
+int RunStats(Context& ctx) {
+  Result<Store*> store = ctx.OpenStore();
+  if (!store.ok()) return ReportError(store.status());
+  StoreStats st = (*store)->Stats();
+  if (ctx.json()) {
+    nlohmann::json j = StatsToJson(st);
+    j["home"] = (*store)->home();
+    PrintJson(j);
+    return kExitOk;
+  }
+  Table t({});
+  t.AddRow({"home", (*store)->home()});
+  t.AddRow({"objects", GroupedNumber(st.objects) + " (" +
+                           GroupedNumber(st.live_objects) + " live)"});
+  t.AddRow({"versions", GroupedNumber(st.versions)});
+  t.AddRow({"content", ExactBytes(st.content_bytes)});
+  t.AddRow({"blob files", GroupedNumber(st.blob_files)});
+  // A one-shot CLI process has a cold memory tier; these lines matter for
+  // long-lived library users and are shown so the numbers are discoverable.
+  t.AddRow({"memory tier", ExactBytes(st.memory_used_bytes) + " of " +
+                               HumanBytes(st.memory_ceiling_bytes) +
+                               " (this process)"});
+  t.AddRow({"cached values", GroupedNumber(st.cached_values)});
+  t.AddRow({"session-only",
+            GroupedNumber(st.session_objects) + " (" +
+                HumanBytes(st.session_resident_bytes) + " resident, " +
+                HumanBytes(st.session_spilled_bytes) + " spilled)"});
+  t.AddRow({"evictions", GroupedNumber(st.evictions)});
+  t.AddRow({"spills", GroupedNumber(st.spills)});
+  return Emit(t.Render());
+}
+
+}  // namespace
+
+void RegisterMetaCommands(CLI::App& app, CommandTable& table) {
+  {
+    auto a = std::make_shared<KeyArgs>();
+    CLI::App* sub = app.add_subcommand(
+        "ref", "Print the ref of KEY (metadata only; the value is not read)");
+    AddKeyOptions(sub, a.get(), /*with_version=*/true);
+    table.Add(sub, [a](Context& ctx) { return RunRef(ctx, *a); });
+  }
+  {
+    auto a = std::make_shared<KeyArgs>();
+    CLI::App* sub =
+        app.add_subcommand("stat", "Show the metadata of KEY's latest version");
+    AddKeyOptions(sub, a.get(), /*with_version=*/false);
+    table.Add(sub, [a](Context& ctx) { return RunStat(ctx, *a); });
+  }
+  {
+    auto a = std::make_shared<ListArgs>();
+    CLI::App* sub = app.add_subcommand(
+        "ls", "List the keys the view sees, with metadata (ordered by key)");
+    sub->add_option("--scope,-s", a->scope,
+                    "Only this scope: global, agent, session (the view's own)")
+        ->type_name("SCOPE");
+    sub->add_option("--type,-t", a->type, "Only values of this type")
+        ->type_name("TYPE");
+    sub->add_option("--prefix,-p", a->prefix, "Only keys starting with PREFIX")
+        ->type_name("PREFIX");
+    sub->add_option("--tag", a->tags, "Only objects with this tag (repeatable)")
+        ->type_name("TAG")
+        ->allow_extra_args(false);
+    sub->add_option("--limit,-n", a->limit, "Page size, 1-10000 (default 100)")
+        ->type_name("N")
+        ->check(CLI::Range(1, 10000));
+    sub->add_option("--cursor", a->cursor,
+                    "Continue after the page that printed this cursor")
+        ->type_name("CURSOR");
+    table.Add(sub, [a](Context& ctx) { return RunList(ctx, *a); });
+  }
+  {
+    auto a = std::make_shared<KeyArgs>();
+    CLI::App* sub = app.add_subcommand(
+        "versions", "List KEY's history, oldest first, tombstones included");
+    AddKeyOptions(sub, a.get(), /*with_version=*/false);
+    table.Add(sub, [a](Context& ctx) { return RunVersions(ctx, *a); });
+  }
+  {
+    auto a = std::make_shared<KeyArgs>();
+    CLI::App* sub = app.add_subcommand(
+        "promote",
+        "Move KEY from the view's agent scope (--agent) to global, keeping "
+        "its id and history; prints the new ref");
+    sub->add_option("KEY", a->key, "The key")->required();
+    table.Add(sub, [a](Context& ctx) { return RunPromote(ctx, *a); });
+  }
+  {
+    CLI::App* sub = app.add_subcommand(
+        "stats", "Show store counts, content bytes and memory-tier use");
+    table.Add(sub, [](Context& ctx) { return RunStats(ctx); });
+  }
+}
+
+}  // namespace ctxkit::cli

@@ -1,0 +1,270 @@
+// Verbs that move values in and out: set, append, get, resolve, rm.
+
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "cli/cli_app.h"
+#include "cli/flags.h"
+#include "cli/io.h"
+#include "cli/output.h"
+#include "ctxkit/ref.h"
+#include "ctxkit/store.h"
+
+namespace ctxkit::cli {
+
+namespace {
+
+constexpr char kNoPersistHelp[] =
+    "Session-only value: kept in this process's memory tier, never written "
+    "to disk. A ctxkit command is one process, so the value is gone when the "
+    "command exits and its ref resolves nowhere else (exit 5); meaningful "
+    "for library users and `demo`";
+
+// Options shared by the writing verbs.
+struct WriteArgs {
+  std::string key;
+  std::string value;
+  CLI::Option* value_opt = nullptr;
+  std::string file;
+  std::string type = "text";
+  std::string scope;
+  std::vector<std::string> tags;
+  bool no_persist = false;
+};
+
+// Options shared by the reading verbs.
+struct ReadArgs {
+  std::string key;  // Or the ref string for `resolve`.
+  std::string scope;
+  uint64_t version = 0;
+  uint64_t offset = 0;
+  uint64_t length = 0;
+  CLI::Option* offset_opt = nullptr;
+  CLI::Option* length_opt = nullptr;
+};
+
+void AddWriteOptions(CLI::App* sub, WriteArgs* a, bool with_type) {
+  sub->add_option("KEY", a->key, "The key (UTF-8, 1-256 bytes)")->required();
+  a->value_opt = sub->add_option(
+      "VALUE", a->value, "The value; omitted or \"-\" reads stdin to EOF");
+  sub->add_option("--file,-f", a->file, "Read the value from FILE")
+      ->type_name("FILE")
+      ->excludes(a->value_opt);
+  if (with_type) {
+    sub->add_option("--type,-t", a->type,
+                    "text (default), json (validated), memory, result, "
+                    "stream, toolcall, file, note, chat")
+        ->type_name("TYPE");
+  }
+  sub->add_option("--scope,-s", a->scope,
+                  "global (default), agent or session: the view's own scope "
+                  "of that kind")
+      ->type_name("SCOPE");
+  sub->add_option("--tag", a->tags, "Tag the object (repeatable)")
+      ->type_name("TAG")
+      ->allow_extra_args(false);
+  sub->add_flag("--no-persist", a->no_persist, kNoPersistHelp);
+}
+
+void AddReadOptions(CLI::App* sub, ReadArgs* a, bool with_version) {
+  if (with_version) {
+    sub->add_option("--version", a->version,
+                    "Version N of the history (default: the latest)")
+        ->type_name("N")
+        ->check(UnsignedNumber());
+  }
+  a->offset_opt =
+      sub->add_option("--offset", a->offset,
+                      "Start at byte OFFSET; reads only the range from disk")
+          ->type_name("OFFSET")
+          ->check(UnsignedNumber());
+  a->length_opt =
+      sub->add_option("--length", a->length, "Read at most LENGTH bytes")
+          ->type_name("LENGTH")
+          ->check(UnsignedNumber());
+}
+
+// Everything checkable without the store, so bad input never reaches it.
+Result<SetOptions> PrepareWrite(const WriteArgs& a, Context& ctx) {
+  Status s = ValidateKey(a.key);
+  if (!s.ok()) return s.WithContext("key");
+  Result<ValueType> type = ParseValueType(a.type);
+  if (!type.ok()) return type.status().WithContext("--type");
+  s = CheckScopeName(a.scope, ctx.options());
+  if (!s.ok()) return s;
+  for (const auto& tag : a.tags) {
+    s = CheckTag(tag);
+    if (!s.ok()) return s.WithContext("--tag");
+  }
+  SetOptions opts;
+  opts.type = *type;
+  opts.scope = a.scope;
+  opts.persist = !a.no_persist;
+  opts.tags = a.tags;
+  opts.producer = ctx.Producer();
+  return opts;
+}
+
+int PrintRef(Context& ctx, const Ref& ref) {
+  if (ctx.json()) {
+    PrintJson(RefToJson(ref));
+  } else {
+    Status s = WriteStdout(FormatRef(ref) + "\n");
+    if (!s.ok()) return ReportError(s);
+  }
+  return kExitOk;
+}
+
+int RunSet(Context& ctx, const WriteArgs& a) {
+  Result<SetOptions> opts = PrepareWrite(a, ctx);
+  if (!opts.ok()) return ReportError(opts.status());
+  Result<std::string> value =
+      ReadValue(a.value_opt->count() > 0, a.value, a.file);
+  if (!value.ok()) return ReportError(value.status());
+  if (opts->type == ValueType::kJson && !nlohmann::json::accept(*value)) {
+    return ReportError(
+        Status::InvalidArgument("value is not valid JSON (--type json)"));
+  }
+  Result<View*> view = ctx.OpenView();
+  if (!view.ok()) return ReportError(view.status());
+  Result<Ref> ref = (*view)->Set(a.key, *value, *opts);
+  if (!ref.ok()) return ReportError(ref.status());
+  return PrintRef(ctx, *ref);
+}
+
+int RunAppend(Context& ctx, const WriteArgs& a) {
+  Result<SetOptions> opts = PrepareWrite(a, ctx);
+  if (!opts.ok()) return ReportError(opts.status());
+  opts->type = ValueType::kStream;
+  Result<std::string> data =
+      ReadValue(a.value_opt->count() > 0, a.value, a.file);
+  if (!data.ok()) return ReportError(data.status());
+  Result<View*> view = ctx.OpenView();
+  if (!view.ok()) return ReportError(view.status());
+  Result<Ref> ref = (*view)->Append(a.key, *data, *opts);
+  if (!ref.ok()) return ReportError(ref.status());
+  return PrintRef(ctx, *ref);
+}
+
+// Reads the whole value, or only [offset, offset+length) through
+// ReadRange when either bound is given.
+int EmitValue(View* view, const Ref& ref, const ReadArgs& a) {
+  bool ranged = a.offset_opt->count() > 0 || a.length_opt->count() > 0;
+  Result<std::string> bytes =
+      ranged ? view->ReadRange(ref, a.offset,
+                               a.length_opt->count() > 0
+                                   ? a.length
+                                   : std::numeric_limits<uint64_t>::max())
+             : view->Resolve(ref);
+  if (!bytes.ok()) return ReportError(bytes.status());
+  Status s = WriteStdout(*bytes);
+  return s.ok() ? kExitOk : ReportError(s);
+}
+
+int RunGet(Context& ctx, const ReadArgs& a) {
+  Status s = ValidateKey(a.key);
+  if (!s.ok()) return ReportError(s.WithContext("key"));
+  s = CheckScopeName(a.scope, ctx.options());
+  if (!s.ok()) return ReportError(s);
+  Result<View*> view = ctx.OpenView();
+  if (!view.ok()) return ReportError(view.status());
+  LookupOptions lookup{a.scope, a.version};
+  bool ranged = a.offset_opt->count() > 0 || a.length_opt->count() > 0;
+  if (!ranged) {
+    Result<std::string> bytes = (*view)->Get(a.key, lookup);
+    if (!bytes.ok()) return ReportError(bytes.status());
+    s = WriteStdout(*bytes);
+    return s.ok() ? kExitOk : ReportError(s);
+  }
+  Result<Ref> ref = (*view)->RefOf(a.key, lookup);
+  if (!ref.ok()) return ReportError(ref.status());
+  return EmitValue(*view, *ref, a);
+}
+
+int RunResolve(Context& ctx, const ReadArgs& a) {
+  Result<Ref> ref = ParseRef(a.key);
+  if (!ref.ok()) return ReportError(ref.status());
+  Result<View*> view = ctx.OpenView();
+  if (!view.ok()) return ReportError(view.status());
+  return EmitValue(*view, *ref, a);
+}
+
+int RunRemove(Context& ctx, const ReadArgs& a) {
+  Status s = ValidateKey(a.key);
+  if (!s.ok()) return ReportError(s.WithContext("key"));
+  s = CheckScopeName(a.scope, ctx.options());
+  if (!s.ok()) return ReportError(s);
+  Result<View*> view = ctx.OpenView();
+  if (!view.ok()) return ReportError(view.status());
+  s = (*view)->Remove(a.key, LookupOptions{a.scope, 0});
+  if (!s.ok()) return ReportError(s);
+  if (ctx.json()) {
+    PrintJson(nlohmann::json{{"key", a.key}, {"removed", true}});
+  } else {
+    s = WriteStdout("removed " + a.key + "\n");
+    if (!s.ok()) return ReportError(s);
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+void RegisterValueCommands(CLI::App& app, CommandTable& table) {
+  {
+    auto a = std::make_shared<WriteArgs>();
+    CLI::App* sub = app.add_subcommand(
+        "set",
+        "Store a value under KEY (a new version if KEY exists); prints its "
+        "ref. The CLI persists by default");
+    AddWriteOptions(sub, a.get(), /*with_type=*/true);
+    table.Add(sub, [a](Context& ctx) { return RunSet(ctx, *a); });
+  }
+  {
+    auto a = std::make_shared<WriteArgs>();
+    CLI::App* sub = app.add_subcommand(
+        "append",
+        "Append bytes to the stream KEY (created when missing); each append "
+        "is a new version. Prints its ref");
+    AddWriteOptions(sub, a.get(), /*with_type=*/false);
+    table.Add(sub, [a](Context& ctx) { return RunAppend(ctx, *a); });
+  }
+  {
+    auto a = std::make_shared<ReadArgs>();
+    CLI::App* sub = app.add_subcommand(
+        "get", "Write the value of KEY to stdout, byte-exact");
+    sub->add_option("KEY", a->key, "The key")->required();
+    sub->add_option("--scope,-s", a->scope,
+                    "Look only in this scope (global, agent, session or "
+                    "agent:<id>/session:<id>); default session, agent, global")
+        ->type_name("SCOPE");
+    AddReadOptions(sub, a.get(), /*with_version=*/true);
+    table.Add(sub, [a](Context& ctx) { return RunGet(ctx, *a); });
+  }
+  {
+    auto a = std::make_shared<ReadArgs>();
+    CLI::App* sub = app.add_subcommand(
+        "resolve",
+        "Write the value a ref names to stdout, byte-exact (any scope: a ref "
+        "is a capability)");
+    sub->add_option("REF", a->key, "A ref string as printed by set or ref")
+        ->required();
+    AddReadOptions(sub, a.get(), /*with_version=*/false);
+    table.Add(sub, [a](Context& ctx) { return RunResolve(ctx, *a); });
+  }
+  {
+    auto a = std::make_shared<ReadArgs>();
+    CLI::App* sub = app.add_subcommand(
+        "rm", "Remove KEY (a tombstone version; history and static refs stay)");
+    sub->add_option("KEY", a->key, "The key")->required();
+    sub->add_option("--scope,-s", a->scope, "Scope of the key")
+        ->type_name("SCOPE");
+    table.Add(sub, [a](Context& ctx) { return RunRemove(ctx, *a); });
+  }
+}
+
+}  // namespace ctxkit::cli

@@ -1,0 +1,159 @@
+#include "cli/output.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <ctime>
+#include <string>
+
+namespace ctxkit::cli {
+
+using nlohmann::json;
+
+json RefToJson(const Ref& ref) {
+  return json{{"ref", FormatRef(ref)},
+              {"id", ref.id},
+              {"key", ref.key},
+              {"scope", ref.scope.ToString()},
+              {"type", std::string(ValueTypeName(ref.type))},
+              {"size_bytes", ref.size_bytes},
+              {"version", ref.version},
+              {"static", ref.is_static()},
+              {"session_only", ref.is_session_only()}};
+}
+
+json ObjectMetaToJson(const ObjectMeta& meta) {
+  return json{{"id", meta.id},
+              {"key", meta.key},
+              {"scope", meta.scope.ToString()},
+              {"type", std::string(ValueTypeName(meta.type))},
+              {"size_bytes", meta.size_bytes},
+              {"version", meta.version},
+              {"created", Rfc3339(meta.created_unix_ns)},
+              {"updated", Rfc3339(meta.updated_unix_ns)},
+              {"created_unix_ns", meta.created_unix_ns},
+              {"updated_unix_ns", meta.updated_unix_ns},
+              {"tags", meta.tags},
+              {"persistent", meta.persistent}};
+}
+
+json VersionMetaToJson(const VersionMeta& meta) {
+  return json{{"version", meta.version},
+              {"state", std::string(VersionStateName(meta.state))},
+              {"type", std::string(ValueTypeName(meta.type))},
+              {"size_bytes", meta.size_bytes},
+              {"sha256", meta.content_hash},
+              {"created", Rfc3339(meta.created_unix_ns)},
+              {"created_unix_ns", meta.created_unix_ns},
+              {"producer", meta.producer}};
+}
+
+json StatsToJson(const StoreStats& s) {
+  return json{{"objects", s.objects},
+              {"live_objects", s.live_objects},
+              {"versions", s.versions},
+              {"content_bytes", s.content_bytes},
+              {"blob_files", s.blob_files},
+              {"memory_ceiling_bytes", s.memory_ceiling_bytes},
+              {"memory_used_bytes", s.memory_used_bytes},
+              {"cached_values", s.cached_values},
+              {"session_objects", s.session_objects},
+              {"session_resident_bytes", s.session_resident_bytes},
+              {"session_spilled_bytes", s.session_spilled_bytes},
+              {"evictions", s.evictions},
+              {"spills", s.spills}};
+}
+
+void PrintJson(const json& j) {
+  std::string text =
+      j.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
+  std::fwrite(text.data(), 1, text.size(), stdout);
+}
+
+std::string HumanBytes(uint64_t bytes) {
+  static const char* const kUnits[] = {"KiB", "MiB", "GiB", "TiB", "PiB"};
+  if (bytes < 1024) return std::to_string(bytes) + " B";
+  double v = static_cast<double>(bytes) / 1024.0;
+  size_t unit = 0;
+  while (v >= 1024.0 && unit + 1 < std::size(kUnits)) {
+    v /= 1024.0;
+    ++unit;
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.1f %s", v, kUnits[unit]);
+  return buf;
+}
+
+std::string ExactBytes(uint64_t bytes) {
+  if (bytes < 1024) return std::to_string(bytes) + " B";
+  return GroupedNumber(bytes) + " B (" + HumanBytes(bytes) + ")";
+}
+
+std::string GroupedNumber(uint64_t n) {
+  std::string digits = std::to_string(n);
+  std::string out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out.push_back(',');
+    out.push_back(digits[i]);
+  }
+  return out;
+}
+
+namespace {
+
+bool ToUtc(int64_t unix_ns, std::tm* tm) {
+  std::time_t secs = static_cast<std::time_t>(unix_ns / 1000000000);
+  return gmtime_r(&secs, tm) != nullptr;
+}
+
+}  // namespace
+
+std::string HumanTime(int64_t unix_ns) {
+  std::tm tm{};
+  if (unix_ns == 0 || !ToUtc(unix_ns, &tm)) return "-";
+  char buf[32];
+  std::strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%S", &tm);
+  return buf;
+}
+
+std::string Rfc3339(int64_t unix_ns) {
+  std::tm tm{};
+  if (unix_ns == 0 || !ToUtc(unix_ns, &tm)) return "";
+  char buf[48];
+  size_t n = std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
+  long nanos = static_cast<long>(unix_ns % 1000000000);
+  if (nanos < 0) nanos = 0;
+  std::snprintf(buf + n, sizeof(buf) - n, ".%09ldZ", nanos);
+  return buf;
+}
+
+std::string Table::Render() const {
+  size_t columns = header_.size();
+  for (const auto& row : rows_) columns = std::max(columns, row.size());
+  std::vector<size_t> width(columns, 0);
+  auto measure = [&](const std::vector<std::string>& row) {
+    for (size_t c = 0; c < row.size() && c < width.size(); ++c) {
+      width[c] = std::max(width[c], row[c].size());
+    }
+  };
+  measure(header_);
+  for (const auto& row : rows_) measure(row);
+
+  std::string out;
+  auto emit = [&](const std::vector<std::string>& row) {
+    std::string line;
+    for (size_t c = 0; c < width.size(); ++c) {
+      const std::string cell = c < row.size() ? row[c] : "";
+      bool right = std::find(right_.begin(), right_.end(), c) != right_.end();
+      std::string pad(width[c] - cell.size(), ' ');
+      if (c > 0) line += "  ";
+      line += right ? pad + cell : cell + pad;
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out += line + "\n";
+  };
+  if (!header_.empty()) emit(header_);
+  for (const auto& row : rows_) emit(row);
+  return out;
+}
+
+}  // namespace ctxkit::cli

@@ -1,0 +1,61 @@
+// Rendering of refs and metadata: JSON objects for --json, compact aligned
+// text for people. The JSON field names are documented in docs/cli.md and
+// are a stable interface for scripts.
+
+#ifndef CTXKIT_CLI_OUTPUT_H_
+#define CTXKIT_CLI_OUTPUT_H_
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ctxkit/ref.h"
+#include "ctxkit/store.h"
+
+namespace ctxkit::cli {
+
+nlohmann::json RefToJson(const Ref& ref);
+nlohmann::json ObjectMetaToJson(const ObjectMeta& meta);
+nlohmann::json VersionMetaToJson(const VersionMeta& meta);
+nlohmann::json StatsToJson(const StoreStats& stats);
+
+// Prints `j` on one line followed by a newline. Invalid UTF-8 in strings
+// (keys are validated, but producers are free-form) is replaced, never
+// fatal.
+void PrintJson(const nlohmann::json& j);
+
+// "1.5 KiB", "4.0 MiB", "312 B".
+std::string HumanBytes(uint64_t bytes);
+// "312 B", or "4,194,304 B (4.0 MiB)" from 1 KiB up.
+std::string ExactBytes(uint64_t bytes);
+// "12,345,678".
+std::string GroupedNumber(uint64_t n);
+// UTC "2024-05-01 12:34:56", or "-" for 0.
+std::string HumanTime(int64_t unix_ns);
+// RFC 3339 UTC with nanoseconds, "" for 0.
+std::string Rfc3339(int64_t unix_ns);
+
+// A text table whose columns are padded to their widest cell. Columns in
+// `right_aligned` (0-based) are right-aligned (numbers). An empty header
+// renders rows only (key/value listings).
+class Table {
+ public:
+  explicit Table(std::vector<std::string> header,
+                 std::vector<size_t> right_aligned = {})
+      : header_(std::move(header)), right_(std::move(right_aligned)) {}
+  void AddRow(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
+  size_t size() const { return rows_.size(); }
+  // The header and rows, two spaces between columns, no trailing blanks.
+  std::string Render() const;
+
+ private:
+  std::vector<std::string> header_;
+  std::vector<size_t> right_;
+  std::vector<std::vector<std::string>> rows_;
+};
+
+}  // namespace ctxkit::cli
+
+#endif  // CTXKIT_CLI_OUTPUT_H_

@@ -1,0 +1,42 @@
+// Running a child process with given argv, environment and stdin, and
+// capturing its stdout, stderr and exit status. `ctxkit demo` uses it to
+// prove that another process sees the store; the CLI tests use it to drive
+// the real binary.
+
+#ifndef CTXKIT_CLI_SUBPROCESS_H_
+#define CTXKIT_CLI_SUBPROCESS_H_
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ctxkit/status.h"
+
+namespace ctxkit::cli {
+
+struct ProcessResult {
+  // The exit status, or 128 + signal number when the child was killed.
+  int exit_code = -1;
+  bool signaled = false;
+  std::string out;
+  std::string err;
+};
+
+// Runs argv[0] (a path; PATH is not searched) with `argv`, feeding `input`
+// on its stdin and then closing it. `env`: the complete environment as
+// "NAME=value" strings, or nullopt to inherit this process's. Blocks until
+// the child exits. IoError when the child cannot be started.
+//
+// Thread safety: safe to call from several threads; SIGPIPE is blocked only
+// in the calling thread while it writes the child's stdin.
+Result<ProcessResult> RunProcess(
+    const std::vector<std::string>& argv, std::string_view input = {},
+    const std::optional<std::vector<std::string>>& env = std::nullopt);
+
+// The path of the running executable (/proc/self/exe resolved).
+Result<std::string> SelfExecutable();
+
+}  // namespace ctxkit::cli
+
+#endif  // CTXKIT_CLI_SUBPROCESS_H_
