@@ -1,0 +1,39 @@
+// Byte pair encoding of one pre-tokenized piece.
+//
+// The result is exactly tiktoken's: start from single bytes, then
+// repeatedly merge the adjacent pair whose concatenation has the lowest
+// rank (the leftmost such pair on ties) until no adjacent pair is a token.
+// tiktoken finds each minimum with a linear scan, which is quadratic in the
+// piece length; that is the fastest way for the short pieces of ordinary
+// text, so we do the same below a threshold. Longer pieces (a megabyte of
+// letters without a space is one piece) use a binary heap keyed by
+// (rank, position) over a doubly linked list of parts, O(n log n).
+
+#ifndef CTXKIT_TEXT_BYTE_PAIR_MERGE_H_
+#define CTXKIT_TEXT_BYTE_PAIR_MERGE_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "text/rank_table.h"
+
+namespace ctxkit::text {
+
+// Appends the tokens of `piece` to `*out`.
+// REQUIRES: !piece.empty().
+void BytePairEncode(const RankTable& ranks, std::string_view piece,
+                    std::vector<uint32_t>* out);
+
+// Returns the number of tokens BytePairEncode would append.
+// REQUIRES: !piece.empty().
+size_t BytePairCount(const RankTable& ranks, std::string_view piece);
+
+// Pieces up to this many bytes use the linear-scan merge (exposed so tests
+// can cover both paths on either side of it).
+inline constexpr size_t kLinearScanMergeLimit = 64;
+
+}  // namespace ctxkit::text
+
+#endif  // CTXKIT_TEXT_BYTE_PAIR_MERGE_H_
