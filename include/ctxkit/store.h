@@ -168,7 +168,9 @@ struct StoreStats {
   uint64_t objects = 0;       // Durable objects, removed ones included.
   uint64_t live_objects = 0;  // Durable objects not removed.
   uint64_t versions = 0;
-  uint64_t content_bytes = 0;  // Distinct durable content, deduplicated.
+  // Durable content bytes stored: small contents inline (one copy per
+  // version) plus blob files (deduplicated by SHA-256).
+  uint64_t content_bytes = 0;
   uint64_t blob_files = 0;
   uint64_t memory_ceiling_bytes = 0;
   uint64_t memory_used_bytes = 0;  // Cached + resident session-only bytes.

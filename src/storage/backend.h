@@ -120,6 +120,11 @@ class Backend {
 
   virtual Result<ObjectRecord> FindObject(const Scope& scope,
                                           std::string_view key) = 0;
+  // For each of `scopes` holding an object with `key`, its live object or,
+  // failing that, its most recently removed one (one record per scope, in
+  // no particular order). One round trip for a view's whole lookup.
+  virtual Result<std::vector<ObjectRecord>> FindObjects(
+      std::string_view key, const std::vector<Scope>& scopes) = 0;
   virtual Result<ObjectRecord> GetObject(int64_t id) = 0;
   // version 0 means the latest.
   virtual Result<VersionRecord> GetVersion(int64_t id, uint64_t version) = 0;

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <mutex>
+#include <optional>
 
 #include "core/status_macros.h"
 #include "core/value_type_codes.h"
@@ -84,18 +85,24 @@ class SqliteBackend final : public Backend {
     v.size_bytes = req.content.size();
     v.created_unix_ns = req.now_unix_ns;
     v.producer = req.producer;
-    CTXKIT_RETURN_IF_ERROR(
-        InsertContentLocked(req.hash, req.content, req.now_unix_ns));
-    if (req.type == ValueType::kStream) {
-      v.stream_base = v.version;
-      CTXKIT_RETURN_IF_ERROR(InsertChunkLocked(
-          obj.id, v.version, v.stream_base, 0, req.content.size(), req.hash));
+    const bool inline_content = req.content.size() <= options_.inline_max_bytes;
+    if (!inline_content) {
+      CTXKIT_RETURN_IF_ERROR(
+          RegisterBlobLocked(req.hash, req.content.size(), req.now_unix_ns));
     }
-    CTXKIT_RETURN_IF_ERROR(InsertVersionLocked(v));
+    std::optional<std::string_view> version_data;
+    if (req.type == ValueType::kStream) {
+      // A stream's content is its chunks; this set starts a new run.
+      v.stream_base = v.version;
+      CTXKIT_RETURN_IF_ERROR(InsertChunkLocked(obj.id, v.version, v.stream_base,
+                                               0, req.content, req.hash,
+                                               inline_content));
+    } else if (inline_content) {
+      version_data = req.content;
+    }
+    CTXKIT_RETURN_IF_ERROR(InsertVersionLocked(v, version_data));
     CTXKIT_RETURN_IF_ERROR(UpdateObjectLocked(&obj, v));
-    CTXKIT_RETURN_IF_ERROR(ReplaceTagsLocked(obj.id, req.tags));
-    obj.tags = req.tags;
-    std::sort(obj.tags.begin(), obj.tags.end());
+    CTXKIT_RETURN_IF_ERROR(ReplaceTagsLocked(&obj, req.tags));
     CTXKIT_RETURN_IF_ERROR(CommitLocked(&txn));
     return WriteResult{std::move(obj), std::move(v)};
   }
@@ -138,17 +145,17 @@ class SqliteBackend final : public Backend {
     v.created_unix_ns = req.now_unix_ns;
     v.producer = req.producer;
     v.stream_base = continues ? base : v.version;
-    CTXKIT_RETURN_IF_ERROR(
-        InsertContentLocked(req.hash, req.bytes, req.now_unix_ns));
-    CTXKIT_RETURN_IF_ERROR(InsertChunkLocked(
-        obj.id, v.version, v.stream_base, offset, req.bytes.size(), req.hash));
-    CTXKIT_RETURN_IF_ERROR(InsertVersionLocked(v));
-    CTXKIT_RETURN_IF_ERROR(UpdateObjectLocked(&obj, v));
-    if (!continues) {
-      CTXKIT_RETURN_IF_ERROR(ReplaceTagsLocked(obj.id, req.tags));
-      obj.tags = req.tags;
-      std::sort(obj.tags.begin(), obj.tags.end());
+    const bool inline_content = req.bytes.size() <= options_.inline_max_bytes;
+    if (!inline_content) {
+      CTXKIT_RETURN_IF_ERROR(
+          RegisterBlobLocked(req.hash, req.bytes.size(), req.now_unix_ns));
     }
+    CTXKIT_RETURN_IF_ERROR(InsertChunkLocked(obj.id, v.version, v.stream_base,
+                                             offset, req.bytes, req.hash,
+                                             inline_content));
+    CTXKIT_RETURN_IF_ERROR(InsertVersionLocked(v, std::nullopt));
+    CTXKIT_RETURN_IF_ERROR(UpdateObjectLocked(&obj, v));
+    if (!continues) CTXKIT_RETURN_IF_ERROR(ReplaceTagsLocked(&obj, req.tags));
     CTXKIT_RETURN_IF_ERROR(CommitLocked(&txn));
     return WriteResult{std::move(obj), std::move(v)};
   }
@@ -171,7 +178,7 @@ class SqliteBackend final : public Backend {
     v.type = obj.type;
     v.created_unix_ns = now_unix_ns;
     v.producer = std::string(producer);
-    CTXKIT_RETURN_IF_ERROR(InsertVersionLocked(v));
+    CTXKIT_RETURN_IF_ERROR(InsertVersionLocked(v, std::nullopt));
     auto q = db_->Prepare(
         "UPDATE objects SET latest_version = ?, deleted = 1, updated_ns = ? "
         "WHERE id = ?");
@@ -213,6 +220,39 @@ class SqliteBackend final : public Backend {
                                   std::string_view key) override {
     std::lock_guard lock(mu_);
     return FindObjectLocked(scope, key);
+  }
+
+  Result<std::vector<ObjectRecord>> FindObjects(
+      std::string_view key, const std::vector<Scope>& scopes) override {
+    std::string sql = std::string("SELECT ") + kObjectColumns +
+                      " FROM objects WHERE key = ? AND scope IN (";
+    for (size_t i = 0; i < scopes.size(); ++i) sql += i ? ", ?" : "?";
+    sql += ") ORDER BY scope, deleted ASC, updated_ns DESC";
+    std::vector<std::string> scope_texts;
+    for (const Scope& scope : scopes) scope_texts.push_back(scope.ToString());
+    std::lock_guard lock(mu_);
+    auto q = db_->PrepareDynamic(sql);
+    if (!q.ok()) return q.status();
+    (*q)->BindText(1, key);
+    for (size_t i = 0; i < scope_texts.size(); ++i) {
+      (*q)->BindText(static_cast<int>(i) + 2, scope_texts[i]);
+    }
+    std::vector<ObjectRecord> out;
+    while (true) {
+      Result<bool> row = (*q)->Step();
+      if (!row.ok()) return row.status();
+      if (!*row) break;
+      Result<ObjectRecord> obj = ReadObjectRow(**q);
+      if (!obj.ok()) return obj.status();
+      // Rows come grouped by scope, best first: keep one per scope.
+      if (!out.empty() && out.back().scope == obj->scope) continue;
+      out.push_back(std::move(obj).value());
+    }
+    q->reset();
+    for (auto& obj : out) {
+      CTXKIT_ASSIGN_OR_RETURN(obj.tags, LoadTagsLocked(obj.id));
+    }
+    return out;
   }
 
   Result<ObjectRecord> GetObject(int64_t id) override {
@@ -317,8 +357,9 @@ class SqliteBackend final : public Backend {
     }
     if (offset >= v.size_bytes) return std::string();
     length = std::min(length, v.size_bytes - offset);
-    if (v.type != ValueType::kStream)
-      return ReadContent(v.hash, offset, length);
+    if (v.type != ValueType::kStream) {
+      return ReadVersionContent(v, offset, length);
+    }
     return ReadStream(v, offset, length);
   }
 
@@ -340,8 +381,10 @@ class SqliteBackend final : public Backend {
     stats.versions = (*q)->Int(0);
     q->reset();
     q = db_->Prepare(
-        "SELECT coalesce(sum(size), 0), coalesce(sum(data IS NULL), 0) "
-        "FROM contents");
+        "SELECT (SELECT coalesce(sum(length(data)), 0) FROM versions) + "
+        "(SELECT coalesce(sum(length(data)), 0) FROM stream_chunks) + "
+        "(SELECT coalesce(sum(size), 0) FROM blobs), "
+        "(SELECT count(*) FROM blobs)");
     if (!q.ok()) return q.status();
     row = (*q)->Step();
     if (!row.ok()) return row.status();
@@ -485,9 +528,14 @@ class SqliteBackend final : public Backend {
                                           int64_t now) {
     Result<ObjectRecord> found = FindObjectLocked(scope, key);
     if (found.ok() || !found.status().IsNotFound()) return found;
+    // Ids continue from the largest so far, or start at the store's base.
     auto q = db_->Prepare(
-        "INSERT INTO objects(scope, key, type, latest_version, deleted, size, "
-        "created_ns, updated_ns) VALUES (?, ?, ?, 0, 0, 0, ?, ?)");
+        "INSERT INTO objects(id, scope, key, type, latest_version, deleted, "
+        "size, created_ns, updated_ns) VALUES ("
+        "coalesce((SELECT max(id) + 1 FROM objects), "
+        "(SELECT CAST(value AS INTEGER) FROM meta "
+        "WHERE name = 'object_id_base'), 1), "
+        "?, ?, ?, 0, 0, 0, ?, ?)");
     if (!q.ok()) return q.status();
     std::string scope_text = scope.ToString();
     CTXKIT_RETURN_IF_ERROR((*q)->BindText(1, scope_text)
@@ -506,43 +554,46 @@ class SqliteBackend final : public Backend {
     return obj;
   }
 
-  Status InsertContentLocked(std::string_view hash, std::string_view content,
-                             int64_t now) {
+  // Records a blob file written by BlobFiles::Write (deduplicated).
+  Status RegisterBlobLocked(std::string_view hash, uint64_t size, int64_t now) {
     auto q = db_->Prepare(
-        "INSERT OR IGNORE INTO contents(hash, size, data, created_ns) "
-        "VALUES (?, ?, ?, ?)");
-    if (!q.ok()) return q.status();
-    (*q)->BindBlob(1, hash).Bind(2, static_cast<int64_t>(content.size()));
-    if (content.size() > options_.inline_max_bytes) {
-      (*q)->BindNull(3);
-    } else {
-      (*q)->BindBlob(3, content);
-    }
-    return (*q)->Bind(4, now).Run();
-  }
-
-  Status InsertChunkLocked(int64_t id, uint64_t version, uint64_t base,
-                           uint64_t offset, uint64_t size,
-                           std::string_view hash) {
-    auto q = db_->Prepare(
-        "INSERT INTO stream_chunks(object_id, version, stream_base, offset, "
-        "size, hash) VALUES (?, ?, ?, ?, ?, ?)");
+        "INSERT OR IGNORE INTO blobs(hash, size, created_ns) VALUES (?, ?, ?)");
     if (!q.ok()) return q.status();
     return (*q)
-        ->Bind(1, id)
-        .Bind(2, static_cast<int64_t>(version))
-        .Bind(3, static_cast<int64_t>(base))
-        .Bind(4, static_cast<int64_t>(offset))
-        .Bind(5, static_cast<int64_t>(size))
-        .BindBlob(6, hash)
+        ->BindBlob(1, hash)
+        .Bind(2, static_cast<int64_t>(size))
+        .Bind(3, now)
         .Run();
   }
 
-  Status InsertVersionLocked(const VersionRecord& v) {
+  Status InsertChunkLocked(int64_t id, uint64_t version, uint64_t base,
+                           uint64_t offset, std::string_view bytes,
+                           std::string_view hash, bool inline_content) {
+    auto q = db_->Prepare(
+        "INSERT INTO stream_chunks(object_id, version, stream_base, offset, "
+        "size, hash, data) VALUES (?, ?, ?, ?, ?, ?, ?)");
+    if (!q.ok()) return q.status();
+    (*q)->Bind(1, id)
+        .Bind(2, static_cast<int64_t>(version))
+        .Bind(3, static_cast<int64_t>(base))
+        .Bind(4, static_cast<int64_t>(offset))
+        .Bind(5, static_cast<int64_t>(bytes.size()))
+        .BindBlob(6, hash);
+    if (inline_content) {
+      (*q)->BindBlob(7, bytes);
+    } else {
+      (*q)->BindNull(7);
+    }
+    return (*q)->Run();
+  }
+
+  // `data`: the content when it is kept inline (not streams, not blobs).
+  Status InsertVersionLocked(const VersionRecord& v,
+                             std::optional<std::string_view> data) {
     auto q = db_->Prepare(
         "INSERT INTO versions(object_id, version, state, type, hash, size, "
-        "created_ns, producer, stream_base) VALUES (?, ?, ?, ?, ?, ?, ?, ?, "
-        "?)");
+        "created_ns, producer, stream_base, data) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
     if (!q.ok()) return q.status();
     (*q)->Bind(1, v.object_id)
         .Bind(2, static_cast<int64_t>(v.version))
@@ -553,12 +604,16 @@ class SqliteBackend final : public Backend {
     } else {
       (*q)->BindBlob(5, v.hash);
     }
-    return (*q)
-        ->Bind(6, static_cast<int64_t>(v.size_bytes))
+    (*q)->Bind(6, static_cast<int64_t>(v.size_bytes))
         .Bind(7, v.created_unix_ns)
         .BindText(8, v.producer)
-        .Bind(9, static_cast<int64_t>(v.stream_base))
-        .Run();
+        .Bind(9, static_cast<int64_t>(v.stream_base));
+    if (data) {
+      (*q)->BindBlob(10, *data);
+    } else {
+      (*q)->BindNull(10);
+    }
+    return (*q)->Run();
   }
 
   Status UpdateObjectLocked(ObjectRecord* obj, const VersionRecord& v) {
@@ -580,46 +635,53 @@ class SqliteBackend final : public Backend {
     return Status::Ok();
   }
 
-  Status ReplaceTagsLocked(int64_t id, const std::vector<std::string>& tags) {
-    auto del = db_->Prepare("DELETE FROM tags WHERE object_id = ?");
-    if (!del.ok()) return del.status();
-    CTXKIT_RETURN_IF_ERROR((*del)->Bind(1, id).Run());
-    del->reset();
-    for (const auto& tag : tags) {
-      auto ins = db_->Prepare(
-          "INSERT OR IGNORE INTO tags(object_id, tag) VALUES (?, ?)");
-      if (!ins.ok()) return ins.status();
-      CTXKIT_RETURN_IF_ERROR((*ins)->Bind(1, id).BindText(2, tag).Run());
+  // Sets the object's tags, touching the tags table only when they change.
+  Status ReplaceTagsLocked(ObjectRecord* obj, std::vector<std::string> tags) {
+    std::sort(tags.begin(), tags.end());
+    tags.erase(std::unique(tags.begin(), tags.end()), tags.end());
+    if (tags == obj->tags) return Status::Ok();
+    if (!obj->tags.empty()) {
+      auto del = db_->Prepare("DELETE FROM tags WHERE object_id = ?");
+      if (!del.ok()) return del.status();
+      CTXKIT_RETURN_IF_ERROR((*del)->Bind(1, obj->id).Run());
     }
+    for (const auto& tag : tags) {
+      auto ins = db_->Prepare("INSERT INTO tags(object_id, tag) VALUES (?, ?)");
+      if (!ins.ok()) return ins.status();
+      CTXKIT_RETURN_IF_ERROR((*ins)->Bind(1, obj->id).BindText(2, tag).Run());
+    }
+    obj->tags = std::move(tags);
     return Status::Ok();
   }
 
-  Result<std::string> ReadContent(std::string_view hash, uint64_t offset,
-                                  uint64_t length) {
-    bool in_file = false;
+  // Reads a range of a non-stream version: from its row when inline, else
+  // from its blob file (without holding the lock: blob files are immutable).
+  Result<std::string> ReadVersionContent(const VersionRecord& v,
+                                         uint64_t offset, uint64_t length) {
     {
       std::lock_guard lock(mu_);
       auto q = db_->Prepare(
-          "SELECT data IS NULL, substr(data, ?, ?) FROM contents "
-          "WHERE hash = ?");
+          "SELECT data IS NULL, substr(data, ?, ?) FROM versions "
+          "WHERE object_id = ? AND version = ?");
       if (!q.ok()) return q.status();
       (*q)->Bind(1, static_cast<int64_t>(offset + 1))
           .Bind(2, static_cast<int64_t>(length))
-          .BindBlob(3, hash);
+          .Bind(3, v.object_id)
+          .Bind(4, static_cast<int64_t>(v.version));
       Result<bool> row = (*q)->Step();
       if (!row.ok()) return row.status();
-      if (!*row) return Status::Corruption("content missing from the store");
-      in_file = (*q)->Int(0) != 0;
-      if (!in_file) return (*q)->Blob(1);
+      if (!*row) return Status::Corruption("version row missing");
+      if ((*q)->Int(0) == 0) return (*q)->Blob(1);
     }
-    // Blob files are immutable: read them without holding the lock.
-    return blobs_.Read(hash, offset, length);
+    return blobs_.Read(v.hash, offset, length);
   }
 
   struct Chunk {
-    uint64_t offset;
-    uint64_t size;
+    uint64_t offset = 0;
+    uint64_t size = 0;
     std::string hash;
+    bool in_file = false;
+    std::string data;  // When inline.
   };
 
   Result<std::string> ReadStream(const VersionRecord& v, uint64_t offset,
@@ -632,7 +694,7 @@ class SqliteBackend final : public Backend {
       // after it; the index (object_id, stream_base, offset) finds it in
       // O(log n), then the range scan walks only the chunks needed.
       auto q = db_->Prepare(
-          "SELECT offset, size, hash FROM stream_chunks "
+          "SELECT offset, size, hash, data IS NULL, data FROM stream_chunks "
           "WHERE object_id = ?1 AND stream_base = ?2 AND version <= ?3 "
           "AND offset >= (SELECT coalesce(max(offset), 0) FROM stream_chunks "
           "  WHERE object_id = ?1 AND stream_base = ?2 AND offset <= ?4) "
@@ -647,8 +709,13 @@ class SqliteBackend final : public Backend {
         Result<bool> row = (*q)->Step();
         if (!row.ok()) return row.status();
         if (!*row) break;
-        chunks.push_back({static_cast<uint64_t>((*q)->Int(0)),
-                          static_cast<uint64_t>((*q)->Int(1)), (*q)->Blob(2)});
+        Chunk c;
+        c.offset = static_cast<uint64_t>((*q)->Int(0));
+        c.size = static_cast<uint64_t>((*q)->Int(1));
+        c.hash = (*q)->Blob(2);
+        c.in_file = (*q)->Int(3) != 0;
+        if (!c.in_file) c.data = (*q)->Blob(4);
+        chunks.push_back(std::move(c));
       }
     }
     std::string out;
@@ -657,9 +724,16 @@ class SqliteBackend final : public Backend {
       uint64_t from = std::max(offset, c.offset);
       uint64_t to = std::min(end, c.offset + c.size);
       if (from >= to) continue;
+      if (!c.in_file) {
+        if (c.data.size() != c.size) {
+          return Status::Corruption("stream chunk has the wrong size");
+        }
+        out.append(c.data, from - c.offset, to - from);
+        continue;
+      }
       std::string part;
       CTXKIT_ASSIGN_OR_RETURN(part,
-                              ReadContent(c.hash, from - c.offset, to - from));
+                              blobs_.Read(c.hash, from - c.offset, to - from));
       out += part;
     }
     if (out.size() != length) {

@@ -1,5 +1,11 @@
 #include "storage/sqlite_db.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
 namespace ctxkit::storage {
 
 Query& Query::Bind(int index, int64_t value) {
@@ -73,6 +79,15 @@ std::string Query::Blob(int col) const {
 
 Result<std::unique_ptr<SqliteDb>> SqliteDb::Open(const std::string& path,
                                                  int busy_timeout_ms) {
+  // SQLite creates the database (and later its -wal and -shm files, which
+  // copy the database's permissions) with the umask's mode; a store holds
+  // an agent's private context, so create it owner-only first.
+  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    return Status::IoError("create database " + path + ": " +
+                           std::strerror(errno));
+  }
+  ::close(fd);
   sqlite3* db = nullptr;
   int rc = sqlite3_open_v2(
       path.c_str(), &db,

@@ -1,11 +1,17 @@
 #include "storage/sqlite_schema.h"
 
 #include <cstdlib>
+#include <random>
 #include <string>
 
 namespace ctxkit::storage {
 namespace {
 
+// Layout notes (docs/storage-format.md has the full description). Each set
+// should dirty as few b-tree pages as possible, since every dirty page is a
+// WAL write: ids are plain rowids (rows are never deleted, so never reused;
+// no AUTOINCREMENT bookkeeping table), objects have a single secondary index,
+// and small content lives in its version row instead of a separate table.
 constexpr const char* kSchemaV1 = R"sql(
 CREATE TABLE meta(
   name  TEXT PRIMARY KEY,
@@ -13,7 +19,7 @@ CREATE TABLE meta(
 ) WITHOUT ROWID;
 
 CREATE TABLE objects(
-  id             INTEGER PRIMARY KEY AUTOINCREMENT,
+  id             INTEGER PRIMARY KEY,  -- from meta.object_id_base up
   scope          TEXT NOT NULL,
   key            TEXT NOT NULL,
   type           INTEGER NOT NULL,
@@ -23,7 +29,6 @@ CREATE TABLE objects(
   created_ns     INTEGER NOT NULL,
   updated_ns     INTEGER NOT NULL
 );
-CREATE UNIQUE INDEX objects_live ON objects(scope, key) WHERE deleted = 0;
 CREATE INDEX objects_by_key ON objects(key, scope);
 
 CREATE TABLE versions(
@@ -38,15 +43,15 @@ CREATE TABLE versions(
   stream_base INTEGER NOT NULL,
   tokens      INTEGER,
   attrs       TEXT,
+  data        BLOB,
   PRIMARY KEY(object_id, version)
 ) WITHOUT ROWID;
 
-CREATE TABLE contents(
+CREATE TABLE blobs(
   hash       BLOB PRIMARY KEY,
   size       INTEGER NOT NULL,
-  data       BLOB,
   created_ns INTEGER NOT NULL
-);
+) WITHOUT ROWID;
 
 CREATE TABLE tags(
   object_id INTEGER NOT NULL,
@@ -62,6 +67,7 @@ CREATE TABLE stream_chunks(
   offset      INTEGER NOT NULL,
   size        INTEGER NOT NULL,
   hash        BLOB NOT NULL,
+  data        BLOB,
   PRIMARY KEY(object_id, version)
 ) WITHOUT ROWID;
 CREATE INDEX stream_chunks_by_offset
@@ -102,6 +108,17 @@ Status EnsureSchema(SqliteDb* db) {
     if (!s.ok()) return s;
     s = db->Exec("INSERT INTO meta(name, value) VALUES ('schema_version', '" +
                  std::to_string(kSchemaVersion) + "')");
+    if (!s.ok()) return s;
+    // Each store numbers its objects from its own random base, so an id
+    // taken from one store practically never names an object in another
+    // (a ref is also checked against the object's key). Bases stay below
+    // 36^7 - 2^32, keeping ids 7 base-36 digits for billions of objects.
+    std::random_device rd;
+    const uint64_t low = 2176782336ull;  // 36^6
+    const uint64_t span = 78364164096ull - 4294967296ull - low;
+    const uint64_t base = low + ((uint64_t{rd()} << 32 | rd()) % span);
+    s = db->Exec("INSERT INTO meta(name, value) VALUES ('object_id_base', '" +
+                 std::to_string(base) + "')");
     if (!s.ok()) return s;
   }
   // Later versions: `if (current < 2) { migrate 1 -> 2 }` and so on, each

@@ -54,11 +54,17 @@ Status MemoryTier::SpillPayload(PayloadId id, Payload* p) {
   return Status::Ok();
 }
 
-Result<PayloadId> MemoryTier::Store(std::string_view data) {
+Status MemoryTier::Spill(PayloadId id) {
+  auto it = payloads_.find(id);
+  if (it == payloads_.end() || !it->second.resident) return Status::Ok();
+  return SpillPayload(id, &it->second);
+}
+
+Result<PayloadId> MemoryTier::Store(std::string_view data, bool spill_now) {
   PayloadId id = next_payload_++;
   Payload p;
   p.size = data.size();
-  if (data.size() > spill_threshold_ || data.size() > ceiling_) {
+  if (spill_now || data.size() > spill_threshold_ || data.size() > ceiling_) {
     Result<uint64_t> offset = spill_.Write(data);
     if (!offset.ok()) return offset.status();
     p.resident = false;

@@ -63,8 +63,11 @@ class MemoryTier {
   std::shared_ptr<const std::string> Lookup(const CacheKey& key);
   void Insert(const CacheKey& key, std::shared_ptr<const std::string> value);
 
-  // Session-only payloads.
-  Result<PayloadId> Store(std::string_view data);
+  // Session-only payloads. `spill_now` sends the payload straight to the
+  // spill file (used once the value it belongs to outgrows the threshold).
+  Result<PayloadId> Store(std::string_view data, bool spill_now = false);
+  // Moves a resident payload to the spill file; no-op when already there.
+  Status Spill(PayloadId id);
   Result<std::string> Read(PayloadId id, uint64_t offset, uint64_t length);
   void Drop(PayloadId id);
 

@@ -46,6 +46,9 @@ struct SessionObject {
   int64_t updated_unix_ns = 0;
   bool deleted = false;
   std::vector<SessionChunk> chunks;
+  // chunks[0, spilled_chunks) are known to be in the spill file: a stream
+  // that outgrew the spill threshold moves its chunks there once.
+  size_t spilled_chunks = 0;
   std::vector<SessionVersion> versions;  // versions[i].meta.version == i + 1
 
   const SessionVersion& latest() const { return versions.back(); }

@@ -253,20 +253,49 @@ Result<storage::VersionRecord> StoreImpl::DurableVersion(int64_t id,
 
 Result<StoreImpl::Located> StoreImpl::Locate(const ViewIdentity& view,
                                              std::string_view key,
-                                             const ScopeName& scope_name) {
+                                             const ScopeName& scope_name,
+                                             bool include_removed) {
   CTXKIT_RETURN_IF_ERROR(ValidateKey(key));
   CTXKIT_ASSIGN_OR_RETURN(ScopeList scopes, LookupScopes(view, scope_name));
   SyncRecordCache();
+  // Fetch every scope the caches cannot answer in one round trip, recording
+  // absences too, then decide in priority order from the caches.
+  std::vector<Scope> unknown;
+  {
+    std::lock_guard lock(mu_);
+    for (const Scope& scope : scopes) {
+      if (records_.find(NameKey(scope, key)) == records_.end()) {
+        unknown.push_back(scope);
+      }
+    }
+  }
+  if (!unknown.empty()) {
+    CTXKIT_ASSIGN_OR_RETURN(std::vector<storage::ObjectRecord> found,
+                            backend_->FindObjects(key, unknown));
+    std::lock_guard lock(mu_);
+    for (const Scope& scope : unknown) {
+      auto it = std::find_if(found.begin(), found.end(),
+                             [&](const auto& r) { return r.scope == scope; });
+      if (it != found.end()) {
+        Remember(*it);
+      } else {
+        if (records_.size() >= kMaxCachedRecords) records_.clear();
+        records_.insert_or_assign(NameKey(scope, key), std::nullopt);
+      }
+    }
+  }
   for (const Scope& scope : scopes) {
     {
       std::lock_guard lock(mu_);
       store::SessionObject* obj = session_objects_.Find(scope, key);
-      if (obj != nullptr && !obj->deleted) {
+      if (obj != nullptr && (!obj->deleted || include_removed)) {
         return Located{session_objects_.Hold(obj), std::nullopt};
       }
     }
+    // Normally a cache hit; a miss (the cache was cleared meanwhile by
+    // another process's commit) asks the database.
     Result<storage::ObjectRecord> record = FindDurable(scope, key);
-    if (record.ok() && !record->deleted) {
+    if (record.ok() && (!record->deleted || include_removed)) {
       return Located{nullptr, std::move(record).value()};
     }
     if (!record.ok() && !record.status().IsNotFound()) return record.status();
@@ -434,16 +463,29 @@ Result<Ref> StoreImpl::SetSessionOnly(const ViewIdentity& view,
   if (obj == nullptr) {
     obj = session_objects_.Create(scope, key, view.session, now);
   }
-  CTXKIT_ASSIGN_OR_RETURN(store::PayloadId payload, memory_.Store(value));
+  const uint64_t offset = continues ? obj->latest().meta.size_bytes : 0;
+  // The spill threshold applies to the value, not to each append: once a
+  // stream outgrows it, its chunks go to the spill file.
+  const bool spill_now = offset + value.size() > options_.spill_threshold_bytes;
+  CTXKIT_ASSIGN_OR_RETURN(store::PayloadId payload,
+                          memory_.Store(value, spill_now));
+  if (spill_now) {
+    for (; obj->spilled_chunks < obj->chunks.size(); ++obj->spilled_chunks) {
+      CTXKIT_RETURN_IF_ERROR(
+          memory_.Spill(obj->chunks[obj->spilled_chunks].payload));
+    }
+  }
   store::SessionVersion v;
   v.meta.version = obj->versions.size() + 1;
   v.meta.type = append ? ValueType::kStream : options.type;
   v.meta.content_hash = core::ToHex(hash);
   v.meta.created_unix_ns = now;
   v.meta.producer = options.producer;
-  uint64_t offset = continues ? obj->latest().meta.size_bytes : 0;
   v.chunk_begin = continues ? obj->latest().chunk_begin : obj->chunks.size();
   obj->chunks.push_back({payload, offset, value.size()});
+  if (spill_now && obj->spilled_chunks + 1 == obj->chunks.size()) {
+    obj->spilled_chunks = obj->chunks.size();
+  }
   v.chunk_end = obj->chunks.size();
   v.meta.size_bytes = offset + value.size();
   obj->versions.push_back(std::move(v));
@@ -500,14 +542,14 @@ Result<Ref> StoreImpl::Append(const ViewIdentity& view, std::string_view key,
   CTXKIT_RETURN_IF_ERROR(ValidateKey(key));
   CTXKIT_RETURN_IF_ERROR(ValidateTags(options.tags));
   CTXKIT_ASSIGN_OR_RETURN(Scope scope, WriteScope(view, options.scope));
+  bool session_stream = !options.persist;
   {
     std::lock_guard lock(mu_);
     store::SessionObject* obj = session_objects_.Find(scope, key);
-    if (obj != nullptr && !obj->deleted) {
-      return SetSessionOnly(view, scope, key, bytes, options, true);
-    }
+    if (obj != nullptr && !obj->deleted) session_stream = true;
   }
-  if (!options.persist) {
+  // SetSessionOnly takes mu_ itself.
+  if (session_stream) {
     return SetSessionOnly(view, scope, key, bytes, options, true);
   }
   storage::AppendRequest req;
@@ -603,7 +645,11 @@ Status StoreImpl::EndSession(std::string_view session_id) {
 Result<std::string> StoreImpl::Get(const ViewIdentity& view,
                                    std::string_view key,
                                    const LookupOptions& options) {
-  CTXKIT_ASSIGN_OR_RETURN(Located where, Locate(view, key, options.scope));
+  // A numbered version stays readable after the key is removed, as it does
+  // through a static ref.
+  CTXKIT_ASSIGN_OR_RETURN(Located where,
+                          Locate(view, key, options.scope,
+                                 /*include_removed=*/options.version != 0));
   CTXKIT_ASSIGN_OR_RETURN(Target target, TargetOf(where, options.version));
   return ReadTarget(target, 0, target.size_bytes);
 }
@@ -663,7 +709,9 @@ Result<Ref> StoreImpl::RefOf(const ViewIdentity& view, std::string_view key,
       return std::move(*cached);
     }
   }
-  CTXKIT_ASSIGN_OR_RETURN(Located where, Locate(view, key, options.scope));
+  CTXKIT_ASSIGN_OR_RETURN(Located where,
+                          Locate(view, key, options.scope,
+                                 /*include_removed=*/options.version != 0));
   ObjectMeta meta;
   if (where.session_object != nullptr) {
     std::lock_guard lock(mu_);

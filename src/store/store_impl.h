@@ -91,8 +91,10 @@ class StoreImpl {
   std::optional<Result<Ref>> CachedRefLocked(const ScopeList& scopes,
                                              std::string_view key);
   // Finds the live object `key` names for the view; NotFound otherwise.
+  // With `include_removed`, a removed object is found too (for reading its
+  // numbered versions).
   Result<Located> Locate(const ViewIdentity& view, std::string_view key,
-                         const ScopeName& scope);
+                         const ScopeName& scope, bool include_removed = false);
   // The version `version` (0: latest) of a located object.
   Result<Target> TargetOf(const Located& where, uint64_t version);
   Result<Target> TargetOfRef(const Ref& ref);
