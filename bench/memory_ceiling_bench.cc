@@ -83,7 +83,7 @@ void BM_MemoryCeiling(benchmark::State& state) {
       }
       auto sample = [&] {
         if (++ops % 8 == 0) {
-          max_used = std::max(max_used, store->Stats().memory_used_bytes);
+          max_used = std::max(max_used, store->Stats()->memory_used_bytes);
         }
       };
 
@@ -134,7 +134,7 @@ void BM_MemoryCeiling(benchmark::State& state) {
       phase("session_reads");
       read_all(durable_items);
 
-      ctxkit::StoreStats stats = store->Stats();
+      ctxkit::StoreStats stats = *store->Stats();
       max_used = std::max(max_used, stats.memory_used_bytes);
       const uint64_t peak_rss = ProcStatusBytes("VmHWM");
       state.counters["ceiling_bytes"] = static_cast<double>(ceiling);

@@ -92,7 +92,7 @@ std::string Key(std::string_view prefix, uint64_t i) {
 }
 
 void ReportStoreStats(benchmark::State& state, ctxkit::Store* store) {
-  ctxkit::StoreStats s = store->Stats();
+  ctxkit::StoreStats s = *store->Stats();
   state.counters["mem_used_bytes"] = static_cast<double>(s.memory_used_bytes);
   state.counters["cached_values"] = static_cast<double>(s.cached_values);
   state.counters["evictions"] = static_cast<double>(s.evictions);
@@ -254,7 +254,7 @@ void DurableGet(benchmark::State& state, GetMode mode) {
       if (!Check(state, view->Get(k).status(), "Get")) return;
     }
   }
-  const uint64_t evictions_before = store->Stats().evictions;
+  const uint64_t evictions_before = store->Stats()->evictions;
   LatencySamples lat(static_cast<size_t>(state.max_iterations));
   uint64_t n = 0;
   for (auto _ : state) {
@@ -274,7 +274,7 @@ void DurableGet(benchmark::State& state, GetMode mode) {
   state.counters["evictions_per_get"] =
       n == 0
           ? 0
-          : static_cast<double>(store->Stats().evictions - evictions_before) /
+          : static_cast<double>(store->Stats()->evictions - evictions_before) /
                 static_cast<double>(n);
 }
 

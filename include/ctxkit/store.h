@@ -200,7 +200,9 @@ class Store {
   // Drops every session-only value owned by `session_id` in this instance.
   Status EndSession(std::string_view session_id);
 
-  StoreStats Stats();
+  // Counts from the database plus this instance's memory tier. Fails
+  // (IoError, Unavailable) when the database cannot be read.
+  Result<StoreStats> Stats();
   const std::string& home() const;
 
  private:

@@ -196,7 +196,9 @@ int RunPromote(Context& ctx, const KeyArgs& a) {
 int RunStats(Context& ctx) {
   Result<Store*> store = ctx.OpenStore();
   if (!store.ok()) return ReportError(store.status());
-  StoreStats st = (*store)->Stats();
+  Result<StoreStats> stats = (*store)->Stats();
+  if (!stats.ok()) return ReportError(stats.status());
+  const StoreStats& st = *stats;
   if (ctx.json()) {
     nlohmann::json j = StatsToJson(st);
     j["home"] = (*store)->home();

@@ -27,7 +27,7 @@ Status Store::EndSession(std::string_view session_id) {
   return impl_->EndSession(session_id);
 }
 
-StoreStats Store::Stats() { return impl_->Stats(); }
+Result<StoreStats> Store::Stats() { return impl_->Stats(); }
 
 const std::string& Store::home() const { return impl_->home(); }
 

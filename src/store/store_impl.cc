@@ -836,16 +836,14 @@ Result<ListPage> StoreImpl::List(const ViewIdentity& view,
   return page;
 }
 
-StoreStats StoreImpl::Stats() {
+Result<StoreStats> StoreImpl::Stats() {
   StoreStats stats;
-  Result<storage::BackendStats> backend = backend_->Stats();
-  if (backend.ok()) {
-    stats.objects = backend->objects;
-    stats.live_objects = backend->live_objects;
-    stats.versions = backend->versions;
-    stats.content_bytes = backend->content_bytes;
-    stats.blob_files = backend->blob_files;
-  }
+  CTXKIT_ASSIGN_OR_RETURN(storage::BackendStats backend, backend_->Stats());
+  stats.objects = backend.objects;
+  stats.live_objects = backend.live_objects;
+  stats.versions = backend.versions;
+  stats.content_bytes = backend.content_bytes;
+  stats.blob_files = backend.blob_files;
   std::lock_guard lock(mu_);
   store::MemoryTierStats memory = memory_.Stats();
   stats.memory_ceiling_bytes = memory_.ceiling();

@@ -52,7 +52,7 @@ class StoreImpl {
                                             const LookupOptions& options);
   Result<Ref> Promote(const ViewIdentity& view, std::string_view key);
   Status EndSession(std::string_view session_id);
-  StoreStats Stats();
+  Result<StoreStats> Stats();
   const std::string& home() const { return options_.home; }
 
  private:

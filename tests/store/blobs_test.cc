@@ -25,10 +25,10 @@ class BlobsTest : public StoreTest {
 
 TEST_F(BlobsTest, FiveMebibyteValueRoundTripsByteExact) {
   const std::string big = RandomBytes(5, 5 << 20);
-  StoreStats s0 = store_->Stats();
+  StoreStats s0 = *store_->Stats();
   ASSERT_OK_AND_ASSIGN(Ref r, view().Set("big", big));
   EXPECT_EQ(r.size_bytes, big.size());
-  StoreStats s1 = store_->Stats();
+  StoreStats s1 = *store_->Stats();
   EXPECT_EQ(s1.blob_files, s0.blob_files + 1);
   EXPECT_EQ(s1.content_bytes, s0.content_bytes + big.size());
   EXPECT_EQ(BlobFilesOnDisk(), s1.blob_files);
@@ -51,13 +51,13 @@ TEST_F(BlobsTest, FiveMebibyteValueRoundTripsByteExact) {
 TEST_F(BlobsTest, SameContentIsStoredOnce) {
   const std::string big = RandomBytes(6, 300000);
   ASSERT_OK(view().Set("one", big));
-  StoreStats s1 = store_->Stats();
+  StoreStats s1 = *store_->Stats();
   ASSERT_OK(view().Set("two", big));
   SetOptions agent;
   agent.scope = "agent";
   ASSERT_OK(view().Set("three", big, agent));
   ASSERT_OK(view().Set("one", big));  // Same content as a new version.
-  StoreStats s2 = store_->Stats();
+  StoreStats s2 = *store_->Stats();
   EXPECT_EQ(s2.blob_files, s1.blob_files);
   EXPECT_EQ(s2.content_bytes, s1.content_bytes);
   EXPECT_EQ(s2.versions, s1.versions + 3);
@@ -70,17 +70,17 @@ TEST_F(BlobsTest, SameContentIsStoredOnce) {
   EXPECT_TRUE(got == big);
   // A different value makes a new blob.
   ASSERT_OK(view().Set("four", big + "x"));
-  EXPECT_EQ(store_->Stats().blob_files, s2.blob_files + 1);
+  EXPECT_EQ(store_->Stats()->blob_files, s2.blob_files + 1);
 }
 
 TEST_F(BlobsTest, InlineLimitBoundary) {
   const uint64_t limit = options_.inline_max_bytes;
-  StoreStats s0 = store_->Stats();
+  StoreStats s0 = *store_->Stats();
   ASSERT_OK(view().Set("at-limit", RandomBytes(7, limit)));
-  EXPECT_EQ(store_->Stats().blob_files, s0.blob_files)
+  EXPECT_EQ(store_->Stats()->blob_files, s0.blob_files)
       << "contents up to inline_max_bytes stay inside the database";
   ASSERT_OK(view().Set("above-limit", RandomBytes(8, limit + 1)));
-  EXPECT_EQ(store_->Stats().blob_files, s0.blob_files + 1);
+  EXPECT_EQ(store_->Stats()->blob_files, s0.blob_files + 1);
   ASSERT_OK_AND_ASSIGN(std::string a, view().Get("at-limit"));
   EXPECT_EQ(a, RandomBytes(7, limit));
   ASSERT_OK_AND_ASSIGN(std::string b, view().Get("above-limit"));
@@ -91,10 +91,10 @@ TEST_F(BlobsTest, SmallInlineLimitOption) {
   Options o = options_;
   o.inline_max_bytes = 100;
   Reopen(o);
-  StoreStats s0 = store_->Stats();
+  StoreStats s0 = *store_->Stats();
   ASSERT_OK(view().Set("small", std::string(100, 's')));
   ASSERT_OK(view().Set("blob", std::string(101, 'b')));
-  EXPECT_EQ(store_->Stats().blob_files, s0.blob_files + 1);
+  EXPECT_EQ(store_->Stats()->blob_files, s0.blob_files + 1);
   ASSERT_OK_AND_ASSIGN(std::string v, view().Get("blob"));
   EXPECT_EQ(v, std::string(101, 'b'));
 }
@@ -131,8 +131,8 @@ TEST_F(BlobsTest, NoTemporaryFilesLeftBehind) {
   for (int i = 0; i < 5; ++i) {
     ASSERT_OK(view().Set("b" + std::to_string(i), RandomBytes(20 + i, 200000)));
   }
-  EXPECT_EQ(BlobFilesOnDisk(), store_->Stats().blob_files);
-  EXPECT_EQ(store_->Stats().blob_files, 5u);
+  EXPECT_EQ(BlobFilesOnDisk(), store_->Stats()->blob_files);
+  EXPECT_EQ(store_->Stats()->blob_files, 5u);
 }
 
 }  // namespace

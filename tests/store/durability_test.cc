@@ -102,7 +102,7 @@ void VerifyAcked(const std::string& home, const std::string& prefix,
   ASSERT_OK(view->Set(prefix + "/after", "still works"));
   ASSERT_OK_AND_ASSIGN(std::string v, view->Get(prefix + "/after"));
   EXPECT_EQ(v, "still works");
-  StoreStats s = (*store)->Stats();
+  StoreStats s = *(*store)->Stats();
   EXPECT_GE(s.live_objects, kr.acked.size());
 }
 
@@ -165,7 +165,7 @@ TEST(DurabilityTest, SigkillDuringLargeBlobWritesLosesNoAcknowledgedWrite) {
        std::filesystem::recursive_directory_iterator(home + "/blobs")) {
     if (e.is_regular_file()) ++files;
   }
-  EXPECT_LE(files, (*store)->Stats().blob_files + 2);
+  EXPECT_LE(files, (*store)->Stats()->blob_files + 2);
 }
 
 TEST(DurabilityTest, SigkillDuringAppendsLosesNoAcknowledgedChunk) {

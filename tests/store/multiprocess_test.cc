@@ -87,7 +87,7 @@ void RunConcurrentWriters(const std::string& home,
     }
     EXPECT_EQ(hashes, want) << key;
   }
-  StoreStats s = (*store)->Stats();
+  StoreStats s = *(*store)->Stats();
   EXPECT_EQ(s.objects,
             static_cast<uint64_t>(kProcesses * kSetsPerProcess + kSharedKeys));
   EXPECT_EQ(s.versions, static_cast<uint64_t>(kProcesses * kSetsPerProcess +

@@ -176,7 +176,7 @@ TEST_F(StreamTest, SessionOnlyStream) {
   EXPECT_EQ(v, "ab");
   ASSERT_OK_AND_ASSIGN(v, view().ReadRange(r, 1, 5));
   EXPECT_EQ(v, "b");
-  EXPECT_EQ(store_->Stats().objects, 0u);
+  EXPECT_EQ(store_->Stats()->objects, 0u);
 }
 
 }  // namespace

@@ -275,7 +275,7 @@ std::string Snapshot(View& view) {
     }
     for (const auto& v : *versions) os << "  " << DescribeVersion(v) << "\n";
   }
-  StoreStats s = view.store()->Stats();
+  StoreStats s = *view.store()->Stats();
   os << "objects=" << s.objects << " live=" << s.live_objects
      << " versions=" << s.versions << " content_bytes=" << s.content_bytes
      << " blob_files=" << s.blob_files

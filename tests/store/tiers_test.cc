@@ -48,12 +48,12 @@ TEST_F(TiersTest, SmallSessionOnlyValuesStayResident) {
   Options o = options_;
   o.spill_threshold_bytes = 4096;
   Reopen(o);
-  StoreStats s0 = store_->Stats();
+  StoreStats s0 = *store_->Stats();
   std::string value = RandomBytes(1, 1000);
   ASSERT_OK_AND_ASSIGN(Ref r, view().Set("small", value, SessionOnly()));
   EXPECT_TRUE(r.is_session_only());
   EXPECT_EQ(r.size_bytes, 1000u);
-  StoreStats s = store_->Stats();
+  StoreStats s = *store_->Stats();
   EXPECT_EQ(s.session_objects, s0.session_objects + 1);
   EXPECT_GE(s.session_resident_bytes, s0.session_resident_bytes + 1000);
   EXPECT_EQ(s.session_spilled_bytes, s0.session_spilled_bytes);
@@ -74,10 +74,10 @@ TEST_F(TiersTest, SessionOnlyValuesAboveThresholdSpill) {
   Options o = options_;
   o.spill_threshold_bytes = 4096;
   Reopen(o);
-  StoreStats s0 = store_->Stats();
+  StoreStats s0 = *store_->Stats();
   std::string big = Marked(2, 50000);
   ASSERT_OK_AND_ASSIGN(Ref r, view().Set("big", big, SessionOnly()));
-  StoreStats s = store_->Stats();
+  StoreStats s = *store_->Stats();
   EXPECT_GE(s.session_spilled_bytes, s0.session_spilled_bytes + big.size());
   EXPECT_GE(s.spills, s0.spills + 1);
   EXPECT_LT(s.session_resident_bytes, s0.session_resident_bytes + big.size())
@@ -88,12 +88,12 @@ TEST_F(TiersTest, SessionOnlyValuesAboveThresholdSpill) {
   ASSERT_OK_AND_ASSIGN(got, view().ReadRange(r, 40000, 20000));
   EXPECT_EQ(got, big.substr(40000));
   // Exactly at the threshold stays resident; one above spills.
-  StoreStats s1 = store_->Stats();
+  StoreStats s1 = *store_->Stats();
   ASSERT_OK(view().Set("at", std::string(4096, 'a'), SessionOnly()));
-  StoreStats s2 = store_->Stats();
+  StoreStats s2 = *store_->Stats();
   EXPECT_EQ(s2.spills, s1.spills) << "4096 bytes == threshold: resident";
   ASSERT_OK(view().Set("above", std::string(4097, 'b'), SessionOnly()));
-  StoreStats s3 = store_->Stats();
+  StoreStats s3 = *store_->Stats();
   EXPECT_EQ(s3.spills, s2.spills + 1) << "4097 bytes > threshold: spilled";
   // The spill area is private (an unlinked file): no file under the store
   // home holds the spilled bytes, and the database never sees them.
@@ -124,7 +124,7 @@ TEST_F(TiersTest, SessionOnlyMemoryStaysUnderCeilingWithSpills) {
   o.memory_ceiling_bytes = kCeiling;
   o.spill_threshold_bytes = 16 * 1024;
   Reopen(o);
-  EXPECT_EQ(store_->Stats().memory_ceiling_bytes, kCeiling);
+  EXPECT_EQ(store_->Stats()->memory_ceiling_bytes, kCeiling);
   std::vector<std::string> values;
   uint64_t written = 0;
   for (int i = 0; written < 8 * kCeiling; ++i) {
@@ -133,11 +133,11 @@ TEST_F(TiersTest, SessionOnlyMemoryStaysUnderCeilingWithSpills) {
     written += values.back().size();
     ASSERT_OK(
         view().Set("v" + std::to_string(i), values.back(), SessionOnly()));
-    StoreStats s = store_->Stats();
+    StoreStats s = *store_->Stats();
     ASSERT_LE(s.memory_used_bytes, kCeiling) << "after value " << i;
     ASSERT_LE(s.session_resident_bytes, kCeiling);
   }
-  StoreStats s = store_->Stats();
+  StoreStats s = *store_->Stats();
   EXPECT_GT(s.spills, 0u);
   EXPECT_GT(s.session_spilled_bytes, 0u);
   EXPECT_EQ(s.session_objects, values.size());
@@ -146,12 +146,12 @@ TEST_F(TiersTest, SessionOnlyMemoryStaysUnderCeilingWithSpills) {
   for (size_t i = 0; i < values.size(); ++i) {
     ASSERT_OK_AND_ASSIGN(std::string got, view().Get("v" + std::to_string(i)));
     ASSERT_EQ(got, values[i]) << i;
-    ASSERT_LE(store_->Stats().memory_used_bytes, kCeiling);
+    ASSERT_LE(store_->Stats()->memory_used_bytes, kCeiling);
   }
   for (size_t i = values.size(); i-- > 0;) {
     ASSERT_OK_AND_ASSIGN(std::string got, view().Get("v" + std::to_string(i)));
     ASSERT_EQ(got, values[i]) << i;
-    ASSERT_LE(store_->Stats().memory_used_bytes, kCeiling);
+    ASSERT_LE(store_->Stats()->memory_used_bytes, kCeiling);
   }
 }
 
@@ -167,17 +167,17 @@ TEST_F(TiersTest, DurableCacheStaysUnderCeilingAndEvicts) {
     values.push_back(RandomBytes(500 + i, 1000 + (i * 1931) % 20000));
     written += values.back().size();
     ASSERT_OK(view().Set("d" + std::to_string(i), values.back()));
-    ASSERT_LE(store_->Stats().memory_used_bytes, kCeiling) << i;
+    ASSERT_LE(store_->Stats()->memory_used_bytes, kCeiling) << i;
   }
   for (int round = 0; round < 2; ++round) {
     for (size_t i = 0; i < values.size(); ++i) {
       ASSERT_OK_AND_ASSIGN(std::string got,
                            view().Get("d" + std::to_string(i)));
       ASSERT_EQ(got, values[i]) << i;
-      ASSERT_LE(store_->Stats().memory_used_bytes, kCeiling) << i;
+      ASSERT_LE(store_->Stats()->memory_used_bytes, kCeiling) << i;
     }
   }
-  StoreStats s = store_->Stats();
+  StoreStats s = *store_->Stats();
   EXPECT_GT(s.evictions, 0u) << "reading 6x the ceiling twice must evict";
   EXPECT_GT(s.cached_values, 0u) << "some values are cached";
 }
@@ -199,12 +199,12 @@ TEST_F(TiersTest, MixedDurableAndSessionOnlyStayUnderCeiling) {
     so.persist = i % 2 == 0;
     ASSERT_OK(view().Set(key, value, so));
     kv.emplace_back(key, std::move(value));
-    ASSERT_LE(store_->Stats().memory_used_bytes, kCeiling) << i;
+    ASSERT_LE(store_->Stats()->memory_used_bytes, kCeiling) << i;
     // Read an older one back as we go: the cache keeps being exercised.
     const auto& [old_key, old_value] = kv[(i * 7) % kv.size()];
     ASSERT_OK_AND_ASSIGN(std::string got, view().Get(old_key));
     ASSERT_EQ(got, old_value);
-    ASSERT_LE(store_->Stats().memory_used_bytes, kCeiling) << i;
+    ASSERT_LE(store_->Stats()->memory_used_bytes, kCeiling) << i;
   }
   for (const auto& [key, value] : kv) {
     ASSERT_OK_AND_ASSIGN(std::string got, view().Get(key));
@@ -219,17 +219,17 @@ TEST_F(TiersTest, LargeDurableValueAboveCeilingIsStillReadable) {
   Reopen(o);
   std::string big = RandomBytes(77, 1 << 20);
   ASSERT_OK_AND_ASSIGN(Ref r, view().Set("huge", big));
-  EXPECT_LE(store_->Stats().memory_used_bytes, kCeiling);
+  EXPECT_LE(store_->Stats()->memory_used_bytes, kCeiling);
   ASSERT_OK_AND_ASSIGN(std::string got, view().Get("huge"));
   EXPECT_EQ(got, big);
-  EXPECT_LE(store_->Stats().memory_used_bytes, kCeiling);
+  EXPECT_LE(store_->Stats()->memory_used_bytes, kCeiling);
   ASSERT_OK_AND_ASSIGN(got, view().ReadRange(r, 500000, 10));
   EXPECT_EQ(got, big.substr(500000, 10));
   // The same for a session-only value bigger than the ceiling.
   SetOptions tmp;
   tmp.persist = false;
   ASSERT_OK(view().Set("huge-tmp", big, tmp));
-  EXPECT_LE(store_->Stats().memory_used_bytes, kCeiling);
+  EXPECT_LE(store_->Stats()->memory_used_bytes, kCeiling);
   ASSERT_OK_AND_ASSIGN(got, view().Get("huge-tmp"));
   EXPECT_EQ(got, big);
 }
@@ -247,7 +247,7 @@ TEST_F(TiersTest, EndSessionDropsOnlyThatSessionsValues) {
   ASSERT_OK(s1.Set("durable", "stays"));
   ASSERT_OK(s2.Set("x", "other session", SessionOnly()));
   ASSERT_OK(s2.Set("y", RandomBytes(6, 10000), SessionOnly()));
-  StoreStats before = store_->Stats();
+  StoreStats before = *store_->Stats();
   EXPECT_EQ(before.session_objects, 5u);
 
   ASSERT_OK(store_->EndSession("s1"));
@@ -263,7 +263,7 @@ TEST_F(TiersTest, EndSessionDropsOnlyThatSessionsValues) {
   EXPECT_EQ(v, "other session");
   ASSERT_OK_AND_ASSIGN(v, s2.Get("y"));
   EXPECT_EQ(v, RandomBytes(6, 10000));
-  StoreStats after = store_->Stats();
+  StoreStats after = *store_->Stats();
   EXPECT_EQ(after.session_objects, 2u);
   EXPECT_LT(after.session_spilled_bytes, before.session_spilled_bytes);
   EXPECT_LT(after.session_resident_bytes, before.session_resident_bytes);
@@ -298,13 +298,13 @@ TEST_F(TiersTest, SessionOnlyStreamGrowsPastThresholdAndSpills) {
   v1.version = 1;
   ASSERT_OK_AND_ASSIGN(std::string first, view().Get("tmp-stream", v1));
   EXPECT_EQ(first, RandomBytes(40, 100));
-  StoreStats s = store_->Stats();
+  StoreStats s = *store_->Stats();
   EXPECT_GT(s.spills + s.session_spilled_bytes, 0u)
       << "a " << model.size() << "-byte session-only stream never spilled";
   EXPECT_EQ(s.objects, 0u);
   ASSERT_OK(store_->EndSession("s1"));
   EXPECT_THAT(view().Get("tmp-stream"), StatusIs(StatusCode::kNotFound));
-  EXPECT_EQ(store_->Stats().session_objects, 0u);
+  EXPECT_EQ(store_->Stats()->session_objects, 0u);
 }
 
 TEST_F(TiersTest, ConcurrentMixedWorkloadUnderTinyCeiling) {
@@ -332,7 +332,7 @@ TEST_F(TiersTest, ConcurrentMixedWorkloadUnderTinyCeiling) {
         if (i % 10 == 0) {
           ASSERT_OK(v->List({}));
         }
-        if (store_->Stats().memory_used_bytes > kCeiling) over_ceiling = true;
+        if (store_->Stats()->memory_used_bytes > kCeiling) over_ceiling = true;
       }
     });
   }
@@ -349,7 +349,7 @@ TEST_F(TiersTest, ConcurrentMixedWorkloadUnderTinyCeiling) {
   }
   ASSERT_OK(store_->EndSession("sess0"));
   ASSERT_OK(store_->EndSession("sess1"));
-  StoreStats s = store_->Stats();
+  StoreStats s = *store_->Stats();
   EXPECT_EQ(s.session_objects, 0u);
   EXPECT_EQ(s.session_resident_bytes, 0u);
   EXPECT_EQ(s.session_spilled_bytes, 0u);
@@ -377,7 +377,7 @@ TEST_F(TiersTest, SessionOnlyValuesAreGoneAfterReopen) {
   for (const ObjectMeta& m : ListAll(view(), {})) {
     EXPECT_EQ(m.key, "durable") << DescribeMeta(m);
   }
-  StoreStats s = store_->Stats();
+  StoreStats s = *store_->Stats();
   EXPECT_EQ(s.session_objects, 0u);
   EXPECT_EQ(s.session_spilled_bytes, 0u);
   ASSERT_OK_AND_ASSIGN(std::string v, view().Get("durable"));

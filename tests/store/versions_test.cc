@@ -108,7 +108,7 @@ TEST_F(VersionsTest, RemoveLeavesTombstoneAndStaticRefsStillResolve) {
   v1.version = 1;
   ASSERT_OK_AND_ASSIGN(Ref pinned, view().RefOf("gone", v1));
   ASSERT_OK_AND_ASSIGN(Ref dynamic, view().RefOf("gone"));
-  StoreStats before = store_->Stats();
+  StoreStats before = *store_->Stats();
 
   ASSERT_OK(view().Remove("gone"));
 
@@ -134,7 +134,7 @@ TEST_F(VersionsTest, RemoveLeavesTombstoneAndStaticRefsStillResolve) {
   // Not listed any more.
   for (const ObjectMeta& m : ListAll(view(), {})) EXPECT_NE(m.key, "gone");
 
-  StoreStats after = store_->Stats();
+  StoreStats after = *store_->Stats();
   EXPECT_EQ(after.objects, before.objects);
   EXPECT_EQ(after.live_objects + 1, before.live_objects);
   EXPECT_EQ(after.versions, before.versions + 1);
@@ -152,7 +152,7 @@ TEST_F(VersionsTest, RemoveLeavesTombstoneAndStaticRefsStillResolve) {
   EXPECT_EQ(d, "back");
   ASSERT_OK_AND_ASSIGN(old, view().Resolve(pinned));
   EXPECT_EQ(old, ValueOf(1));
-  EXPECT_EQ(store_->Stats().live_objects, before.live_objects);
+  EXPECT_EQ(store_->Stats()->live_objects, before.live_objects);
 }
 
 // store.h: LookupOptions::version N is NotFound "when it does not exist or
@@ -251,7 +251,7 @@ TEST_F(VersionsTest, ReadRangeOfRemovedObject) {
 }
 
 TEST_F(VersionsTest, StatsCountObjectsVersionsAndContent) {
-  StoreStats s0 = store_->Stats();
+  StoreStats s0 = *store_->Stats();
   EXPECT_EQ(s0.objects, 0u);
   EXPECT_EQ(s0.versions, 0u);
   EXPECT_EQ(s0.memory_ceiling_bytes, options_.memory_ceiling_bytes);
@@ -260,7 +260,7 @@ TEST_F(VersionsTest, StatsCountObjectsVersionsAndContent) {
   // Small contents are kept inline, one copy per version (only blob files
   // are deduplicated: see store.h, StoreStats::content_bytes).
   ASSERT_OK(view().Set("b", "1111"));
-  StoreStats s = store_->Stats();
+  StoreStats s = *store_->Stats();
   EXPECT_EQ(s.objects, 2u);
   EXPECT_EQ(s.live_objects, 2u);
   EXPECT_EQ(s.versions, 3u);
@@ -268,7 +268,7 @@ TEST_F(VersionsTest, StatsCountObjectsVersionsAndContent) {
   SetOptions tmp;
   tmp.persist = false;
   ASSERT_OK(view().Set("t", "session only", tmp));
-  s = store_->Stats();
+  s = *store_->Stats();
   EXPECT_EQ(s.objects, 2u) << "session-only values are not durable objects";
   EXPECT_EQ(s.session_objects, 1u);
 }
