@@ -48,7 +48,8 @@ add_custom_command(
 list(APPEND ctxkit_rank_files ${ctxkit_classes_file})
 add_custom_target(ctxkit_text_data DEPENDS ${ctxkit_rank_files})
 
-ctxkit_add_layer(text ctxkit_core)
+# nlohmann/json: the structural JSON summarizer (summarize_json.cc).
+ctxkit_add_layer(text ctxkit_core nlohmann_json::nlohmann_json)
 add_dependencies(ctxkit_text ctxkit_text_data)
 # embedded_data.cc .incbin's the files: give it their paths and reassemble
 # it whenever they change.

@@ -184,6 +184,8 @@ int Main(int argc, char** argv) {
     RegisterValueCommands(app, table);
     RegisterMetaCommands(app, table);
     RegisterDemoCommand(app, table);
+    RegisterExploreCommands(app, table);
+    RegisterSummaryCommands(app, table);
     try {
       app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

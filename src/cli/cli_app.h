@@ -101,8 +101,12 @@ class CommandTable {
 
 // Verb groups, each in its own file.
 void RegisterValueCommands(CLI::App& app, CommandTable& table);  // set get...
-void RegisterMetaCommands(CLI::App& app, CommandTable& table);   // ls stats...
-void RegisterDemoCommand(CLI::App& app, CommandTable& table);    // demo
+void RegisterExploreCommands(CLI::App& app,
+                             CommandTable& table);  // peek search len
+void RegisterSummaryCommands(CLI::App& app,
+                             CommandTable& table);  // summarize tokens
+void RegisterMetaCommands(CLI::App& app, CommandTable& table);  // ls stats...
+void RegisterDemoCommand(CLI::App& app, CommandTable& table);   // demo
 
 // The whole program: parse argv, run the verb, return the exit code. Never
 // throws.

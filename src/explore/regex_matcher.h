@@ -1,0 +1,40 @@
+// RE2 behind text::LineMatcher: linear-time regex (and case-insensitive
+// literal) search confined to single lines.
+
+#ifndef CTXKIT_EXPLORE_REGEX_MATCHER_H_
+#define CTXKIT_EXPLORE_REGEX_MATCHER_H_
+
+#include <memory>
+#include <string_view>
+
+#include "ctxkit/status.h"
+#include "text/line_search.h"
+
+namespace re2 {
+class RE2;
+}  // namespace re2
+
+namespace ctxkit::explore {
+
+class Re2Matcher : public text::LineMatcher {
+ public:
+  // `literal`: the pattern is a plain string. The regex is compiled with
+  // RE2's never_nl (no match contains '\n') and in multi-line mode ('^'
+  // and '$' match at line boundaries), so a match lies within one line.
+  // InvalidArgument with RE2's message for a bad pattern.
+  static Result<std::unique_ptr<Re2Matcher>> Create(std::string_view pattern,
+                                                    bool literal,
+                                                    bool case_insensitive);
+  ~Re2Matcher() override;
+
+  bool Find(std::string_view text, size_t from, size_t* begin,
+            size_t* end) const override;
+
+ private:
+  explicit Re2Matcher(std::unique_ptr<re2::RE2> re);
+  std::unique_ptr<re2::RE2> re_;
+};
+
+}  // namespace ctxkit::explore
+
+#endif  // CTXKIT_EXPLORE_REGEX_MATCHER_H_

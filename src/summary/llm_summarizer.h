@@ -1,0 +1,30 @@
+// The LLM summarizer: a prompt built from the value (or, for a value too
+// large to send, from its structural summary), one chat-completions call,
+// and the answer trimmed to the token budget.
+
+#ifndef CTXKIT_SUMMARY_LLM_SUMMARIZER_H_
+#define CTXKIT_SUMMARY_LLM_SUMMARIZER_H_
+
+#include <cstddef>
+#include <string>
+
+#include "ctxkit/status.h"
+#include "ctxkit/summary.h"
+#include "ctxkit/tokenizer.h"
+#include "summary/value_source.h"
+
+namespace ctxkit::summary {
+
+// "llm-v1:<model>".
+std::string LlmIdentity(const LlmEndpoint& endpoint);
+
+// The summary text (tok.Count <= max_tokens), or the error that makes the
+// caller fall back. Sets *partial_input when only a digest was sent.
+Result<std::string> LlmSummarize(const LlmEndpoint& endpoint,
+                                 const Target& target, const Material& m,
+                                 size_t max_tokens, size_t input_tokens,
+                                 const Tokenizer& tok, bool* partial_input);
+
+}  // namespace ctxkit::summary
+
+#endif  // CTXKIT_SUMMARY_LLM_SUMMARIZER_H_

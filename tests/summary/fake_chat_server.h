@@ -1,0 +1,189 @@
+// A tiny OpenAI-compatible chat-completions server on 127.0.0.1 for tests:
+// one blocking thread, one request per connection, canned replies. Records
+// every request so tests can check its shape.
+
+#ifndef CTXKIT_TESTS_SUMMARY_FAKE_CHAT_SERVER_H_
+#define CTXKIT_TESTS_SUMMARY_FAKE_CHAT_SERVER_H_
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace ctxkit::testing {
+
+class FakeChatServer {
+ public:
+  enum class Mode {
+    kOk,         // 200 with a chat.completion whose content is `content`.
+    kStatus500,  // 500 with an error body.
+    kGarbage,    // 200 with a body that is not JSON.
+    kNoChoices,  // 200 with JSON that is not a chat completion.
+    kHang,       // Never answers (until the client gives up).
+  };
+
+  struct Request {
+    std::string request_line;  // "POST /v1/chat/completions HTTP/1.1"
+    std::string headers;       // Raw header block, lower-cased.
+    std::string body;
+  };
+
+  explicit FakeChatServer(Mode mode, std::string content = "A summary.")
+      : mode_(mode), content_(std::move(content)) {
+    fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    addr.sin_port = 0;  // Ephemeral.
+    if (fd_ < 0 ||
+        ::bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
+        ::listen(fd_, 16) != 0) {
+      return;
+    }
+    socklen_t len = sizeof addr;
+    ::getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len);
+    port_ = ntohs(addr.sin_port);
+    thread_ = std::thread([this] { Loop(); });
+  }
+
+  ~FakeChatServer() {
+    stop_ = true;
+    if (thread_.joinable()) thread_.join();
+    if (fd_ >= 0) ::close(fd_);
+  }
+
+  FakeChatServer(const FakeChatServer&) = delete;
+  FakeChatServer& operator=(const FakeChatServer&) = delete;
+
+  int port() const { return port_; }
+  std::string base_url() const {
+    return "http://127.0.0.1:" + std::to_string(port_) + "/v1";
+  }
+  std::vector<Request> requests() {
+    std::lock_guard lock(mu_);
+    return requests_;
+  }
+  size_t hits() {
+    std::lock_guard lock(mu_);
+    return requests_.size();
+  }
+
+ private:
+  void Loop() {
+    while (!stop_) {
+      pollfd p{fd_, POLLIN, 0};
+      if (::poll(&p, 1, 20) <= 0) continue;
+      int c = ::accept4(fd_, nullptr, nullptr, SOCK_CLOEXEC);
+      if (c < 0) continue;
+      Serve(c);
+      ::close(c);
+    }
+  }
+
+  // Reads with a deadline so a silent client cannot wedge the server.
+  bool ReadSome(int c, std::string* buf) {
+    pollfd p{c, POLLIN, 0};
+    if (::poll(&p, 1, 2000) <= 0) return false;
+    char tmp[65536];
+    ssize_t n = ::read(c, tmp, sizeof tmp);
+    if (n <= 0) return false;
+    buf->append(tmp, static_cast<size_t>(n));
+    return true;
+  }
+
+  void Serve(int c) {
+    std::string buf;
+    size_t end = std::string::npos;
+    while ((end = buf.find("\r\n\r\n")) == std::string::npos) {
+      if (!ReadSome(c, &buf)) return;
+    }
+    Request r;
+    std::string head = buf.substr(0, end);
+    size_t eol = head.find("\r\n");
+    r.request_line = head.substr(0, eol);
+    r.headers = eol == std::string::npos ? "" : head.substr(eol + 2);
+    for (char& ch : r.headers) ch = static_cast<char>(std::tolower(ch));
+    size_t length = 0;
+    size_t cl = r.headers.find("content-length:");
+    if (cl != std::string::npos) {
+      length = std::stoul(r.headers.substr(cl + 15));
+    }
+    r.body = buf.substr(end + 4);
+    while (r.body.size() < length) {
+      if (!ReadSome(c, &r.body)) break;
+    }
+    {
+      std::lock_guard lock(mu_);
+      requests_.push_back(r);
+    }
+    std::string status = "200 OK";
+    std::string body;
+    switch (mode_) {
+      case Mode::kOk:
+        body =
+            nlohmann::json{
+                {"id", "chatcmpl-test"},
+                {"object", "chat.completion"},
+                {"model", "test-model"},
+                {"choices",
+                 {{{"index", 0},
+                   {"message", {{"role", "assistant"}, {"content", content_}}},
+                   {"finish_reason", "stop"}}}}}
+                .dump();
+        break;
+      case Mode::kStatus500:
+        status = "500 Internal Server Error";
+        body = R"({"error":{"message":"boom","type":"server_error"}})";
+        break;
+      case Mode::kGarbage:
+        body = "<html>this is not json";
+        break;
+      case Mode::kNoChoices:
+        body = R"({"object":"chat.completion","choices":[]})";
+        break;
+      case Mode::kHang:
+        // Hold the connection until the client hangs up or the test ends.
+        for (int i = 0; i < 250 && !stop_; ++i) {
+          pollfd p{c, POLLIN, 0};
+          if (::poll(&p, 1, 20) > 0) {
+            char tmp[256];
+            if (::read(c, tmp, sizeof tmp) <= 0) return;
+          }
+        }
+        return;
+    }
+    std::string reply = "HTTP/1.1 " + status +
+                        "\r\nContent-Type: application/json\r\n"
+                        "Connection: close\r\nContent-Length: " +
+                        std::to_string(body.size()) + "\r\n\r\n" + body;
+    size_t off = 0;
+    while (off < reply.size()) {
+      ssize_t n = ::write(c, reply.data() + off, reply.size() - off);
+      if (n <= 0) break;
+      off += static_cast<size_t>(n);
+    }
+  }
+
+  Mode mode_;
+  std::string content_;
+  int fd_ = -1;
+  int port_ = 0;
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+  std::mutex mu_;
+  std::vector<Request> requests_;
+};
+
+}  // namespace ctxkit::testing
+
+#endif  // CTXKIT_TESTS_SUMMARY_FAKE_CHAT_SERVER_H_
