@@ -381,9 +381,8 @@ class SqliteBackend final : public Backend {
     stats.versions = (*q)->Int(0);
     q->reset();
     q = db_->Prepare(
-        "SELECT (SELECT coalesce(sum(length(data)), 0) FROM versions) + "
-        "(SELECT coalesce(sum(length(data)), 0) FROM stream_chunks) + "
-        "(SELECT coalesce(sum(size), 0) FROM blobs), "
+        "SELECT (SELECT coalesce(sum(length(data)), 0) FROM inline_contents) "
+        "+ (SELECT coalesce(sum(size), 0) FROM blobs), "
         "(SELECT count(*) FROM blobs)");
     if (!q.ok()) return q.status();
     row = (*q)->Step();
@@ -569,9 +568,13 @@ class SqliteBackend final : public Backend {
   Status InsertChunkLocked(int64_t id, uint64_t version, uint64_t base,
                            uint64_t offset, std::string_view bytes,
                            std::string_view hash, bool inline_content) {
+    std::optional<int64_t> content_id;
+    if (inline_content) {
+      CTXKIT_ASSIGN_OR_RETURN(content_id, InsertInlineLocked(bytes));
+    }
     auto q = db_->Prepare(
         "INSERT INTO stream_chunks(object_id, version, stream_base, offset, "
-        "size, hash, data) VALUES (?, ?, ?, ?, ?, ?, ?)");
+        "size, hash, content_id) VALUES (?, ?, ?, ?, ?, ?, ?)");
     if (!q.ok()) return q.status();
     (*q)->Bind(1, id)
         .Bind(2, static_cast<int64_t>(version))
@@ -579,20 +582,32 @@ class SqliteBackend final : public Backend {
         .Bind(4, static_cast<int64_t>(offset))
         .Bind(5, static_cast<int64_t>(bytes.size()))
         .BindBlob(6, hash);
-    if (inline_content) {
-      (*q)->BindBlob(7, bytes);
+    if (content_id) {
+      (*q)->Bind(7, *content_id);
     } else {
       (*q)->BindNull(7);
     }
     return (*q)->Run();
   }
 
+  // Appends small content to inline_contents; returns its row id.
+  Result<int64_t> InsertInlineLocked(std::string_view bytes) {
+    auto q = db_->Prepare("INSERT INTO inline_contents(data) VALUES (?)");
+    if (!q.ok()) return q.status();
+    CTXKIT_RETURN_IF_ERROR((*q)->BindBlob(1, bytes).Run());
+    return db_->LastInsertRowId();
+  }
+
   // `data`: the content when it is kept inline (not streams, not blobs).
   Status InsertVersionLocked(const VersionRecord& v,
                              std::optional<std::string_view> data) {
+    std::optional<int64_t> content_id;
+    if (data) {
+      CTXKIT_ASSIGN_OR_RETURN(content_id, InsertInlineLocked(*data));
+    }
     auto q = db_->Prepare(
         "INSERT INTO versions(object_id, version, state, type, hash, size, "
-        "created_ns, producer, stream_base, data) "
+        "created_ns, producer, stream_base, content_id) "
         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
     if (!q.ok()) return q.status();
     (*q)->Bind(1, v.object_id)
@@ -608,8 +623,8 @@ class SqliteBackend final : public Backend {
         .Bind(7, v.created_unix_ns)
         .BindText(8, v.producer)
         .Bind(9, static_cast<int64_t>(v.stream_base));
-    if (data) {
-      (*q)->BindBlob(10, *data);
+    if (content_id) {
+      (*q)->Bind(10, *content_id);
     } else {
       (*q)->BindNull(10);
     }
@@ -661,8 +676,9 @@ class SqliteBackend final : public Backend {
     {
       std::lock_guard lock(mu_);
       auto q = db_->Prepare(
-          "SELECT data IS NULL, substr(data, ?, ?) FROM versions "
-          "WHERE object_id = ? AND version = ?");
+          "SELECT v.content_id IS NULL, substr(c.data, ?, ?) FROM versions v "
+          "LEFT JOIN inline_contents c ON c.id = v.content_id "
+          "WHERE v.object_id = ? AND v.version = ?");
       if (!q.ok()) return q.status();
       (*q)->Bind(1, static_cast<int64_t>(offset + 1))
           .Bind(2, static_cast<int64_t>(length))
@@ -694,11 +710,13 @@ class SqliteBackend final : public Backend {
       // after it; the index (object_id, stream_base, offset) finds it in
       // O(log n), then the range scan walks only the chunks needed.
       auto q = db_->Prepare(
-          "SELECT offset, size, hash, data IS NULL, data FROM stream_chunks "
-          "WHERE object_id = ?1 AND stream_base = ?2 AND version <= ?3 "
-          "AND offset >= (SELECT coalesce(max(offset), 0) FROM stream_chunks "
+          "SELECT s.offset, s.size, s.hash, s.content_id IS NULL, c.data "
+          "FROM stream_chunks s LEFT JOIN inline_contents c "
+          "ON c.id = s.content_id "
+          "WHERE s.object_id = ?1 AND s.stream_base = ?2 AND s.version <= ?3 "
+          "AND s.offset >= (SELECT coalesce(max(offset), 0) FROM stream_chunks "
           "  WHERE object_id = ?1 AND stream_base = ?2 AND offset <= ?4) "
-          "AND offset < ?5 ORDER BY offset");
+          "AND s.offset < ?5 ORDER BY s.offset");
       if (!q.ok()) return q.status();
       (*q)->Bind(1, v.object_id)
           .Bind(2, static_cast<int64_t>(v.stream_base))

@@ -158,17 +158,25 @@ Result<std::unique_ptr<Query>> SqliteDb::PrepareDynamic(
 }
 
 WriteTransaction::~WriteTransaction() {
-  if (open_) db_->Exec("ROLLBACK");
+  if (!open_) return;
+  auto q = db_->Prepare("ROLLBACK");
+  if (q.ok()) (void)(*q)->Run();
 }
 
+// Transaction control runs on cached prepared statements: sqlite3_exec
+// would parse the SQL again on every write.
 Status WriteTransaction::Begin() {
-  Status s = db_->Exec("BEGIN IMMEDIATE");
+  auto q = db_->Prepare("BEGIN IMMEDIATE");
+  if (!q.ok()) return q.status();
+  Status s = (*q)->Run();
   if (s.ok()) open_ = true;
   return s;
 }
 
 Status WriteTransaction::Commit() {
-  Status s = db_->Exec("COMMIT");
+  auto q = db_->Prepare("COMMIT");
+  if (!q.ok()) return q.status();
+  Status s = (*q)->Run();
   if (s.ok()) open_ = false;
   return s;
 }

@@ -11,7 +11,10 @@ namespace {
 // should dirty as few b-tree pages as possible, since every dirty page is a
 // WAL write: ids are plain rowids (rows are never deleted, so never reused;
 // no AUTOINCREMENT bookkeeping table), objects have a single secondary index,
-// and small content lives in its version row instead of a separate table.
+// and small content goes to an append-only rowid table (its rows always land
+// on the rightmost leaf). Content is not put in the WITHOUT ROWID versions
+// table: such tables keep only ~1 KB of a row in the leaf, so even 1 KiB
+// values would spill to overflow pages.
 constexpr const char* kSchemaV1 = R"sql(
 CREATE TABLE meta(
   name  TEXT PRIMARY KEY,
@@ -43,9 +46,14 @@ CREATE TABLE versions(
   stream_base INTEGER NOT NULL,
   tokens      INTEGER,
   attrs       TEXT,
-  data        BLOB,
+  content_id  INTEGER,
   PRIMARY KEY(object_id, version)
 ) WITHOUT ROWID;
+
+CREATE TABLE inline_contents(
+  id   INTEGER PRIMARY KEY,
+  data BLOB NOT NULL
+);
 
 CREATE TABLE blobs(
   hash       BLOB PRIMARY KEY,
@@ -67,7 +75,7 @@ CREATE TABLE stream_chunks(
   offset      INTEGER NOT NULL,
   size        INTEGER NOT NULL,
   hash        BLOB NOT NULL,
-  data        BLOB,
+  content_id  INTEGER,
   PRIMARY KEY(object_id, version)
 ) WITHOUT ROWID;
 CREATE INDEX stream_chunks_by_offset
