@@ -1,11 +1,11 @@
 # The two entry points of the README, plus helpers for developers.
 #   make run    install what is missing, build, run `ctxkit demo`
 #   make test   build and run every test, also under ASan+UBSan
-.PHONY: run test setup build build-asan test-release test-asan bench format tidy clean
+.PHONY: run test setup build build-cli build-asan test-release test-asan bench format tidy clean
 
 JOBS ?= $(shell nproc)
 
-run: setup build
+run: setup build-cli
 	./build/release/ctxkit demo
 
 test: setup test-release test-asan
@@ -16,6 +16,11 @@ setup:
 build:
 	@cmake --preset release >/dev/null
 	@cmake --build --preset release -j $(JOBS)
+
+# Only the ctxkit binary (what `make run` needs), not tests and benchmarks.
+build-cli:
+	@cmake --preset release >/dev/null
+	@cmake --build --preset release -j $(JOBS) --target ctxkit_bin
 
 build-asan:
 	@cmake --preset asan >/dev/null
