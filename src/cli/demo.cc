@@ -19,8 +19,10 @@
 #include "cli/digest.h"
 #include "cli/output.h"
 #include "cli/subprocess.h"
+#include "ctxkit/explore.h"
 #include "ctxkit/ref.h"
 #include "ctxkit/store.h"
+#include "ctxkit/summary.h"
 
 namespace ctxkit::cli {
 
@@ -64,6 +66,7 @@ class Demo {
     if (s.ok()) s = UpdateAndHistory();
     if (s.ok()) s = OtherProcessReads();
     if (s.ok()) s = SessionOnly();
+    if (s.ok()) s = ExploreByHandle();
     if (!s.ok()) return s;
     Say("Done. Explore: ctxkit --home " + home_ +
         " ls --prefix demo/  |  versions " + kCorpusKey);
@@ -260,6 +263,58 @@ class Demo {
     return Status::Ok();
   }
 
+  // What the model actually needs: a look at the value through its ref,
+  // never the whole value in the prompt.
+  Status ExploreByHandle() {
+    Result<View> reader = planner_->SubAgent(kReader);
+    if (!reader.ok()) return reader.status();
+    Result<Ref> ref = ParseRef(wire_);
+    if (!ref.ok()) return ref.status();
+    Say("7. The sub-agent explores the document through its ref alone:");
+
+    PeekOptions peek_opts;
+    peek_opts.start = 0;
+    peek_opts.end = 3;
+    Result<PeekResult> peek = Peek(*reader, *ref, peek_opts);
+    if (!peek.ok()) return peek.status().WithContext("peek");
+    Say("   peek lines 0-3: " + GroupedNumber(peek->bytes_read) +
+        " bytes read of " + GroupedNumber(peek->total_bytes) +
+        "; line 0: " + FirstLine(peek->text));
+
+    SearchOptions search_opts;
+    search_opts.refs = {*ref};
+    search_opts.case_insensitive = true;
+    search_opts.max_results = 3;
+    Result<SearchResult> found = Search(*reader, "warranty", search_opts);
+    if (!found.ok()) return found.status().WithContext("search");
+    if (found->matches.empty()) {
+      return Status::Internal("search found no 'warranty' in the corpus");
+    }
+    std::string lines;
+    for (const SearchMatch& m : found->matches) {
+      lines += (lines.empty() ? "" : ", ") + std::to_string(m.line);
+    }
+    Say("   search -i 'warranty' (first " +
+        std::to_string(found->matches.size()) + "): lines " + lines + "; " +
+        FirstLine(found->matches.front().preview, 60));
+
+    SummarizeOptions sum_opts;
+    sum_opts.max_tokens = 60;
+    sum_opts.summarizer = SummarizerKind::kStructural;
+    Result<Summary> summary = Summarize(*reader, wire_, sum_opts);
+    if (!summary.ok()) return summary.status().WithContext("summarize");
+    if (summary->tokens > sum_opts.max_tokens) {
+      return Status::Internal("summary exceeds its token budget");
+    }
+    Result<uint64_t> whole = CountValueTokens(*reader, wire_);
+    if (!whole.ok()) return whole.status().WithContext("count tokens");
+    Say("   summary: " + std::to_string(summary->tokens) +
+        " tokens (budget 60) for a value of " + GroupedNumber(*whole) +
+        " tokens" + (summary->cached ? " (cached)" : "") +
+        "; it begins: " + FirstLine(summary->text, 60));
+    return Status::Ok();
+  }
+
   // `ctxkit --home <home> resolve <wire>` in a new process of this binary.
   Result<ProcessResult> RunChild(const std::string& wire) {
     std::fflush(stdout);  // Keep the tour's lines in order.
@@ -297,7 +352,8 @@ void RegisterDemoCommand(CLI::App& app, CommandTable& table) {
       "demo",
       "A guided tour on the store (--home or the default): a 4 MiB document "
       "passed by ref to a sub-agent, versions, static refs, a second process, "
-      "a session-only value. Safe to re-run; it appends versions");
+      "a session-only value, peek/search/summary by ref. Safe to re-run; it "
+      "appends versions");
   table.Add(sub, [](Context& ctx) { return RunDemo(ctx); });
 }
 
