@@ -186,6 +186,7 @@ int Main(int argc, char** argv) {
     RegisterDemoCommand(app, table);
     RegisterExploreCommands(app, table);
     RegisterSummaryCommands(app, table);
+    RegisterIndexCommands(app, table);
     try {
       app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

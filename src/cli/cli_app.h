@@ -107,6 +107,8 @@ void RegisterSummaryCommands(CLI::App& app,
                              CommandTable& table);  // summarize tokens
 void RegisterMetaCommands(CLI::App& app, CommandTable& table);  // ls stats...
 void RegisterDemoCommand(CLI::App& app, CommandTable& table);   // demo
+void RegisterIndexCommands(CLI::App& app,
+                           CommandTable& table);  // find
 
 // The whole program: parse argv, run the verb, return the exit code. Never
 // throws.

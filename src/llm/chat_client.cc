@@ -1,12 +1,12 @@
 #include "llm/chat_client.h"
 
-#include <curl/curl.h>
-
 #include <cstdlib>
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <string>
+
+#include "llm/http_post.h"
 
 namespace ctxkit::llm {
 
@@ -15,50 +15,10 @@ namespace {
 constexpr nlohmann::json::error_handler_t kReplace =
     nlohmann::json::error_handler_t::replace;
 
-struct Sink {
-  std::string body;
-  size_t limit = 0;
-  bool overflow = false;
-};
-
-size_t OnWrite(char* data, size_t size, size_t n, void* user) {
-  Sink* sink = static_cast<Sink*>(user);
-  size_t bytes = size * n;
-  if (sink->body.size() + bytes > sink->limit) {
-    sink->overflow = true;
-    return 0;  // Aborts the transfer with CURLE_WRITE_ERROR.
-  }
-  sink->body.append(data, bytes);
-  return bytes;
-}
-
-void GlobalInit() {
-  static std::once_flag once;
-  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
-}
-
-struct CurlDeleter {
-  void operator()(CURL* c) const { curl_easy_cleanup(c); }
-};
-struct SlistDeleter {
-  void operator()(curl_slist* l) const { curl_slist_free_all(l); }
-};
-
-std::string Snippet(const std::string& body) {
-  std::string s = body.substr(0, 200);
-  for (char& c : s) {
-    if (static_cast<unsigned char>(c) < 0x20) c = ' ';
-  }
-  return s;
-}
-
 }  // namespace
 
 std::string ChatCompletionsUrl(const std::string& base_url) {
-  std::string url = base_url;
-  while (!url.empty() && url.back() == '/') url.pop_back();
-  if (url.ends_with("/chat/completions")) return url;
-  return url + "/chat/completions";
+  return EndpointUrl(base_url, "chat/completions");
 }
 
 std::string ChatRequestBody(const ChatConfig& config,
@@ -122,74 +82,17 @@ Result<ChatResponse> ChatComplete(const ChatConfig& config,
     return Status::FailedPrecondition(
         "no LLM endpoint configured (CTXKIT_LLM_BASE_URL, CTXKIT_LLM_MODEL)");
   }
-  GlobalInit();
-  std::unique_ptr<CURL, CurlDeleter> curl(curl_easy_init());
-  if (!curl) return Status::ResourceExhausted("curl_easy_init failed");
-  CURL* c = curl.get();
-
-  const std::string url = ChatCompletionsUrl(config.base_url);
-  const std::string body = ChatRequestBody(config, request);
-  std::unique_ptr<curl_slist, SlistDeleter> headers;
-  bool header_failed = false;
-  auto add_header = [&](const std::string& h) {
-    curl_slist* grown = curl_slist_append(headers.get(), h.c_str());
-    if (grown == nullptr) {
-      header_failed = true;
-      return;
-    }
-    headers.release();
-    headers.reset(grown);
-  };
-  add_header("Content-Type: application/json");
-  add_header("Accept: application/json");
-  if (!config.api_key.empty()) {
-    add_header("Authorization: Bearer " + config.api_key);
-  }
-  // No "Expect: 100-continue" round trip for large prompts.
-  add_header("Expect:");
-  if (!headers || header_failed)
-    return Status::ResourceExhausted("curl_slist_append failed");
-
-  Sink sink;
-  sink.limit = config.max_response_bytes;
-  char error[CURL_ERROR_SIZE] = {0};
-  curl_easy_setopt(c, CURLOPT_URL, url.c_str());
-  curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
-  curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers.get());
-  curl_easy_setopt(c, CURLOPT_POST, 1L);
-  curl_easy_setopt(c, CURLOPT_POSTFIELDS, body.data());
-  curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE,
-                   static_cast<curl_off_t>(body.size()));
-  curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, static_cast<long>(config.timeout_ms));
-  curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS,
-                   static_cast<long>(config.connect_timeout_ms));
-  curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, OnWrite);
-  curl_easy_setopt(c, CURLOPT_WRITEDATA, &sink);
-  curl_easy_setopt(c, CURLOPT_ERRORBUFFER, error);
-  curl_easy_setopt(c, CURLOPT_USERAGENT, "ctxkit");
-
-  CURLcode rc = curl_easy_perform(c);
-  if (rc != CURLE_OK) {
-    if (sink.overflow) {
-      return Status::ResourceExhausted(
-          "chat-completions reply larger than " +
-          std::to_string(config.max_response_bytes) + " bytes");
-    }
-    std::string what = error[0] ? error : curl_easy_strerror(rc);
-    return Status::Unavailable("chat-completions request to " + url +
-                               " failed: " + what);
-  }
-  long status = 0;
-  curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
-  if (status < 200 || status >= 300) {
-    return Status::IoError("chat-completions request to " + url +
-                           " returned HTTP " + std::to_string(status) + ": " +
-                           Snippet(sink.body));
-  }
-  Result<ChatResponse> parsed = ParseChatResponse(sink.body);
+  PostOptions post;
+  post.api_key = config.api_key;
+  post.timeout_ms = config.timeout_ms;
+  post.connect_timeout_ms = config.connect_timeout_ms;
+  post.max_response_bytes = config.max_response_bytes;
+  Result<std::string> reply =
+      PostJson(ChatCompletionsUrl(config.base_url),
+               ChatRequestBody(config, request), post, "chat-completions");
+  if (!reply.ok()) return reply.status();
+  Result<ChatResponse> parsed = ParseChatResponse(*reply);
   if (!parsed.ok()) return parsed.status();
-  parsed->http_status = status;
   return parsed;
 }
 

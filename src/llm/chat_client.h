@@ -45,7 +45,6 @@ struct ChatResponse {
   std::string content;  // choices[0].message.content
   std::string model;
   std::string finish_reason;
-  long http_status = 0;
 };
 
 // <base_url>/chat/completions, unless base_url already ends with it.

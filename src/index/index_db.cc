@@ -1,0 +1,111 @@
+#include "index/index_db.h"
+
+#include <sys/stat.h>
+
+#include <string>
+
+#include "core/status_macros.h"
+
+namespace ctxkit::index {
+
+namespace {
+
+// Chunk text is stored in the FTS5 table itself (not contentless): FTS5 in
+// SQLite 3.40 cannot delete rows of a contentless table without being
+// given the original text, and an index that can drift from its content
+// is worse than the extra disk (about the size of the indexed text).
+constexpr const char* kSchema = R"sql(
+CREATE TABLE IF NOT EXISTS meta(name TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS objects(
+  obj TEXT PRIMARY KEY,
+  key TEXT NOT NULL,
+  scope TEXT NOT NULL,
+  type INTEGER NOT NULL,
+  version INTEGER NOT NULL,
+  size INTEGER NOT NULL,
+  chunk_tokens INTEGER NOT NULL,
+  indexed_ns INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS objects_by_scope ON objects(scope, key);
+CREATE TABLE IF NOT EXISTS chunks(
+  id INTEGER PRIMARY KEY,
+  obj TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  offset INTEGER NOT NULL,
+  length INTEGER NOT NULL,
+  tokens INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS chunks_by_obj ON chunks(obj, seq);
+CREATE VIRTUAL TABLE IF NOT EXISTS chunk_text USING fts5(
+  text, tokenize = 'porter unicode61 remove_diacritics 2');
+CREATE TABLE IF NOT EXISTS vectors(
+  chunk INTEGER PRIMARY KEY,
+  model TEXT NOT NULL,
+  dim INTEGER NOT NULL,
+  vec BLOB NOT NULL
+);
+)sql";
+
+constexpr const char* kDropAll = R"sql(
+DROP TABLE IF EXISTS objects; DROP TABLE IF EXISTS chunks;
+DROP TABLE IF EXISTS chunk_text; DROP TABLE IF EXISTS vectors;
+)sql";
+
+// 0 when the database is new.
+Result<int> ReadSchemaVersion(storage::SqliteDb* db) {
+  CTXKIT_ASSIGN_OR_RETURN(
+      auto has, db->Prepare("SELECT count(*) FROM sqlite_master WHERE type = "
+                            "'table' AND name = 'meta'"));
+  CTXKIT_ASSIGN_OR_RETURN(bool row, has->Step());
+  if (!row || has->Int(0) == 0) return 0;
+  CTXKIT_ASSIGN_OR_RETURN(
+      auto q,
+      db->Prepare("SELECT value FROM meta WHERE name = 'schema_version'"));
+  CTXKIT_ASSIGN_OR_RETURN(row, q->Step());
+  if (!row) return 0;
+  std::string v = q->Text(0);
+  if (v.empty() || v.find_first_not_of("0123456789") != std::string::npos ||
+      v.size() > 6) {
+    return Status::Corruption("index.db: bad schema_version '" + v + "'");
+  }
+  return std::stoi(v);
+}
+
+}  // namespace
+
+Result<std::unique_ptr<storage::SqliteDb>> OpenIndexDb(const std::string& home,
+                                                       int busy_timeout_ms) {
+  const std::string path = home + "/index.db";
+  CTXKIT_ASSIGN_OR_RETURN(std::unique_ptr<storage::SqliteDb> db,
+                          storage::SqliteDb::Open(path, busy_timeout_ms));
+  ::chmod(path.c_str(), 0600);
+  // Derived data: a crash may lose the last commits (they are redone by
+  // the next sync) but never tears the database.
+  CTXKIT_RETURN_IF_ERROR(
+      db->Exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; "
+               "PRAGMA temp_store=MEMORY;"));
+  CTXKIT_ASSIGN_OR_RETURN(int version, ReadSchemaVersion(db.get()));
+  if (version == kIndexSchemaVersion) return db;
+  if (version > kIndexSchemaVersion) {
+    return Status::Corruption(
+        path + " has index schema version " + std::to_string(version) +
+        ", newer than this build's " + std::to_string(kIndexSchemaVersion));
+  }
+  storage::WriteTransaction tx(db.get());
+  CTXKIT_RETURN_IF_ERROR(tx.Begin());
+  // Re-check under the write lock: another process may have just done it.
+  CTXKIT_ASSIGN_OR_RETURN(version, ReadSchemaVersion(db.get()));
+  bool current = version == kIndexSchemaVersion;
+  if (!current) {
+    CTXKIT_RETURN_IF_ERROR(db->Exec(kDropAll));
+    CTXKIT_RETURN_IF_ERROR(db->Exec(kSchema));
+    CTXKIT_RETURN_IF_ERROR(
+        db->Exec("INSERT OR REPLACE INTO meta(name, value) VALUES "
+                 "('schema_version', '" +
+                 std::to_string(kIndexSchemaVersion) + "')"));
+  }
+  CTXKIT_RETURN_IF_ERROR(tx.Commit());
+  return db;
+}
+
+}  // namespace ctxkit::index

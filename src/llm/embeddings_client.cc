@@ -1,0 +1,102 @@
+#include "llm/embeddings_client.h"
+
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "llm/http_post.h"
+
+namespace ctxkit::llm {
+
+namespace {
+
+// Inputs may hold invalid UTF-8 (binary values are indexed too); replacing
+// it keeps the request valid JSON instead of failing the whole batch.
+constexpr nlohmann::json::error_handler_t kReplace =
+    nlohmann::json::error_handler_t::replace;
+
+}  // namespace
+
+std::string EmbeddingsUrl(const std::string& base_url) {
+  return EndpointUrl(base_url, "embeddings");
+}
+
+std::string EmbeddingsRequestBody(const EmbedConfig& config,
+                                  const std::vector<std::string>& inputs) {
+  nlohmann::json body = {
+      {"model", config.model}, {"input", inputs}, {"encoding_format", "float"}};
+  return body.dump(-1, ' ', false, kReplace);
+}
+
+Result<std::vector<std::vector<float>>> ParseEmbeddingsResponse(
+    const std::string& body, size_t expected) {
+  nlohmann::json j = nlohmann::json::parse(body, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) {
+    return Status::Corruption("embeddings reply is not a JSON object: " +
+                              Snippet(body));
+  }
+  if (j.contains("error")) {
+    const nlohmann::json& e = j["error"];
+    std::string msg =
+        e.is_object() && e.contains("message") && e["message"].is_string()
+            ? e["message"].get<std::string>()
+            : e.dump(-1, ' ', false, kReplace);
+    return Status::Unavailable("embeddings error: " + Snippet(msg));
+  }
+  auto data = j.find("data");
+  if (data == j.end() || !data->is_array() || data->size() != expected) {
+    return Status::Corruption("embeddings reply has no data list of " +
+                              std::to_string(expected) + " items");
+  }
+  std::vector<std::vector<float>> out(expected);
+  size_t dim = 0;
+  for (size_t i = 0; i < data->size(); ++i) {
+    const nlohmann::json& item = (*data)[i];
+    if (!item.is_object()) return Status::Corruption("embeddings item");
+    size_t index = i;
+    if (auto ix = item.find("index");
+        ix != item.end() && ix->is_number_unsigned()) {
+      index = ix->get<size_t>();
+    }
+    auto emb = item.find("embedding");
+    if (index >= expected || emb == item.end() || !emb->is_array() ||
+        emb->empty() || !out[index].empty()) {
+      return Status::Corruption("embeddings item " + std::to_string(i) +
+                                " has no usable embedding");
+    }
+    std::vector<float>& v = out[index];
+    v.reserve(emb->size());
+    for (const nlohmann::json& x : *emb) {
+      if (!x.is_number()) return Status::Corruption("embedding not numeric");
+      v.push_back(x.get<float>());
+    }
+    if (dim == 0) dim = v.size();
+    if (v.size() != dim) {
+      return Status::Corruption("embeddings of different lengths");
+    }
+  }
+  return out;
+}
+
+Result<std::vector<std::vector<float>>> Embed(
+    const EmbedConfig& config, const std::vector<std::string>& inputs) {
+  if (config.base_url.empty() || config.model.empty()) {
+    return Status::FailedPrecondition(
+        "no embeddings endpoint configured (CTXKIT_EMBED_URL, "
+        "CTXKIT_EMBED_MODEL)");
+  }
+  if (inputs.empty()) return std::vector<std::vector<float>>{};
+  PostOptions post;
+  post.api_key = config.api_key;
+  post.timeout_ms = config.timeout_ms;
+  post.connect_timeout_ms = config.connect_timeout_ms;
+  post.max_response_bytes = config.max_response_bytes;
+  Result<std::string> reply =
+      PostJson(EmbeddingsUrl(config.base_url),
+               EmbeddingsRequestBody(config, inputs), post, "embeddings");
+  if (!reply.ok()) return reply.status();
+  return ParseEmbeddingsResponse(*reply, inputs.size());
+}
+
+}  // namespace ctxkit::llm

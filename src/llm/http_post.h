@@ -1,0 +1,40 @@
+// JSON-over-HTTP POST with libcurl, shared by the chat-completions and
+// embeddings clients. Only http and https; no signals; bounded replies.
+
+#ifndef CTXKIT_LLM_HTTP_POST_H_
+#define CTXKIT_LLM_HTTP_POST_H_
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+#include "ctxkit/status.h"
+
+namespace ctxkit::llm {
+
+struct PostOptions {
+  std::string api_key;  // Sent as "Authorization: Bearer <key>" when set.
+  int timeout_ms = 60000;
+  int connect_timeout_ms = 5000;
+  size_t max_response_bytes = 4u << 20;
+};
+
+// POSTs `body` (JSON) to `url` and returns the 2xx reply body. `what` names
+// the request in error messages ("chat-completions", "embeddings").
+// Unavailable when the transfer fails (refused, timeout, DNS),
+// ResourceExhausted for a reply over max_response_bytes, IoError for a
+// non-2xx status (with the start of the reply).
+Result<std::string> PostJson(const std::string& url, const std::string& body,
+                             const PostOptions& options, std::string_view what);
+
+// `base_url` without trailing slashes, plus "/<endpoint>" unless it already
+// ends with it.
+std::string EndpointUrl(const std::string& base_url, std::string_view endpoint);
+
+// The first 200 bytes of a reply with control characters blanked, for
+// error messages.
+std::string Snippet(const std::string& body);
+
+}  // namespace ctxkit::llm
+
+#endif  // CTXKIT_LLM_HTTP_POST_H_

@@ -1,0 +1,285 @@
+// find_relevant through the public API: ranking, refs to ranges, the lazy
+// incremental sync, scopes, limits.
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "ctxkit/index.h"
+#include "index/index_test_util.h"
+
+namespace ctxkit::testing {
+namespace {
+
+using ::testing::HasSubstr;
+
+const char kAuth[] =
+    "Authentication uses short-lived access tokens.\n"
+    "When a token expires the client calls the refresh endpoint with its\n"
+    "refresh token and receives a new access token.\n";
+const char kDb[] =
+    "The database runs in WAL mode.\n"
+    "Checkpoints copy pages from the write-ahead log back to the main file.\n";
+const char kCooking[] =
+    "Boil the pasta in salted water for nine minutes.\n"
+    "Drain it and toss it with olive oil and garlic.\n";
+
+class FindRelevantTest : public IndexTest {
+ protected:
+  void PutCorpus() {
+    Put("docs/auth", kAuth);
+    Put("docs/db", kDb);
+    Put("recipes/pasta", kCooking);
+  }
+};
+
+TEST_F(FindRelevantTest, RanksTheDocumentAboutTheQueryFirst) {
+  PutCorpus();
+  FindResult r = Find("how is an expired token refreshed?");
+  ASSERT_FALSE(r.hits.empty());
+  EXPECT_EQ(r.hits[0].key, "docs/auth");
+  EXPECT_EQ(r.method, "bm25");
+  EXPECT_EQ(r.hits[0].method, "bm25");
+  EXPECT_EQ(r.hits[0].bm25_rank, 1u);
+  EXPECT_EQ(r.variables_covered, 3u);
+  EXPECT_EQ(r.variables_indexed, 3u);
+
+  r = Find("olive oil garlic");
+  ASSERT_FALSE(r.hits.empty());
+  EXPECT_EQ(r.hits[0].key, "recipes/pasta");
+  r = Find("write-ahead log checkpoint");
+  ASSERT_FALSE(r.hits.empty());
+  EXPECT_EQ(r.hits[0].key, "docs/db");
+  EXPECT_EQ(r.variables_indexed, 0u);  // Nothing changed: no reindexing.
+}
+
+TEST_F(FindRelevantTest, HitsAreStaticRefsToRangesHoldingTheTerms) {
+  PutCorpus();
+  FindResult r = Find("refresh endpoint");
+  ASSERT_FALSE(r.hits.empty());
+  const FindHit& h = r.hits[0];
+  EXPECT_TRUE(h.ref.is_static());
+  EXPECT_EQ(h.ref.version, 1u);
+  EXPECT_EQ(h.ref.key, "docs/auth");
+  EXPECT_GT(h.byte_length, 0u);
+  EXPECT_GT(h.tokens, 0u);
+  std::string text = Text(h);
+  EXPECT_THAT(text, HasSubstr("refresh endpoint"));
+  EXPECT_EQ(h.preview, text.substr(0, h.preview.size()));
+  // The ref is a capability that round-trips through its wire form.
+  auto parsed = ParseRef(FormatRef(h.ref));
+  ASSERT_TRUE(parsed.ok());
+  EXPECT_EQ(*parsed, h.ref);
+}
+
+TEST_F(FindRelevantTest, EmptyQueryAndBadOptionsAreInvalidArgument) {
+  PutCorpus();
+  EXPECT_TRUE(FindRelevant(view(), "  ?! ").status().IsInvalidArgument());
+  FindOptions o;
+  o.top_k = 0;
+  EXPECT_TRUE(FindRelevant(view(), "token", o).status().IsInvalidArgument());
+  o.top_k = 5;
+  o.chunk_tokens = 1;
+  EXPECT_TRUE(FindRelevant(view(), "token", o).status().IsInvalidArgument());
+  // Terms that match nothing: no hits, no error.
+  EXPECT_TRUE(Find("zyzzyva").hits.empty());
+}
+
+TEST_F(FindRelevantTest, TopKBoundsTheHits) {
+  for (int i = 0; i < 12; ++i) {
+    Put("notes/" + std::to_string(i), "kiwi note number " + std::to_string(i));
+  }
+  FindOptions o;
+  o.top_k = 3;
+  EXPECT_EQ(Find("kiwi", o).hits.size(), 3u);
+  o.top_k = 100;
+  EXPECT_EQ(Find("kiwi", o).hits.size(), 12u);
+}
+
+TEST_F(FindRelevantTest, OneVariableMode) {
+  PutCorpus();
+  Put("docs/other", "another text that mentions a token once");
+  FindOptions o;
+  o.key = "docs/other";
+  FindResult r = Find("token", o);
+  ASSERT_EQ(r.hits.size(), 1u);
+  EXPECT_EQ(r.hits[0].key, "docs/other");
+  EXPECT_EQ(r.variables_covered, 1u);
+  o.key = "missing";
+  EXPECT_TRUE(FindRelevant(view(), "token", o).status().IsNotFound());
+}
+
+TEST_F(FindRelevantTest, NewVersionsAndRemovalAreSeenIncrementally) {
+  Put("doc", "the quarterly report about penguins");
+  ASSERT_EQ(Find("penguins").hits.size(), 1u);
+  Put("doc", "the quarterly report about giraffes");
+  FindResult r = Find("penguins");
+  EXPECT_TRUE(r.hits.empty());
+  EXPECT_EQ(r.variables_indexed, 1u);
+  r = Find("giraffes");
+  ASSERT_EQ(r.hits.size(), 1u);
+  EXPECT_EQ(r.hits[0].ref.version, 2u);
+  EXPECT_THAT(Text(r.hits[0]), HasSubstr("giraffes"));
+
+  ASSERT_TRUE(view().Remove("doc").ok());
+  r = Find("giraffes");
+  EXPECT_TRUE(r.hits.empty());
+  EXPECT_EQ(r.variables_dropped, 1u);
+}
+
+TEST_F(FindRelevantTest, WritesByAnotherStoreInstanceArePickedUp) {
+  Put("doc", "alpha beta");
+  ASSERT_EQ(Find("alpha").hits.size(), 1u);
+  // A second instance stands for another process on the same home.
+  auto other = Store::Open(options_);
+  ASSERT_TRUE(other.ok());
+  auto ov = (*other)->OpenView("alice", "s1");
+  ASSERT_TRUE(ov.ok());
+  ASSERT_TRUE(ov->Set("doc", "gamma delta").ok());
+  ASSERT_TRUE(ov->Set("doc2", "epsilon alpha").ok());
+  FindResult r = Find("gamma");
+  ASSERT_EQ(r.hits.size(), 1u);
+  EXPECT_EQ(r.hits[0].key, "doc");
+  r = Find("alpha");
+  ASSERT_EQ(r.hits.size(), 1u);
+  EXPECT_EQ(r.hits[0].key, "doc2");
+  // And the other instance finds through the index this one built.
+  r = FindIn(*ov, "epsilon");
+  ASSERT_EQ(r.hits.size(), 1u);
+  EXPECT_EQ(r.variables_indexed, 0u);
+}
+
+TEST_F(FindRelevantTest, ScopesAreIsolated) {
+  SetOptions agent;
+  agent.scope = "agent";
+  Put("secret", "alice private walrus plan", agent);
+  Put("shared", "public walrus facts");
+  ASSERT_EQ(Find("walrus").hits.size(), 2u);  // Alice indexes both.
+  auto bob = store_->OpenView("bob", "s2");
+  ASSERT_TRUE(bob.ok());
+  FindResult r = FindIn(*bob, "walrus");
+  ASSERT_EQ(r.hits.size(), 1u);
+  EXPECT_EQ(r.hits[0].key, "shared");
+  // Bob's query must not drop alice's rows: alice still finds hers.
+  r = Find("walrus private");
+  ASSERT_EQ(r.hits.size(), 2u);
+  EXPECT_EQ(r.hits[0].key, "secret");
+  EXPECT_EQ(r.variables_indexed, 0u);
+  // Naming alice's scope from bob's view is refused.
+  FindOptions o;
+  o.scope = "agent:alice";
+  EXPECT_TRUE(FindRelevant(*bob, "walrus", o).status().IsPermissionDenied());
+}
+
+TEST_F(FindRelevantTest, SessionOnlyValuesAreNeverIndexed) {
+  SetOptions o;
+  o.persist = false;
+  Put("scratch", "ephemeral narwhal musings", o);
+  Put("kept", "durable narwhal facts");
+  FindResult r = Find("narwhal");
+  ASSERT_EQ(r.hits.size(), 1u);
+  EXPECT_EQ(r.hits[0].key, "kept");
+  ASSERT_EQ(r.skipped.size(), 1u);
+  EXPECT_EQ(r.skipped[0].key, "scratch");
+  EXPECT_THAT(r.skipped[0].reason, HasSubstr("session-only"));
+  // No byte of it reached index.db (or its WAL).
+  for (const char* f : {"/index.db", "/index.db-wal"}) {
+    std::string path = options_.home + f;
+    FILE* file = fopen(path.c_str(), "rb");
+    if (file == nullptr) continue;
+    std::string all;
+    char buf[65536];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, file)) > 0) all.append(buf, n);
+    fclose(file);
+    EXPECT_EQ(all.find("ephemeral"), std::string::npos) << f;
+  }
+}
+
+TEST_F(FindRelevantTest, ValuesOverTheLimitAreSkippedAndReported) {
+  Put("big", std::string(5000, 'x') + " lemur");
+  Put("small", "lemur");
+  FindOptions o;
+  o.max_value_bytes = 1000;
+  FindResult r = Find("lemur", o);
+  ASSERT_EQ(r.hits.size(), 1u);
+  EXPECT_EQ(r.hits[0].key, "small");
+  ASSERT_EQ(r.skipped.size(), 1u);
+  EXPECT_EQ(r.skipped[0].key, "big");
+  // Indexed before with a larger limit, its rows go when it is skipped.
+  o.max_value_bytes = 1 << 20;
+  EXPECT_EQ(Find("lemur", o).hits.size(), 2u);
+  o.max_value_bytes = 1000;
+  r = Find("lemur", o);
+  ASSERT_EQ(r.hits.size(), 1u);
+  EXPECT_EQ(r.hits[0].key, "small");
+}
+
+TEST_F(FindRelevantTest, OneVariableModeDropsOnlyThatVariable) {
+  Put("docs/a", "lemur in a");
+  Put("docs/ab", "lemur in ab");
+  ASSERT_EQ(Find("lemur").hits.size(), 2u);
+  Put("docs/a", std::string(5000, 'x') + " lemur");
+  FindOptions o;
+  o.key = "docs/a";
+  o.max_value_bytes = 1000;
+  FindResult r = Find("lemur", o);
+  EXPECT_TRUE(r.hits.empty());
+  EXPECT_EQ(r.skipped.size(), 1u);
+  o.key = "docs/ab";
+  EXPECT_EQ(Find("lemur", o).hits.size(), 1u);  // Its rows survived.
+  EXPECT_EQ(Find("lemur", o).variables_indexed, 0u);
+}
+
+TEST_F(FindRelevantTest, LargeValueIsChunkedAndTheNeedleFound) {
+  std::string big;
+  int line = 0;
+  while (big.size() < 600 * 1024) {
+    big += "line " + std::to_string(line++) +
+           ": routine log output with nothing notable in it\n";
+    if (line == 7000) big += "the hidden needle says the vault code is 4711\n";
+  }
+  Put("logs/big", big);
+  FindResult r = Find("vault code needle");
+  EXPECT_GT(r.chunks_indexed, 500u);
+  ASSERT_FALSE(r.hits.empty());
+  EXPECT_EQ(r.hits[0].key, "logs/big");
+  EXPECT_THAT(Text(r.hits[0]), HasSubstr("vault code is 4711"));
+  EXPECT_LE(r.hits[0].tokens, 256u);
+  EXPECT_LT(r.hits[0].byte_length, 4096u);
+}
+
+TEST_F(FindRelevantTest, StreamsAreReindexedOnAppend) {
+  ASSERT_TRUE(view().Append("events", "first event: boot\n").ok());
+  ASSERT_EQ(Find("boot").hits.size(), 1u);
+  ASSERT_TRUE(view().Append("events", "second event: shutdown\n").ok());
+  FindResult r = Find("shutdown");
+  ASSERT_EQ(r.hits.size(), 1u);
+  EXPECT_EQ(r.hits[0].ref.version, 2u);
+  EXPECT_THAT(Text(r.hits[0]), HasSubstr("shutdown"));
+}
+
+TEST_F(FindRelevantTest, PromotionKeepsHitsWithTheNewScope) {
+  SetOptions agent;
+  agent.scope = "agent";
+  Put("draft", "a draft about otters", agent);
+  ASSERT_EQ(Find("otters").hits.size(), 1u);
+  ASSERT_TRUE(view().Promote("draft").ok());
+  FindResult r = Find("otters");
+  ASSERT_EQ(r.hits.size(), 1u);
+  EXPECT_TRUE(r.hits[0].ref.scope.is_global());
+  EXPECT_THAT(Text(r.hits[0]), HasSubstr("otters"));
+}
+
+TEST_F(FindRelevantTest, BinaryAndInvalidUtf8AreIndexedWithoutError) {
+  std::string bin = "caribou ";
+  for (int i = 0; i < 3000; ++i) bin += static_cast<char>(i * 37 % 256);
+  Put("blob", bin);
+  FindResult r = Find("caribou");
+  ASSERT_EQ(r.hits.size(), 1u);
+  EXPECT_EQ(Text(r.hits[0]).substr(0, 8), "caribou ");
+}
+
+}  // namespace
+}  // namespace ctxkit::testing
