@@ -6,8 +6,8 @@
 
 #include <string>
 
+#include "common/fake_embeddings_server.h"
 #include "ctxkit/index.h"
-#include "index/fake_embeddings_server.h"
 #include "index/index_test_util.h"
 #include "llm/embeddings_client.h"
 

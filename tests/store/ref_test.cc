@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "common/utf8.h"
 #include "store/test_util.h"
 
 namespace ctxkit::testing {
@@ -20,24 +21,6 @@ constexpr std::array<ValueType, 9> kAllTypes = {
     ValueType::kText,   ValueType::kJson,   ValueType::kMemory,
     ValueType::kResult, ValueType::kStream, ValueType::kToolcall,
     ValueType::kFile,   ValueType::kNote,   ValueType::kChat};
-
-void AppendUtf8(uint32_t cp, std::string* out) {
-  if (cp < 0x80) {
-    out->push_back(static_cast<char>(cp));
-  } else if (cp < 0x800) {
-    out->push_back(static_cast<char>(0xC0 | (cp >> 6)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else if (cp < 0x10000) {
-    out->push_back(static_cast<char>(0xE0 | (cp >> 12)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else {
-    out->push_back(static_cast<char>(0xF0 | (cp >> 18)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  }
-}
 
 // A valid key of 1..max_bytes bytes: printable ASCII (':' ' ' '=' '~'
 // favoured) and non-control UTF-8 of every encoded length.

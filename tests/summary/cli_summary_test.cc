@@ -7,7 +7,7 @@
 #include <string>
 
 #include "cli/cli_test_util.h"
-#include "fake_chat_server.h"
+#include "common/fake_chat_server.h"
 #include "summary_test_util.h"
 
 namespace ctxkit::cli::testing {

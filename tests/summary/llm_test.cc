@@ -11,7 +11,7 @@
 
 #include "ctxkit/summary.h"
 #include "ctxkit/tokenizer.h"
-#include "fake_chat_server.h"
+#include "common/fake_chat_server.h"
 #include "llm/chat_client.h"
 #include "summary_test_util.h"
 

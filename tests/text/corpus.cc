@@ -8,8 +8,12 @@
 #include <string_view>
 #include <system_error>
 
+#include "common/utf8.h"
+
 namespace ctxkit::text_test {
 namespace {
+
+using ::ctxkit::testing::AppendUtf8;
 
 // A small fixed PRNG (splitmix64) so the corpus is the same everywhere,
 // independent of the standard library's distributions.
@@ -29,24 +33,6 @@ class Rng {
  private:
   uint64_t state_;
 };
-
-void AppendUtf8(char32_t cp, std::string* out) {
-  if (cp < 0x80) {
-    out->push_back(static_cast<char>(cp));
-  } else if (cp < 0x800) {
-    out->push_back(static_cast<char>(0xC0 | (cp >> 6)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else if (cp < 0x10000) {
-    out->push_back(static_cast<char>(0xE0 | (cp >> 12)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else {
-    out->push_back(static_cast<char>(0xF0 | (cp >> 18)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  }
-}
 
 std::string Utf8(std::initializer_list<char32_t> cps) {
   std::string s;

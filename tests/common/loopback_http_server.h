@@ -1,9 +1,10 @@
-// A tiny OpenAI-compatible chat-completions server on 127.0.0.1 for tests:
-// one blocking thread, one request per connection, canned replies. Records
-// every request so tests can check its shape.
+// A tiny HTTP/1.1 server on 127.0.0.1 for tests that exercise ctxkit's HTTP
+// clients for real: one thread, one request per connection, replies from a
+// handler. Records every request so tests can check its shape. Header-only
+// so any test folder can include "common/loopback_http_server.h".
 
-#ifndef CTXKIT_TESTS_SUMMARY_FAKE_CHAT_SERVER_H_
-#define CTXKIT_TESTS_SUMMARY_FAKE_CHAT_SERVER_H_
+#ifndef CTXKIT_TESTS_COMMON_LOOPBACK_HTTP_SERVER_H_
+#define CTXKIT_TESTS_COMMON_LOOPBACK_HTTP_SERVER_H_
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -12,34 +13,33 @@
 #include <unistd.h>
 
 #include <atomic>
-#include <chrono>
-#include <cstring>
+#include <cctype>
+#include <functional>
 #include <mutex>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace ctxkit::testing {
 
-class FakeChatServer {
+class LoopbackHttpServer {
  public:
-  enum class Mode {
-    kOk,         // 200 with a chat.completion whose content is `content`.
-    kStatus500,  // 500 with an error body.
-    kGarbage,    // 200 with a body that is not JSON.
-    kNoChoices,  // 200 with JSON that is not a chat completion.
-    kHang,       // Never answers (until the client gives up).
-  };
-
   struct Request {
     std::string request_line;  // "POST /v1/chat/completions HTTP/1.1"
     std::string headers;       // Raw header block, lower-cased.
     std::string body;
   };
+  struct Reply {
+    std::string status = "200 OK";
+    std::string body;
+    // Never answer: hold the connection until the client hangs up or the
+    // server stops (about 5 s at most), to test client timeouts.
+    bool hang = false;
+  };
+  using Handler = std::function<Reply(const Request&)>;
 
-  explicit FakeChatServer(Mode mode, std::string content = "A summary.")
-      : mode_(mode), content_(std::move(content)) {
+  explicit LoopbackHttpServer(Handler handler) : handler_(std::move(handler)) {
     fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     sockaddr_in addr{};
     addr.sin_family = AF_INET;
@@ -48,7 +48,7 @@ class FakeChatServer {
     if (fd_ < 0 ||
         ::bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
         ::listen(fd_, 16) != 0) {
-      return;
+      return;  // port() stays 0; the client's connect fails visibly.
     }
     socklen_t len = sizeof addr;
     ::getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len);
@@ -56,16 +56,17 @@ class FakeChatServer {
     thread_ = std::thread([this] { Loop(); });
   }
 
-  ~FakeChatServer() {
+  ~LoopbackHttpServer() {
     stop_ = true;
     if (thread_.joinable()) thread_.join();
     if (fd_ >= 0) ::close(fd_);
   }
 
-  FakeChatServer(const FakeChatServer&) = delete;
-  FakeChatServer& operator=(const FakeChatServer&) = delete;
+  LoopbackHttpServer(const LoopbackHttpServer&) = delete;
+  LoopbackHttpServer& operator=(const LoopbackHttpServer&) = delete;
 
   int port() const { return port_; }
+  // The OpenAI-style base URL clients are configured with.
   std::string base_url() const {
     return "http://127.0.0.1:" + std::to_string(port_) + "/v1";
   }
@@ -91,7 +92,7 @@ class FakeChatServer {
   }
 
   // Reads with a deadline so a silent client cannot wedge the server.
-  bool ReadSome(int c, std::string* buf) {
+  static bool ReadSome(int c, std::string* buf) {
     pollfd p{c, POLLIN, 0};
     if (::poll(&p, 1, 2000) <= 0) return false;
     char tmp[65536];
@@ -112,7 +113,9 @@ class FakeChatServer {
     size_t eol = head.find("\r\n");
     r.request_line = head.substr(0, eol);
     r.headers = eol == std::string::npos ? "" : head.substr(eol + 2);
-    for (char& ch : r.headers) ch = static_cast<char>(std::tolower(ch));
+    for (char& ch : r.headers) {
+      ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    }
     size_t length = 0;
     size_t cl = r.headers.find("content-length:");
     if (cl != std::string::npos) {
@@ -126,56 +129,31 @@ class FakeChatServer {
       std::lock_guard lock(mu_);
       requests_.push_back(r);
     }
-    std::string status = "200 OK";
-    std::string body;
-    switch (mode_) {
-      case Mode::kOk:
-        body =
-            nlohmann::json{
-                {"id", "chatcmpl-test"},
-                {"object", "chat.completion"},
-                {"model", "test-model"},
-                {"choices",
-                 {{{"index", 0},
-                   {"message", {{"role", "assistant"}, {"content", content_}}},
-                   {"finish_reason", "stop"}}}}}
-                .dump();
-        break;
-      case Mode::kStatus500:
-        status = "500 Internal Server Error";
-        body = R"({"error":{"message":"boom","type":"server_error"}})";
-        break;
-      case Mode::kGarbage:
-        body = "<html>this is not json";
-        break;
-      case Mode::kNoChoices:
-        body = R"({"object":"chat.completion","choices":[]})";
-        break;
-      case Mode::kHang:
-        // Hold the connection until the client hangs up or the test ends.
-        for (int i = 0; i < 250 && !stop_; ++i) {
-          pollfd p{c, POLLIN, 0};
-          if (::poll(&p, 1, 20) > 0) {
-            char tmp[256];
-            if (::read(c, tmp, sizeof tmp) <= 0) return;
-          }
+    Reply reply = handler_(r);
+    if (reply.hang) {
+      for (int i = 0; i < 250 && !stop_; ++i) {
+        pollfd p{c, POLLIN, 0};
+        if (::poll(&p, 1, 20) > 0) {
+          char tmp[256];
+          if (::read(c, tmp, sizeof tmp) <= 0) return;
         }
-        return;
+      }
+      return;
     }
-    std::string reply = "HTTP/1.1 " + status +
-                        "\r\nContent-Type: application/json\r\n"
-                        "Connection: close\r\nContent-Length: " +
-                        std::to_string(body.size()) + "\r\n\r\n" + body;
+    std::string out = "HTTP/1.1 " + reply.status +
+                      "\r\nContent-Type: application/json\r\n"
+                      "Connection: close\r\nContent-Length: " +
+                      std::to_string(reply.body.size()) + "\r\n\r\n" +
+                      reply.body;
     size_t off = 0;
-    while (off < reply.size()) {
-      ssize_t n = ::write(c, reply.data() + off, reply.size() - off);
+    while (off < out.size()) {
+      ssize_t n = ::write(c, out.data() + off, out.size() - off);
       if (n <= 0) break;
       off += static_cast<size_t>(n);
     }
   }
 
-  Mode mode_;
-  std::string content_;
+  Handler handler_;
   int fd_ = -1;
   int port_ = 0;
   std::atomic<bool> stop_{false};
@@ -186,4 +164,4 @@ class FakeChatServer {
 
 }  // namespace ctxkit::testing
 
-#endif  // CTXKIT_TESTS_SUMMARY_FAKE_CHAT_SERVER_H_
+#endif  // CTXKIT_TESTS_COMMON_LOOPBACK_HTTP_SERVER_H_
