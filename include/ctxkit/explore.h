@@ -11,10 +11,12 @@
 //   auto hits = ctxkit::Search(view, "error", {.case_insensitive = true});
 //   // hits->matches: key, 1-based line, byte offset, preview.
 //
-// Streaming. Text, bytes and streams are read through View::ReadRange in
-// blocks (64 KiB growing to 1 MiB) and never loaded whole: peeking lines
-// near the start of a 1 GiB value reads a few KiB; a search holds one
-// block plus the longest line (at most 16 MiB) per variable. JSON items are
+// Streaming. Peek and Len read through View::ReadRange in blocks (64 KiB
+// growing to 1 MiB) and never load a value whole: peeking lines near the
+// start of a 1 GiB value reads a few KiB. Search reads through View::Scan
+// (blob files mapped and searched in place, nothing copied into the
+// memory tier) and holds one 256 KiB piece plus a line split across two
+// pieces (at most about 16 MiB) per variable. JSON items are
 // found by a structural scan that also stops once the wanted items are
 // complete. A full scan happens only when an answer needs the whole value:
 // a negative index (counted from the end), PeekOptions::count_total, or
@@ -153,8 +155,9 @@ Result<PeekResult> Peek(View& view, const Ref& ref,
 
 struct SearchOptions {
   // false: `pattern` is a literal string (case-sensitive literals take a
-  // memmem fast path). true: RE2 syntax (https://github.com/google/re2/wiki/
-  // Syntax), linear time in the input whatever the pattern.
+  // vectorized fast path). true: RE2 syntax
+  // (https://github.com/google/re2/wiki/ Syntax), linear time in the input
+  // whatever the pattern.
   bool regex = false;
   // Unicode simple case folding (literal or regex).
   bool case_insensitive = false;
@@ -212,8 +215,8 @@ struct SearchResult {
 // Searches line by line, as grep: a match never spans lines ('\n' is never
 // matched, '^'/'$' match at line boundaries), one match per line. Values
 // of every type are searched as bytes (JSON as its text; binary too). A
-// line longer than 16 MiB is searched in 16 MiB windows; a match straddling
-// a window boundary in such a line is missed.
+// line longer than 16 MiB may be searched in windows of about 16 MiB; a
+// match straddling a window boundary in such a line is missed.
 // InvalidArgument for options out of range, a
 // pattern containing a newline, or a regex RE2 rejects (its message);
 // NotFound for a key in `keys` that does not exist.

@@ -10,8 +10,9 @@
 //   }
 //
 // Ranking. BM25 (SQLite FTS5, porter stemming over unicode61) over
-// token-bounded chunks: about FindOptions::chunk_tokens o200k tokens each,
-// cut at line ends where a line fits, inside a line otherwise. When an
+// token-bounded chunks: at most FindOptions::chunk_tokens o200k tokens
+// each, cut on natural boundaries (paragraphs, lines, top-level JSON
+// items) exactly as Chunk (ctxkit/chunk.h) cuts them. When an
 // OpenAI-compatible embeddings endpoint is configured (CTXKIT_EMBED_URL,
 // CTXKIT_EMBED_MODEL, optional CTXKIT_EMBED_API_KEY, or
 // FindOptions::embeddings), every chunk also gets a vector; the query's

@@ -43,6 +43,7 @@
 #define CTXKIT_STORE_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -103,6 +104,12 @@ struct SetOptions {
   std::vector<std::string> tags;
   // Free-form label of the writer ("agent:planner", "tool:grep", ...).
   std::string producer;
+  // Count the value's o200k_base tokens before Set returns and keep the
+  // count with the version (ObjectMeta/VersionMeta::tokens). It costs about
+  // 20 ns per byte, so it is off by default: otherwise the first
+  // View::CountTokens counts and keeps it. Ignored by Append (a stream's
+  // count is taken lazily, of the whole prefix).
+  bool count_tokens = false;
 };
 
 struct LookupOptions {
@@ -123,6 +130,9 @@ struct ObjectMeta {
   int64_t updated_unix_ns = 0;
   std::vector<std::string> tags;
   bool persistent = true;
+  // o200k_base tokens of the latest version, once counted (see
+  // SetOptions::count_tokens and View::CountTokens); empty until then.
+  std::optional<uint64_t> tokens;
 };
 
 enum class VersionState : uint8_t {
@@ -142,6 +152,8 @@ struct VersionMeta {
   std::string content_hash;
   int64_t created_unix_ns = 0;
   std::string producer;
+  // o200k_base tokens of this version's content, once counted.
+  std::optional<uint64_t> tokens;
 };
 
 struct ListFilter {
@@ -181,6 +193,10 @@ struct StoreStats {
   uint64_t evictions = 0;
   uint64_t spills = 0;
 };
+
+// A static ref to the version `meta` describes (its latest, as Stat and
+// List return it), built without a lookup.
+Ref StaticRefOf(const ObjectMeta& meta);
 
 class Store {
  public:
@@ -245,12 +261,27 @@ class View {
   Result<std::string> ReadRange(const Ref& ref, uint64_t offset,
                                 uint64_t length);
 
+  // For scans (search): calls `sink` with consecutive pieces of the bytes
+  // [offset, offset + length) of the version a ref names, in order, each
+  // at most `piece_bytes` long (a piece is never empty). A piece is valid
+  // only during its call. Unlike ReadRange nothing enters the memory
+  // tier's cache, and a large durable value is mapped from its blob file
+  // rather than copied; other contents are read piece by piece. A sink
+  // returning false stops the scan (OK). Errors as ReadRange.
+  Status Scan(const Ref& ref, uint64_t offset, uint64_t length,
+              uint64_t piece_bytes,
+              const std::function<bool(std::string_view)>& sink);
+
   // Metadata of the latest version.
   Result<ObjectMeta> Stat(std::string_view key,
                           const LookupOptions& options = {});
 
   // Writes a tombstone; NotFound when there is no live value under `key`.
   Status Remove(std::string_view key, const LookupOptions& options = {});
+  // Like Remove, but the tombstone's state is kMissing: the value's source
+  // (a watched file) is gone. The key stops resolving, history stays, and
+  // a later Set revives the object, as after Remove.
+  Status MarkMissing(std::string_view key, const LookupOptions& options = {});
 
   Result<ListPage> List(const ListFilter& filter = {});
 
@@ -258,10 +289,32 @@ class View {
   Result<std::vector<VersionMeta>> Versions(std::string_view key,
                                             const LookupOptions& options = {});
 
+  // The o200k_base token count of a version (the latest unless
+  // options.version), kept in its metadata: the first call streams through
+  // the content by range (never holding it whole) and records the count;
+  // later calls, in any process, read it back without touching content.
+  // Session-only values keep their counts in this instance only.
+  Result<uint64_t> CountTokens(std::string_view key,
+                               const LookupOptions& options = {});
+  // The same for the version a ref names (the latest for a dynamic ref).
+  Result<uint64_t> CountTokens(const Ref& ref);
+
   // Moves an object from the view's agent scope to global, keeping its id
   // and history. AlreadyExists when global already has a live object with
   // that key; FailedPrecondition for session-only values.
   Result<Ref> Promote(std::string_view key);
+
+  // Gives the object found at `from_key` (lookup order, or options.scope)
+  // the key `to_key` in the same scope, keeping its id, versions and tags.
+  // Refs carry the key they were taken under and resolve only while it
+  // still names the object (that check keeps a ref from another store from
+  // resolving here), so refs taken before a rename give NotFound: hand out
+  // the returned dynamic ref, or take new static ones, under the new key.
+  // AlreadyExists when that scope has a live object at `to_key`;
+  // FailedPrecondition for session-only values; NotFound when `from_key` has no
+  // live object. Renaming to the same key is a no-op.
+  Result<Ref> Rename(std::string_view from_key, std::string_view to_key,
+                     const LookupOptions& options = {});
 
   // A view for a sub-agent: its own agent scope `child_agent_id`, the same
   // global scope, and the session `child_session_id` (none when empty). It

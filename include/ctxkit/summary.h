@@ -169,7 +169,8 @@ void ResetSummarizerStats();
 
 // Exact token count of a stored value, streamed by range (the value is
 // never held whole). `encoding_name`: "o200k_base" (default) or
-// "cl100k_base".
+// "cl100k_base". o200k_base counts are View::CountTokens: kept in the
+// version's metadata, so only the first call reads the content.
 Result<uint64_t> CountValueTokens(View& view, std::string_view key_or_ref,
                                   std::string_view encoding_name = "o200k_base",
                                   const ScopeName& scope = {});

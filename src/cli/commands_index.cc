@@ -1,5 +1,6 @@
 // The find verb: ranked chunks for a free-text query, as refs to ranges
-// (include/ctxkit/index.h).
+// (include/ctxkit/index.h); the chunk verb: one value's chunks, as ranges
+// (include/ctxkit/chunk.h).
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
@@ -13,6 +14,7 @@
 #include "cli/flags.h"
 #include "cli/io.h"
 #include "cli/output.h"
+#include "ctxkit/chunk.h"
 #include "ctxkit/index.h"
 #include "ctxkit/ref.h"
 #include "ctxkit/store.h"
@@ -112,6 +114,75 @@ int RunFind(Context& ctx, const FindArgs& a) {
   return s.ok() ? kExitOk : ReportError(s);
 }
 
+struct ChunkArgs {
+  std::string target;
+  std::string scope;
+  uint64_t version = 0;
+  uint64_t max_tokens = 0;
+};
+
+// Output is written in batches while chunking, so a value with millions of
+// chunks never has its whole listing in memory.
+constexpr size_t kFlushBytes = 1u << 16;
+
+int RunChunk(Context& ctx, const ChunkArgs& a) {
+  if (a.target.starts_with("ck:")) {
+    Result<Ref> ref = ParseRef(a.target);
+    if (!ref.ok()) return ReportError(ref.status());
+  } else {
+    Status s = ValidateKey(a.target);
+    if (!s.ok()) return ReportError(s.WithContext("key"));
+    s = CheckScopeName(a.scope, ctx.options());
+    if (!s.ok()) return ReportError(s);
+  }
+  if (a.max_tokens < 1 || a.max_tokens > kMaxChunkTokens) {
+    return ReportError(Status::InvalidArgument(
+        "--max-tokens must be 1-" + std::to_string(kMaxChunkTokens)));
+  }
+  Result<View*> view = ctx.OpenView();
+  if (!view.ok()) return ReportError(view.status());
+  ChunkOptions o;
+  o.lookup.scope = a.scope;
+  o.lookup.version = a.version;
+  const bool json = ctx.json();
+  std::string out = json ? "[" : "";
+  std::string wire;  // The ref, formatted once.
+  Status s = ForEachChunk(
+      **view, a.target, static_cast<uint32_t>(a.max_tokens),
+      [&](const Ref& ref, const ChunkRange& c) -> Status {
+        if (wire.empty()) wire = FormatRef(ref);
+        const uint64_t length = c.byte_end - c.byte_begin;
+        if (json) {
+          if (c.index > 0) out += ",";
+          nlohmann::json j = {{"index", c.index},
+                              {"ref", wire},
+                              {"byte_offset", c.byte_begin},
+                              {"byte_length", length},
+                              {"line_begin", c.line_begin},
+                              {"line_end", c.line_end},
+                              {"tokens", c.tokens},
+                              {"valid_utf8", c.valid_utf8}};
+          out += j.dump();
+        } else {
+          // INDEX  REF @OFFSET+LENGTH  lines B-E  N tokens
+          out += std::to_string(c.index) + "  " + wire + " @" +
+                 std::to_string(c.byte_begin) + "+" + std::to_string(length) +
+                 "  lines " + std::to_string(c.line_begin) + "-" +
+                 std::to_string(c.line_end) + "  " + std::to_string(c.tokens) +
+                 " tokens" + (c.valid_utf8 ? "" : "  (not UTF-8)") + "\n";
+        }
+        if (out.size() < kFlushBytes) return Status::Ok();
+        Status w = WriteStdout(out);
+        out.clear();
+        return w;
+      },
+      o);
+  if (!s.ok()) return ReportError(s);
+  if (json) out += "]\n";
+  s = WriteStdout(out);
+  return s.ok() ? kExitOk : ReportError(s);
+}
+
 }  // namespace
 
 void RegisterIndexCommands(CLI::App& app, CommandTable& table) {
@@ -142,6 +213,26 @@ void RegisterIndexCommands(CLI::App& app, CommandTable& table) {
       ->type_name("N")
       ->check(UnsignedNumber());
   table.Add(sub, [a](Context& ctx) { return RunFind(ctx, *a); });
+
+  auto c = std::make_shared<ChunkArgs>();
+  sub = app.add_subcommand(
+      "chunk",
+      "Split a value into chunks of at most --max-tokens o200k tokens on "
+      "natural boundaries (paragraphs, lines, top-level JSON items); each "
+      "chunk is a static ref plus a byte range, not a copy");
+  sub->add_option("KEY", c->target, "The key, or a ref (ck:...)")->required();
+  sub->add_option(
+         "--max-tokens,-t", c->max_tokens,
+         "Tokens per chunk at most, 1-" + std::to_string(kMaxChunkTokens))
+      ->type_name("N")
+      ->required()
+      ->check(UnsignedNumber());
+  sub->add_option("--scope,-s", c->scope, "Scope to look the key up in")
+      ->type_name("SCOPE");
+  sub->add_option("--version", c->version, "Version (default: the latest)")
+      ->type_name("N")
+      ->check(UnsignedNumber());
+  table.Add(sub, [c](Context& ctx) { return RunChunk(ctx, *c); });
 }
 
 }  // namespace ctxkit::cli

@@ -54,6 +54,27 @@ int Emit(const std::string& text) {
   return s.ok() ? kExitOk : ReportError(s);
 }
 
+// `ls` counts what nobody has counted yet, once (the count is then kept),
+// but not values larger than this: `ctxkit tokens KEY` or `stat` count
+// those on request.
+constexpr uint64_t kListCountLimitBytes = 8u << 20;
+
+// Counts the tokens of `meta`'s latest version and keeps them (a session-
+// only value held by another process stays uncounted). Values over
+// `max_bytes` are left uncounted.
+Status FillTokens(View& view, const ScopeName& scope, ObjectMeta* meta,
+                  uint64_t max_bytes) {
+  if (meta->size_bytes > max_bytes) return Status::Ok();
+  Result<uint64_t> tokens =
+      view.CountTokens(meta->key, LookupOptions{scope, meta->version});
+  if (tokens.ok()) {
+    meta->tokens = *tokens;
+    return Status::Ok();
+  }
+  return tokens.status().code() == StatusCode::kUnavailable ? Status::Ok()
+                                                            : tokens.status();
+}
+
 std::string TagsCell(const std::vector<std::string>& tags) {
   std::string out;
   for (const auto& t : tags) out += (out.empty() ? "" : ",") + t;
@@ -70,7 +91,12 @@ int RunRef(Context& ctx, const KeyArgs& a) {
   Result<Ref> ref = (*view)->RefOf(a.key, LookupOptions{a.scope, a.version});
   if (!ref.ok()) return ReportError(ref.status());
   if (ctx.json()) {
-    PrintJson(RefToJson(*ref));
+    // Counted once, then kept with the version.
+    Result<uint64_t> tokens = (*view)->CountTokens(*ref);
+    if (!tokens.ok()) return ReportError(tokens.status());
+    nlohmann::json out = RefToJson(*ref);
+    out["tokens"] = *tokens;
+    PrintJson(out);
     return kExitOk;
   }
   return Emit(FormatRef(*ref) + "\n");
@@ -85,6 +111,10 @@ int RunStat(Context& ctx, const KeyArgs& a) {
   if (!view.ok()) return ReportError(view.status());
   Result<ObjectMeta> meta = (*view)->Stat(a.key, LookupOptions{a.scope, 0});
   if (!meta.ok()) return ReportError(meta.status());
+  if (!meta->tokens) {
+    s = FillTokens(**view, a.scope, &*meta, UINT64_MAX);
+    if (!s.ok()) return ReportError(s);
+  }
   if (ctx.json()) {
     PrintJson(ObjectMetaToJson(*meta));
     return kExitOk;
@@ -95,6 +125,7 @@ int RunStat(Context& ctx, const KeyArgs& a) {
   t.AddRow({"scope", meta->scope.ToString()});
   t.AddRow({"type", std::string(ValueTypeName(meta->type))});
   t.AddRow({"size", ExactBytes(meta->size_bytes)});
+  t.AddRow({"tokens", TokensCell(meta->tokens) + " (o200k_base)"});
   t.AddRow({"version", std::to_string(meta->version)});
   t.AddRow({"created", HumanTime(meta->created_unix_ns)});
   t.AddRow({"updated", HumanTime(meta->updated_unix_ns)});
@@ -125,6 +156,11 @@ int RunList(Context& ctx, const ListArgs& a) {
   if (!view.ok()) return ReportError(view.status());
   Result<ListPage> page = (*view)->List(filter);
   if (!page.ok()) return ReportError(page.status());
+  for (ObjectMeta& m : page->items) {
+    if (m.tokens) continue;
+    s = FillTokens(**view, m.scope.ToString(), &m, kListCountLimitBytes);
+    if (!s.ok()) return ReportError(s);
+  }
   if (ctx.json()) {
     nlohmann::json items = nlohmann::json::array();
     for (const auto& m : page->items) items.push_back(ObjectMetaToJson(m));
@@ -132,13 +168,15 @@ int RunList(Context& ctx, const ListArgs& a) {
         {{"items", std::move(items)}, {"next_cursor", page->next_cursor}});
     return kExitOk;
   }
-  Table t({"KEY", "SCOPE", "TYPE", "SIZE", "VER", "UPDATED", "TAGS"}, {3, 4});
+  Table t({"KEY", "SCOPE", "TYPE", "SIZE", "TOKENS", "VER", "UPDATED", "TAGS"},
+          {3, 4, 5});
   for (const auto& m : page->items) {
     std::string scope = m.scope.ToString();
     if (!m.persistent) scope += " (session-only)";
     t.AddRow({m.key, scope, std::string(ValueTypeName(m.type)),
-              HumanBytes(m.size_bytes), std::to_string(m.version),
-              HumanTime(m.updated_unix_ns), TagsCell(m.tags)});
+              HumanBytes(m.size_bytes), TokensCell(m.tokens),
+              std::to_string(m.version), HumanTime(m.updated_unix_ns),
+              TagsCell(m.tags)});
   }
   std::string out = t.size() == 0 ? "" : t.Render();
   if (!page->next_cursor.empty()) {
@@ -163,13 +201,14 @@ int RunVersions(Context& ctx, const KeyArgs& a) {
     PrintJson({{"key", a.key}, {"versions", std::move(items)}});
     return kExitOk;
   }
-  Table t({"VER", "STATE", "TYPE", "SIZE", "SHA256", "CREATED", "PRODUCER"},
-          {0, 3});
+  Table t({"VER", "STATE", "TYPE", "SIZE", "TOKENS", "SHA256", "CREATED",
+           "PRODUCER"},
+          {0, 3, 4});
   for (const auto& v : *versions) {
     t.AddRow({std::to_string(v.version), std::string(VersionStateName(v.state)),
               std::string(ValueTypeName(v.type)), HumanBytes(v.size_bytes),
-              v.content_hash.substr(0, 12), HumanTime(v.created_unix_ns),
-              v.producer});
+              TokensCell(v.tokens), v.content_hash.substr(0, 12),
+              HumanTime(v.created_unix_ns), v.producer});
   }
   return Emit(t.Render());
 }

@@ -132,6 +132,8 @@ int RunSet(Context& ctx, const WriteArgs& a) {
   }
   Result<View*> view = ctx.OpenView();
   if (!view.ok()) return ReportError(view.status());
+  // A CLI process is short-lived: count now, so `ls` never has to.
+  opts->count_tokens = true;
   Result<Ref> ref = (*view)->Set(a.key, *value, *opts);
   if (!ref.ok()) return ReportError(ref.status());
   return PrintRef(ctx, *ref);

@@ -9,6 +9,19 @@ namespace ctxkit::cli {
 
 using nlohmann::json;
 
+namespace {
+
+// A kept token count, or null while nobody has counted it.
+json TokensJson(const std::optional<uint64_t>& tokens) {
+  return tokens ? json(*tokens) : json(nullptr);
+}
+
+}  // namespace
+
+std::string TokensCell(const std::optional<uint64_t>& tokens) {
+  return tokens ? GroupedNumber(*tokens) : "-";
+}
+
 json RefToJson(const Ref& ref) {
   return json{{"ref", FormatRef(ref)},
               {"id", ref.id},
@@ -33,7 +46,8 @@ json ObjectMetaToJson(const ObjectMeta& meta) {
               {"created_unix_ns", meta.created_unix_ns},
               {"updated_unix_ns", meta.updated_unix_ns},
               {"tags", meta.tags},
-              {"persistent", meta.persistent}};
+              {"persistent", meta.persistent},
+              {"tokens", TokensJson(meta.tokens)}};
 }
 
 json VersionMetaToJson(const VersionMeta& meta) {
@@ -44,7 +58,8 @@ json VersionMetaToJson(const VersionMeta& meta) {
               {"sha256", meta.content_hash},
               {"created", Rfc3339(meta.created_unix_ns)},
               {"created_unix_ns", meta.created_unix_ns},
-              {"producer", meta.producer}};
+              {"producer", meta.producer},
+              {"tokens", TokensJson(meta.tokens)}};
 }
 
 json StatsToJson(const StoreStats& s) {

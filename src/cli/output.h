@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -17,6 +18,8 @@
 namespace ctxkit::cli {
 
 nlohmann::json RefToJson(const Ref& ref);
+// Object and version metadata include "tokens": the kept o200k_base count,
+// or null when it has not been counted.
 nlohmann::json ObjectMetaToJson(const ObjectMeta& meta);
 nlohmann::json VersionMetaToJson(const VersionMeta& meta);
 nlohmann::json StatsToJson(const StoreStats& stats);
@@ -32,6 +35,8 @@ std::string HumanBytes(uint64_t bytes);
 std::string ExactBytes(uint64_t bytes);
 // "12,345,678".
 std::string GroupedNumber(uint64_t n);
+// A kept token count for tables: "12,345", or "-" when not counted.
+std::string TokensCell(const std::optional<uint64_t>& tokens);
 // UTC "2024-05-01 12:34:56", or "-" for 0.
 std::string HumanTime(int64_t unix_ns);
 // RFC 3339 UTC with nanoseconds, "" for 0.

@@ -2,7 +2,10 @@
 
 #include <re2/re2.h>
 
+#include <cstring>
 #include <string>
+
+#include "explore/regex_literals.h"
 
 namespace ctxkit::explore {
 
@@ -31,23 +34,63 @@ Result<std::unique_ptr<Re2Matcher>> Re2Matcher::Create(std::string_view pattern,
     return Status::InvalidArgument("bad regex '" + std::string(pattern) +
                                    "': " + re->error());
   }
-  return std::unique_ptr<Re2Matcher>(new Re2Matcher(std::move(re)));
+  // Case folding is Unicode-wide ('k' also matches U+212A), so a literal
+  // prefilter would need the same folding: only exact patterns get one.
+  std::string prefilter;
+  if (!case_insensitive) {
+    prefilter = literal ? std::string(pattern) : RequiredLiteral(pattern);
+  }
+  return std::unique_ptr<Re2Matcher>(
+      new Re2Matcher(std::move(re), std::move(prefilter)));
 }
 
-Re2Matcher::Re2Matcher(std::unique_ptr<RE2> re) : re_(std::move(re)) {}
+Re2Matcher::Re2Matcher(std::unique_ptr<RE2> re, std::string prefilter)
+    : re_(std::move(re)),
+      prefilter_(std::move(prefilter)),
+      has_prefilter_(!prefilter_.needle().empty()) {}
 Re2Matcher::~Re2Matcher() = default;
 
-bool Re2Matcher::Find(std::string_view text, size_t from, size_t* begin,
-                      size_t* end) const {
-  if (from > text.size()) return false;
+bool Re2Matcher::Match(std::string_view text, size_t from, size_t to,
+                       size_t* begin, size_t* end) const {
   re2::StringPiece match;
-  if (!re_->Match(re2::StringPiece(text.data(), text.size()), from, text.size(),
+  // The whole text stays the context, so '^', '$' and '\b' at `from` and
+  // `to` see the bytes around them.
+  if (!re_->Match(re2::StringPiece(text.data(), text.size()), from, to,
                   RE2::UNANCHORED, &match, 1)) {
     return false;
   }
   *begin = match.data() - text.data();
   *end = *begin + match.size();
   return true;
+}
+
+bool Re2Matcher::Find(std::string_view text, size_t from, size_t* begin,
+                      size_t* end) const {
+  if (from > text.size()) return false;
+  if (!has_prefilter_) return Match(text, from, text.size(), begin, end);
+  // Matches never span lines, and every match contains the literal: the
+  // first line from `from` that holds the literal and matches holds the
+  // leftmost match.
+  size_t pos = from;
+  size_t misses = 0;
+  while (pos <= text.size()) {
+    const size_t hit = prefilter_.Find(text, pos);
+    if (hit == std::string_view::npos) return false;
+    const void* nl = memrchr(text.data() + pos, '\n', hit - pos);
+    const size_t line_begin =
+        nl == nullptr ? pos : static_cast<const char*>(nl) - text.data() + 1;
+    const void* eol = memchr(text.data() + hit, '\n', text.size() - hit);
+    const size_t line_end = eol == nullptr
+                                ? text.size()
+                                : static_cast<const char*>(eol) - text.data();
+    if (Match(text, line_begin, line_end, begin, end)) return true;
+    pos = line_end + 1;
+    // A literal on most lines makes the prefilter pure overhead.
+    if (++misses >= 16 && (pos - from) / misses < 4096) {
+      return pos <= text.size() && Match(text, pos, text.size(), begin, end);
+    }
+  }
+  return false;
 }
 
 }  // namespace ctxkit::explore

@@ -1,13 +1,21 @@
 // RE2 behind text::LineMatcher: linear-time regex (and case-insensitive
 // literal) search confined to single lines.
+//
+// When the pattern has a required literal (explore/regex_literals.h), Find
+// looks for that literal with text::LiteralFinder and runs RE2 only on the
+// lines holding it; lines without it cannot match. If the literal turns out
+// to be common (most candidates fail), Find hands the rest of the text to
+// RE2 directly, so the prefilter never costs more than a small factor.
 
 #ifndef CTXKIT_EXPLORE_REGEX_MATCHER_H_
 #define CTXKIT_EXPLORE_REGEX_MATCHER_H_
 
 #include <memory>
+#include <string>
 #include <string_view>
 
 #include "ctxkit/status.h"
+#include "text/byte_scan.h"
 #include "text/line_search.h"
 
 namespace re2 {
@@ -30,9 +38,18 @@ class Re2Matcher : public text::LineMatcher {
   bool Find(std::string_view text, size_t from, size_t* begin,
             size_t* end) const override;
 
+  // The literal the prefilter looks for; "" when there is none.
+  const std::string& prefilter() const { return prefilter_.needle(); }
+
  private:
-  explicit Re2Matcher(std::unique_ptr<re2::RE2> re);
+  Re2Matcher(std::unique_ptr<re2::RE2> re, std::string prefilter);
+  // RE2 over text[from, to): the leftmost match.
+  bool Match(std::string_view text, size_t from, size_t to, size_t* begin,
+             size_t* end) const;
+
   std::unique_ptr<re2::RE2> re_;
+  text::LiteralFinder prefilter_;
+  bool has_prefilter_ = false;
 };
 
 }  // namespace ctxkit::explore

@@ -1,11 +1,35 @@
-// Token-bounded chunking of one stored value, read by range.
+// Token-bounded chunking of one stored value, read by range. Both
+// FindRelevant (the chunks it indexes) and Chunk (include/ctxkit/chunk.h)
+// use it, so they split a value identically.
 //
-// Lines are kept whole while they fit: a chunk is a run of consecutive
-// lines whose token counts add up to at most `max_tokens`. A line longer
-// than that is cut inside, at token boundaries (UTF-8 text) or at character
-// boundaries every 3 * max_tokens bytes (ill-formed UTF-8). The value is
-// read in 1 MiB blocks, so memory stays bounded by a block plus the chunk
-// being built, whatever the value's size.
+// The value is cut into pieces at natural boundaries, which are then
+// packed greedily into chunks of at most `max_tokens` o200k tokens:
+//
+//   - Text: a piece is a line (through its '\n'). A blank line ends a
+//     paragraph: a strong boundary.
+//   - JSON (the first non-whitespace byte is '[' or '{'): a piece also ends
+//     after each top-level item (a ',' at depth 1, the opening and closing
+//     bracket of the top-level container, a newline at depth 0 as between
+//     NDJSON records), with the spaces and one newline that follow it.
+//     Those are the strong boundaries. The scan only tracks strings and
+//     nesting depth: malformed JSON still chunks, just at fewer item
+//     boundaries.
+//
+// When the next piece does not fit, the chunk being built is cut at its
+// last strong boundary if that keeps at least half of the budget in the
+// chunk, otherwise after its last piece. A piece over the budget on its own
+// is cut inside at token boundaries (well-formed UTF-8) or at character
+// boundaries (ill-formed UTF-8), never splitting a character unless a single
+// character is itself over the budget.
+//
+// Every chunk's `tokens` is the exact Tokenizer::Count of its bytes, and is
+// never more than `max_tokens`: pieces are packed by their own counts, then
+// the chunk is counted whole and trailing pieces are moved to the next
+// chunk if BPE merges across a boundary made it longer.
+//
+// Chunks tile the value: in order, without gaps or overlaps. The value is
+// read in 1 MiB blocks; a piece longer than a block is cut at the block
+// end, so memory stays bounded by a block plus the chunk being built.
 
 #ifndef CTXKIT_INDEX_CHUNKER_H_
 #define CTXKIT_INDEX_CHUNKER_H_
@@ -21,10 +45,12 @@ namespace ctxkit::index {
 struct Chunk {
   uint64_t offset = 0;  // Byte offset in the value.
   std::string text;     // The bytes [offset, offset + text.size()).
-  // The sum of the token counts of the chunk's lines (or pieces): the count
-  // BPE gives the whole chunk can differ by a few tokens where a merge
-  // spans a line break.
-  uint32_t tokens = 0;
+  uint32_t tokens = 0;  // Exact o200k_base count of `text`.
+  // Lines, 0-based: the line holding the first byte, and one past the line
+  // holding the last byte (a line ends after its '\n').
+  uint64_t line_begin = 0;
+  uint64_t line_end = 0;
+  bool valid_utf8 = true;  // Whether `text` is well-formed UTF-8.
 };
 
 // Reads up to `length` bytes at `offset` ("" past the end).

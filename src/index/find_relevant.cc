@@ -33,17 +33,6 @@ constexpr size_t kListPage = 1000;
 constexpr double kRrfK = 60.0;
 constexpr int kBusyTimeoutMs = 30000;
 
-Ref RefOfMeta(const ObjectMeta& m) {
-  Ref ref;
-  ref.id = m.id;
-  ref.key = m.key;
-  ref.scope = m.scope;
-  ref.type = m.type;
-  ref.size_bytes = m.size_bytes;
-  ref.version = m.version;
-  return ref;
-}
-
 Status CheckOptions(const FindOptions& o) {
   if (o.top_k < 1 || o.top_k > 1000) {
     return Status::InvalidArgument("top_k must be 1-1000");
@@ -111,7 +100,7 @@ Status DropObjectRows(SqliteDb* db, const std::string& obj) {
 Status IndexObject(SqliteDb* db, View& view, const ObjectMeta& meta,
                    uint32_t chunk_tokens, uint64_t* chunks) {
   CTXKIT_RETURN_IF_ERROR(DropObjectRows(db, meta.id));
-  const Ref ref = RefOfMeta(meta);
+  const Ref ref = StaticRefOf(meta);
   int64_t seq = 0;
   index::RangeReader read = [&](uint64_t off, uint64_t len) {
     return view.ReadRange(ref, off, len);

@@ -35,6 +35,8 @@ struct ObjectRecord {
   int64_t created_unix_ns = 0;
   int64_t updated_unix_ns = 0;
   std::vector<std::string> tags;  // Sorted.
+  // o200k_base tokens of the latest version, when counted.
+  std::optional<uint64_t> tokens;
 };
 
 struct VersionRecord {
@@ -49,6 +51,8 @@ struct VersionRecord {
   // Streams: the version that started the current run of appends (the
   // content of version N is every chunk from stream_base to N). 0 otherwise.
   uint64_t stream_base = 0;
+  // o200k_base tokens of the content, when counted (versions.tokens).
+  std::optional<uint64_t> tokens;
 };
 
 struct PutRequest {
@@ -60,6 +64,8 @@ struct PutRequest {
   std::vector<std::string> tags;
   std::string producer;
   int64_t now_unix_ns = 0;
+  // o200k_base tokens of content, when the caller counted them.
+  std::optional<uint64_t> tokens;
 };
 
 struct AppendRequest {
@@ -70,6 +76,13 @@ struct AppendRequest {
   std::vector<std::string> tags;  // Used only when the stream is created.
   std::string producer;
   int64_t now_unix_ns = 0;
+};
+
+// A token count learned after the version was written.
+struct TokenCount {
+  int64_t object_id = 0;
+  uint64_t version = 0;
+  uint64_t tokens = 0;
 };
 
 struct WriteResult {
@@ -108,15 +121,28 @@ class Backend {
   // FailedPrecondition when the latest version is not a stream.
   virtual Result<WriteResult> Append(const AppendRequest& request) = 0;
 
-  // Writes a tombstone version. NotFound when there is no live object.
+  // Writes a tombstone version in `state` (kDeleted, or kMissing for a
+  // watched source that is gone). NotFound when there is no live object.
   virtual Result<WriteResult> Remove(const Scope& scope, std::string_view key,
                                      std::string_view producer,
-                                     int64_t now_unix_ns) = 0;
+                                     int64_t now_unix_ns,
+                                     VersionState state) = 0;
 
   // Moves object `id` to scope `to`, keeping id and versions. AlreadyExists
   // when `to` holds a live object with that key (a removed one there is
   // renamed out of the way by the implementation, history kept).
   virtual Result<ObjectRecord> Move(int64_t id, const Scope& to) = 0;
+
+  // Gives object `id` the key `to_key` in its own scope, keeping id and
+  // versions (a file watcher tracking a move). AlreadyExists when the scope
+  // holds a live object with that key; a removed one there stays, history
+  // kept, and lookups prefer the live object.
+  virtual Result<ObjectRecord> Rename(int64_t id, std::string_view to_key) = 0;
+
+  // Keeps token counts of existing versions (a cache of a pure function of
+  // the content: versions that already have one, or are gone, are skipped).
+  // One transaction for the whole batch.
+  virtual Status RecordTokenCounts(const std::vector<TokenCount>& counts) = 0;
 
   virtual Result<ObjectRecord> FindObject(const Scope& scope,
                                           std::string_view key) = 0;

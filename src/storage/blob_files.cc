@@ -1,9 +1,13 @@
 #include "storage/blob_files.h"
 
 #include <dirent.h>
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <ctime>
 
 #include "core/encoding.h"
@@ -65,6 +69,67 @@ Status BlobFiles::Write(std::string_view hash, std::string_view content) {
 Result<std::string> BlobFiles::Read(std::string_view hash, uint64_t offset,
                                     uint64_t length) const {
   return ReadFileRange(PathFor(hash), offset, length);
+}
+
+Result<bool> BlobFiles::Scan(
+    std::string_view hash, uint64_t size, uint64_t offset, uint64_t length,
+    uint64_t window_bytes,
+    const std::function<bool(std::string_view)>& sink) const {
+  const std::string path = PathFor(hash);
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ENOENT) return false;
+    return ErrnoStatus("open", path);
+  }
+  struct stat st;
+  if (::fstat(fd, &st) != 0) {
+    Status s = ErrnoStatus("stat", path);
+    ::close(fd);
+    return s;
+  }
+  if (static_cast<uint64_t>(st.st_size) != size) {
+    ::close(fd);
+    return false;
+  }
+  const uint64_t page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
+  const uint64_t piece_bytes = std::max<uint64_t>(window_bytes, 1);
+  // Windows of whole pages, handed out in pieces of at most piece_bytes.
+  // They start at 1 MiB (a scan that stops early has mapped little) and
+  // double up to 16 MiB (fewer mmap calls on big values).
+  constexpr uint64_t kMaxWindow = 16ull << 20;
+  window_bytes = std::max<uint64_t>(piece_bytes, 1ull << 20);
+  const uint64_t end =
+      offset + std::min(length, size > offset ? size - offset : 0);
+  Status status = Status::Ok();
+  for (uint64_t pos = offset; pos < end;) {
+    // mmap offsets must be page-aligned: map from the page holding `pos`.
+    const uint64_t map_from = pos - pos % page;
+    window_bytes += (page - window_bytes % page) % page;
+    const uint64_t map_to = std::min(end, map_from + window_bytes);
+    window_bytes =
+        std::max(window_bytes, std::min(2 * window_bytes, kMaxWindow));
+    const size_t map_len = static_cast<size_t>(map_to - map_from);
+    // MAP_POPULATE builds the page table in one call instead of a fault
+    // per page; the pages are in the page cache for a warm scan.
+    void* addr = ::mmap(nullptr, map_len, PROT_READ, MAP_PRIVATE | MAP_POPULATE,
+                        fd, static_cast<off_t>(map_from));
+    if (addr == MAP_FAILED) {
+      status = ErrnoStatus("mmap", path);
+      break;
+    }
+    const char* base = static_cast<const char*>(addr);
+    bool more = true;
+    for (; more && pos < map_to;) {
+      const uint64_t n = std::min(piece_bytes, map_to - pos);
+      more = sink(std::string_view(base + (pos - map_from), n));
+      pos += n;
+    }
+    ::munmap(addr, map_len);
+    if (!more) break;
+  }
+  ::close(fd);
+  if (!status.ok()) return status;
+  return true;
 }
 
 }  // namespace ctxkit::storage

@@ -5,6 +5,7 @@
 #define CTXKIT_STORAGE_BLOB_FILES_H_
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -28,6 +29,20 @@ class BlobFiles {
                            uint64_t length) const;
 
   std::string PathFor(std::string_view hash) const;
+
+  // For scans: maps [offset, offset + length) of the blob for `hash`
+  // read-only, one window at a time (1 MiB doubling to 16 MiB, or
+  // window_bytes when larger; each unmapped before the next, so resident
+  // memory stays bounded), and calls
+  // `sink` with the bytes in order, in pieces of at most `window_bytes`;
+  // they are valid only during the call. Nothing is copied. A sink returning
+  // false stops the scan. Returns false, before any sink call, when no blob
+  // file of `size` bytes exists for `hash` (the content is stored elsewhere,
+  // e.g. inline). Blob files are immutable (written by atomic rename, never
+  // truncated), which is what makes mapping them safe.
+  Result<bool> Scan(std::string_view hash, uint64_t size, uint64_t offset,
+                    uint64_t length, uint64_t window_bytes,
+                    const std::function<bool(std::string_view)>& sink) const;
 
  private:
   std::string root_;

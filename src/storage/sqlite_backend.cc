@@ -17,9 +17,16 @@
 namespace ctxkit::storage {
 namespace {
 
+// The latest version's token count rides along by primary-key lookup, so
+// listings show it without a second query.
 constexpr const char* kObjectColumns =
     "id, scope, key, type, latest_version, deleted, size, created_ns, "
-    "updated_ns";
+    "updated_ns, (SELECT tokens FROM versions WHERE versions.object_id = "
+    "objects.id AND versions.version = objects.latest_version)";
+
+constexpr const char* kVersionColumns =
+    "version, state, type, hash, size, created_ns, producer, stream_base, "
+    "tokens";
 
 // The smallest string greater than every string starting with `prefix`,
 // or "" when there is none (prefix of 0xff bytes).
@@ -85,6 +92,7 @@ class SqliteBackend final : public Backend {
     v.size_bytes = req.content.size();
     v.created_unix_ns = req.now_unix_ns;
     v.producer = req.producer;
+    v.tokens = req.tokens;
     const bool inline_content = req.content.size() <= options_.inline_max_bytes;
     if (!inline_content) {
       CTXKIT_RETURN_IF_ERROR(
@@ -161,8 +169,8 @@ class SqliteBackend final : public Backend {
   }
 
   Result<WriteResult> Remove(const Scope& scope, std::string_view key,
-                             std::string_view producer,
-                             int64_t now_unix_ns) override {
+                             std::string_view producer, int64_t now_unix_ns,
+                             VersionState state) override {
     std::lock_guard lock(mu_);
     WriteTransaction txn(db_.get());
     CTXKIT_RETURN_IF_ERROR(txn.Begin());
@@ -174,7 +182,7 @@ class SqliteBackend final : public Backend {
     VersionRecord v;
     v.object_id = obj.id;
     v.version = obj.latest_version + 1;
-    v.state = VersionState::kDeleted;
+    v.state = state;
     v.type = obj.type;
     v.created_unix_ns = now_unix_ns;
     v.producer = std::string(producer);
@@ -190,30 +198,37 @@ class SqliteBackend final : public Backend {
     q->reset();
     obj.latest_version = v.version;
     obj.deleted = true;
+    obj.tokens.reset();
     obj.updated_unix_ns = now_unix_ns;
     CTXKIT_RETURN_IF_ERROR(CommitLocked(&txn));
     return WriteResult{std::move(obj), std::move(v)};
   }
 
   Result<ObjectRecord> Move(int64_t id, const Scope& to) override {
+    return Relocate(id, &to, std::nullopt);
+  }
+
+  Result<ObjectRecord> Rename(int64_t id, std::string_view to_key) override {
+    return Relocate(id, nullptr, to_key);
+  }
+
+  Status RecordTokenCounts(const std::vector<TokenCount>& counts) override {
+    if (counts.empty()) return Status::Ok();
     std::lock_guard lock(mu_);
     WriteTransaction txn(db_.get());
     CTXKIT_RETURN_IF_ERROR(txn.Begin());
-    ObjectRecord obj;
-    CTXKIT_ASSIGN_OR_RETURN(obj, GetObjectLocked(id));
-    Result<ObjectRecord> there = FindObjectLocked(to, obj.key);
-    if (there.ok() && !there->deleted) {
-      return Status::AlreadyExists("'" + obj.key + "' already exists in " +
-                                   to.ToString());
+    for (const TokenCount& c : counts) {
+      auto q = db_->Prepare(
+          "UPDATE versions SET tokens = ? WHERE object_id = ? AND version = ? "
+          "AND tokens IS NULL");
+      if (!q.ok()) return q.status();
+      CTXKIT_RETURN_IF_ERROR((*q)->Bind(1, static_cast<int64_t>(c.tokens))
+                                 .Bind(2, c.object_id)
+                                 .Bind(3, static_cast<int64_t>(c.version))
+                                 .Run());
+      q->reset();
     }
-    auto q = db_->Prepare("UPDATE objects SET scope = ? WHERE id = ?");
-    if (!q.ok()) return q.status();
-    std::string scope_text = to.ToString();
-    CTXKIT_RETURN_IF_ERROR((*q)->BindText(1, scope_text).Bind(2, obj.id).Run());
-    q->reset();
-    CTXKIT_RETURN_IF_ERROR(CommitLocked(&txn));
-    obj.scope = to;
-    return obj;
+    return CommitLocked(&txn);
   }
 
   Result<ObjectRecord> FindObject(const Scope& scope,
@@ -272,9 +287,10 @@ class SqliteBackend final : public Backend {
 
   Result<std::vector<VersionRecord>> ListVersions(int64_t id) override {
     std::lock_guard lock(mu_);
-    auto q = db_->Prepare(
-        "SELECT version, state, type, hash, size, created_ns, producer, "
-        "stream_base FROM versions WHERE object_id = ? ORDER BY version");
+    static const std::string sql =
+        std::string("SELECT ") + kVersionColumns +
+        " FROM versions WHERE object_id = ? ORDER BY version";
+    auto q = db_->Prepare(sql.c_str());
     if (!q.ok()) return q.status();
     (*q)->Bind(1, id);
     std::vector<VersionRecord> out;
@@ -429,6 +445,7 @@ class SqliteBackend final : public Backend {
     obj.size_bytes = q.Int(6);
     obj.created_unix_ns = q.Int(7);
     obj.updated_unix_ns = q.Int(8);
+    if (!q.IsNull(9)) obj.tokens = static_cast<uint64_t>(q.Int(9));
     return obj;
   }
 
@@ -448,7 +465,38 @@ class SqliteBackend final : public Backend {
     v.created_unix_ns = q.Int(first_col + 5);
     v.producer = q.Text(first_col + 6);
     v.stream_base = q.Int(first_col + 7);
+    if (!q.IsNull(first_col + 8)) {
+      v.tokens = static_cast<uint64_t>(q.Int(first_col + 8));
+    }
     return v;
+  }
+
+  // Move and Rename: object `id` to scope `*to` (nullptr: its own) under key
+  // `to_key` (nullopt: its own), in one transaction.
+  Result<ObjectRecord> Relocate(int64_t id, const Scope* to,
+                                std::optional<std::string_view> to_key) {
+    std::lock_guard lock(mu_);
+    WriteTransaction txn(db_.get());
+    CTXKIT_RETURN_IF_ERROR(txn.Begin());
+    ObjectRecord obj;
+    CTXKIT_ASSIGN_OR_RETURN(obj, GetObjectLocked(id));
+    Scope scope = to != nullptr ? *to : obj.scope;
+    std::string key = to_key ? std::string(*to_key) : obj.key;
+    Result<ObjectRecord> there = FindObjectLocked(scope, key);
+    if (there.ok() && !there->deleted && there->id != obj.id) {
+      return Status::AlreadyExists("'" + key + "' already exists in " +
+                                   scope.ToString());
+    }
+    auto q = db_->Prepare("UPDATE objects SET scope = ?, key = ? WHERE id = ?");
+    if (!q.ok()) return q.status();
+    std::string scope_text = scope.ToString();
+    CTXKIT_RETURN_IF_ERROR(
+        (*q)->BindText(1, scope_text).BindText(2, key).Bind(3, obj.id).Run());
+    q->reset();
+    CTXKIT_RETURN_IF_ERROR(CommitLocked(&txn));
+    obj.scope = std::move(scope);
+    obj.key = std::move(key);
+    return obj;
   }
 
   Result<ObjectRecord> FindObjectLocked(const Scope& scope,
@@ -493,9 +541,10 @@ class SqliteBackend final : public Backend {
   }
 
   Result<VersionRecord> GetVersionLocked(int64_t id, uint64_t version) {
-    auto q = db_->Prepare(
-        "SELECT version, state, type, hash, size, created_ns, producer, "
-        "stream_base FROM versions WHERE object_id = ? AND version = ?");
+    static const std::string sql =
+        std::string("SELECT ") + kVersionColumns +
+        " FROM versions WHERE object_id = ? AND version = ?";
+    auto q = db_->Prepare(sql.c_str());
     if (!q.ok()) return q.status();
     (*q)->Bind(1, id).Bind(2, static_cast<int64_t>(version));
     Result<bool> row = (*q)->Step();
@@ -607,8 +656,8 @@ class SqliteBackend final : public Backend {
     }
     auto q = db_->Prepare(
         "INSERT INTO versions(object_id, version, state, type, hash, size, "
-        "created_ns, producer, stream_base, content_id) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+        "created_ns, producer, stream_base, content_id, tokens) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
     if (!q.ok()) return q.status();
     (*q)->Bind(1, v.object_id)
         .Bind(2, static_cast<int64_t>(v.version))
@@ -627,6 +676,11 @@ class SqliteBackend final : public Backend {
       (*q)->Bind(10, *content_id);
     } else {
       (*q)->BindNull(10);
+    }
+    if (v.tokens) {
+      (*q)->Bind(11, static_cast<int64_t>(*v.tokens));
+    } else {
+      (*q)->BindNull(11);
     }
     return (*q)->Run();
   }
@@ -647,6 +701,7 @@ class SqliteBackend final : public Backend {
     obj->deleted = false;
     obj->size_bytes = v.size_bytes;
     obj->updated_unix_ns = v.created_unix_ns;
+    obj->tokens = v.tokens;
     return Status::Ok();
   }
 

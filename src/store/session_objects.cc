@@ -19,6 +19,7 @@ ObjectMeta SessionObject::Meta() const {
   m.updated_unix_ns = updated_unix_ns;
   m.tags = tags;
   m.persistent = false;
+  m.tokens = v.tokens;
   return m;
 }
 

@@ -66,13 +66,25 @@ Result<std::string> View::ReadRange(const Ref& ref, uint64_t offset,
   return store_->impl_->ReadRange(ref, offset, length);
 }
 
+Status View::Scan(const Ref& ref, uint64_t offset, uint64_t length,
+                  uint64_t piece_bytes,
+                  const std::function<bool(std::string_view)>& sink) {
+  return store_->impl_->Scan(ref, offset, length, piece_bytes, sink);
+}
+
 Result<ObjectMeta> View::Stat(std::string_view key,
                               const LookupOptions& options) {
   return store_->impl_->Stat(IdentityOf(*this), key, options);
 }
 
 Status View::Remove(std::string_view key, const LookupOptions& options) {
-  return store_->impl_->Remove(IdentityOf(*this), key, options);
+  return store_->impl_->Remove(IdentityOf(*this), key, options,
+                               VersionState::kDeleted);
+}
+
+Status View::MarkMissing(std::string_view key, const LookupOptions& options) {
+  return store_->impl_->Remove(IdentityOf(*this), key, options,
+                               VersionState::kMissing);
 }
 
 Result<ListPage> View::List(const ListFilter& filter) {
@@ -84,8 +96,33 @@ Result<std::vector<VersionMeta>> View::Versions(std::string_view key,
   return store_->impl_->Versions(IdentityOf(*this), key, options);
 }
 
+Ref StaticRefOf(const ObjectMeta& meta) {
+  Ref ref;
+  ref.id = meta.id;
+  ref.key = meta.key;
+  ref.scope = meta.scope;
+  ref.type = meta.type;
+  ref.size_bytes = meta.size_bytes;
+  ref.version = meta.version;
+  return ref;
+}
+
 Result<Ref> View::Promote(std::string_view key) {
   return store_->impl_->Promote(IdentityOf(*this), key);
+}
+
+Result<uint64_t> View::CountTokens(std::string_view key,
+                                   const LookupOptions& options) {
+  return store_->impl_->CountTokens(IdentityOf(*this), key, options);
+}
+
+Result<uint64_t> View::CountTokens(const Ref& ref) {
+  return store_->impl_->CountTokens(ref);
+}
+
+Result<Ref> View::Rename(std::string_view from_key, std::string_view to_key,
+                         const LookupOptions& options) {
+  return store_->impl_->Rename(IdentityOf(*this), from_key, to_key, options);
 }
 
 Result<View> View::SubAgent(std::string_view child_agent_id,

@@ -7,6 +7,7 @@
 #define CTXKIT_STORE_STORE_IMPL_H_
 
 #include <array>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -42,15 +43,24 @@ class StoreImpl {
                     const LookupOptions& options);
   Result<std::string> ReadRange(const Ref& ref, uint64_t offset,
                                 uint64_t length);
+  Status Scan(const Ref& ref, uint64_t offset, uint64_t length,
+              uint64_t piece_bytes,
+              const std::function<bool(std::string_view)>& sink);
   Result<ObjectMeta> Stat(const ViewIdentity& view, std::string_view key,
                           const LookupOptions& options);
+  // Writes a tombstone in `state`: kDeleted (Remove) or kMissing.
   Status Remove(const ViewIdentity& view, std::string_view key,
-                const LookupOptions& options);
+                const LookupOptions& options, VersionState state);
   Result<ListPage> List(const ViewIdentity& view, const ListFilter& filter);
   Result<std::vector<VersionMeta>> Versions(const ViewIdentity& view,
                                             std::string_view key,
                                             const LookupOptions& options);
   Result<Ref> Promote(const ViewIdentity& view, std::string_view key);
+  Result<Ref> Rename(const ViewIdentity& view, std::string_view from_key,
+                     std::string_view to_key, const LookupOptions& options);
+  Result<uint64_t> CountTokens(const ViewIdentity& view, std::string_view key,
+                               const LookupOptions& options);
+  Result<uint64_t> CountTokens(const Ref& ref);
   Status EndSession(std::string_view session_id);
   Result<StoreStats> Stats();
   const std::string& home() const { return options_.home; }
@@ -104,6 +114,11 @@ class StoreImpl {
   Result<std::string> ReadSessionVersion(const store::SessionObject& obj,
                                          const store::SessionVersion& v,
                                          uint64_t offset, uint64_t length);
+
+  // The kept token count of `target`, or counts it by range and keeps it.
+  // `scope`/`key` name the object in the record cache, to update it too.
+  Result<uint64_t> CountTarget(const Target& target, const Scope& scope,
+                               std::string_view key);
 
   Result<Ref> SetSessionOnly(const ViewIdentity& view, const Scope& scope,
                              std::string_view key, std::string_view value,

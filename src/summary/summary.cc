@@ -299,6 +299,8 @@ Result<uint64_t> CountValueTokens(View& view, std::string_view key_or_ref,
     if (!pinned.ok()) return pinned.status();
     ref = *pinned;
   }
+  // The store keeps o200k_base counts in version metadata: count once.
+  if ((*tok)->encoding() == Encoding::kO200kBase) return view.CountTokens(ref);
   TokenCounter counter(**tok);
   Status s = summary::StreamValue(
       view, ref, UINT64_MAX, [&](std::string_view p) { counter.Append(p); });

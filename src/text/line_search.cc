@@ -22,12 +22,10 @@ Result<LiteralMatcher> LiteralMatcher::Create(std::string_view pattern) {
 
 bool LiteralMatcher::Find(std::string_view text, size_t from, size_t* begin,
                           size_t* end) const {
-  if (from > text.size()) return false;
-  const void* hit = memmem(text.data() + from, text.size() - from,
-                           pattern_.data(), pattern_.size());
-  if (hit == nullptr) return false;
-  *begin = static_cast<const char*>(hit) - text.data();
-  *end = *begin + pattern_.size();
+  const size_t hit = finder_.Find(text, from);
+  if (hit == std::string_view::npos) return false;
+  *begin = hit;
+  *end = hit + finder_.needle().size();
   return true;
 }
 
@@ -44,68 +42,80 @@ std::string ContextText(std::string_view line, size_t max) {
 }
 
 // Offset of the '\n' ending the line that contains `pos`, or `limit`.
-size_t LineEnd(const std::string& buf, size_t pos, size_t limit) {
+size_t LineEnd(std::string_view buf, size_t pos, size_t limit) {
   if (pos >= limit) return limit;
   const void* nl = memchr(buf.data() + pos, '\n', limit - pos);
   return nl == nullptr ? limit : static_cast<const char*>(nl) - buf.data();
 }
 
 // Offset of the first byte of the line that contains `pos`.
-size_t LineStart(const std::string& buf, size_t pos) {
+size_t LineStart(std::string_view buf, size_t pos) {
   if (pos == 0) return 0;
   const void* nl = memrchr(buf.data(), '\n', pos);
   return nl == nullptr ? 0 : static_cast<const char*>(nl) - buf.data() + 1;
 }
 
-class Searcher {
+}  // namespace
+
+class LineSearcher::Impl {
  public:
-  Searcher(ByteSource& source, const LineMatcher& matcher,
-           const LineSearchOptions& options, const MatchSink& sink)
-      : source_(source), matcher_(matcher), options_(options), sink_(sink) {
-    options_.block_bytes = std::max<uint64_t>(options_.block_bytes, 1);
+  Impl(const LineMatcher& matcher, const LineSearchOptions& options,
+       const MatchSink& sink)
+      : matcher_(matcher), options_(options), sink_(sink) {
     options_.max_line_bytes = std::max<uint64_t>(options_.max_line_bytes, 1);
   }
 
-  Status Run() {
-    const uint64_t size = source_.size();
-    uint64_t pos = 0;
-    std::string block;
-    while (!stopped_) {
-      bool eof = pos >= size;
-      if (!eof) {
-        CTXKIT_RETURN_IF_ERROR(source_.Read(pos, options_.block_bytes, &block));
-        eof = block.empty();
-        pos += block.size();
-        eof = eof || pos >= size;
-      }
-      const size_t old_size = buf_.size();
-      buf_ += block;
-      block.clear();
-      size_t region_end;
-      if (eof) {
-        region_end = buf_.size();
-      } else {
-        // Only the new bytes can hold a '\n': the carry has none.
-        const void* nl =
-            memrchr(buf_.data() + old_size, '\n', buf_.size() - old_size);
-        if (nl != nullptr) {
-          region_end = static_cast<const char*>(nl) - buf_.data() + 1;
-        } else if (buf_.size() >= options_.max_line_bytes) {
-          region_end = buf_.size();  // A window of an over-long line.
-        } else {
-          continue;
+  bool stopped() const { return stopped_; }
+
+  bool Feed(std::string_view bytes) {
+    while (!stopped_ && !bytes.empty()) {
+      if (!carry_.empty()) {
+        // Complete the carried line with the bytes up to the first '\n'.
+        const void* nl = memchr(bytes.data(), '\n', bytes.size());
+        const size_t take =
+            nl == nullptr ? bytes.size()
+                          : static_cast<const char*>(nl) - bytes.data() + 1;
+        carry_.append(bytes.data(), take);
+        bytes.remove_prefix(take);
+        next_offset_ += take;
+        if (nl != nullptr || carry_.size() >= options_.max_line_bytes) {
+          // A whole line, or a window of an over-long one.
+          Process(carry_, carry_offset_, /*eof=*/false);
+          carry_.clear();
         }
+        continue;
       }
-      Process(region_end, eof);
-      buf_first_line_ = counted_line_ + CountNewlines(counted_pos_, region_end);
-      if (region_end > 0 && buf_[region_end - 1] == '\n') {
-        buf_line_start_ = buf_offset_ + region_end;
+      // Every whole line of `bytes` is searched where it lies.
+      const void* nl = memrchr(bytes.data(), '\n', bytes.size());
+      const size_t whole =
+          nl == nullptr ? 0 : static_cast<const char*>(nl) - bytes.data() + 1;
+      if (whole > 0) {
+        Process(bytes.substr(0, whole), next_offset_, /*eof=*/false);
+        bytes.remove_prefix(whole);
+        next_offset_ += whole;
       }
-      buf_.erase(0, region_end);
-      buf_offset_ += region_end;
-      if (eof) break;
+      if (bytes.size() >= options_.max_line_bytes) {
+        // A window of an over-long line (a region without '\n').
+        Process(bytes, next_offset_, /*eof=*/false);
+        next_offset_ += bytes.size();
+        bytes = {};
+      }
+      if (!bytes.empty() && !stopped_) {
+        carry_offset_ = next_offset_;
+        carry_.assign(bytes.data(), bytes.size());
+        next_offset_ += bytes.size();
+        bytes = {};
+      }
     }
-    return Status::Ok();
+    return !stopped_;
+  }
+
+  void Finish() {
+    if (finished_) return;
+    finished_ = true;
+    Process(carry_, carry_.empty() ? next_offset_ : carry_offset_,
+            /*eof=*/true);
+    carry_.clear();
   }
 
  private:
@@ -113,10 +123,6 @@ class Searcher {
     LineMatch match;
     uint32_t need = 0;
   };
-
-  uint64_t CountNewlines(size_t from, size_t to) const {
-    return std::count(buf_.begin() + from, buf_.begin() + to, '\n');
-  }
 
   void Emit(LineMatch match) {
     if (stopped_) return;
@@ -132,22 +138,25 @@ class Searcher {
     }
   }
 
-  // Searches buf_[0, region_end): whole lines (the last one unterminated
-  // only at eof or for a window of an over-long line).
-  void Process(size_t region_end, bool eof) {
+  // Searches `region`, the source bytes at `offset`: whole lines (the last
+  // one unterminated only at eof or for a window of an over-long line).
+  // region[0] lies on line line_no_, which starts at line_start_.
+  void Process(std::string_view region, uint64_t offset, bool eof) {
     const uint32_t n = options_.context_lines;
-    counted_pos_ = 0;
-    counted_line_ = buf_first_line_;
-    // After-context owed by matches of earlier blocks: the first lines here.
+    const size_t region_end = region.size();
+    const uint64_t first_line = line_no_;
+    size_t counted_pos = 0;  // Newlines before here are in counted_line.
+    uint64_t counted_line = first_line;
+    // After-context owed by matches of earlier regions: the first lines here.
     if (!pending_.empty()) {
       uint32_t most = 0;
       for (const Pending& p : pending_) most = std::max(most, p.need);
       std::vector<ContextLine> head;
       for (size_t at = 0; head.size() < most && at < region_end;) {
-        const size_t end = LineEnd(buf_, at, region_end);
-        head.push_back({buf_first_line_ + head.size(),
-                        ContextText(std::string_view(buf_).substr(at, end - at),
-                                    options_.preview_bytes)});
+        const size_t end = LineEnd(region, at, region_end);
+        head.push_back(
+            {first_line + head.size(),
+             ContextText(region.substr(at, end - at), options_.preview_bytes)});
         at = end + 1;
       }
       for (Pending& p : pending_) {
@@ -160,10 +169,9 @@ class Searcher {
     }
     if (stopped_ || region_end == 0) {
       if (eof) FlushPending(true);
+      Advance(region, offset);
       return;
     }
-    const std::string_view region =
-        std::string_view(buf_).substr(0, region_end);
     size_t from = 0;
     size_t b = 0;
     size_t e = 0;
@@ -171,17 +179,17 @@ class Searcher {
            matcher_.Find(region, from, &b, &e)) {
       // An empty match after the final '\n' is not on a line of this
       // region (it would be a phantom empty line).
-      if (b >= region_end && buf_[region_end - 1] == '\n') break;
-      const size_t line_start = LineStart(buf_, b);
-      const size_t line_end = LineEnd(buf_, b, region_end);
-      counted_line_ += CountNewlines(counted_pos_, line_start);
-      counted_pos_ = line_start;
+      if (b >= region_end && region[region_end - 1] == '\n') break;
+      const size_t line_start = LineStart(region, b);
+      const size_t line_end = LineEnd(region, b, region_end);
+      counted_line +=
+          CountNewlines(region.data() + counted_pos, line_start - counted_pos);
+      counted_pos = line_start;
 
       LineMatch m;
-      m.line = counted_line_;
-      m.line_offset =
-          line_start == 0 ? buf_line_start_ : buf_offset_ + line_start;
-      m.byte_offset = buf_offset_ + b;
+      m.line = counted_line;
+      m.line_offset = line_start == 0 ? line_start_ : offset + line_start;
+      m.byte_offset = offset + b;
       m.match_length = e - b;
       const std::string_view line =
           TrimCr(region.substr(line_start, line_end - line_start));
@@ -198,10 +206,10 @@ class Searcher {
       }
       uint32_t need = 0;
       if (n > 0) {
-        AddBefore(&m, line_start);
+        AddBefore(&m, region, line_start);
         size_t at = line_end + 1;
         while (m.after.size() < n && at < region_end) {
-          const size_t end = LineEnd(buf_, at, region_end);
+          const size_t end = LineEnd(region, at, region_end);
           m.after.push_back({m.line + 1 + m.after.size(),
                              ContextText(region.substr(at, end - at), cap)});
           at = end + 1;
@@ -217,22 +225,31 @@ class Searcher {
       from = line_end + 1;
     }
     if (eof) FlushPending(true);
-    if (n > 0) RememberTail(region_end);
+    if (n > 0) RememberTail(region);
+    Advance(region, offset);
   }
 
-  // Up to n lines before the line at buf_[line_start]: from this buffer,
-  // then from the lines remembered from earlier blocks.
-  void AddBefore(LineMatch* m, size_t line_start) {
+  // Moves the line position past `region`.
+  void Advance(std::string_view region, uint64_t offset) {
+    line_no_ += CountNewlines(region.data(), region.size());
+    if (!region.empty() && region.back() == '\n') {
+      line_start_ = offset + region.size();
+    }
+  }
+
+  // Up to n lines before the line at region[line_start]: from this region,
+  // then from the lines remembered from earlier regions.
+  void AddBefore(LineMatch* m, std::string_view region, size_t line_start) {
     const uint32_t n = options_.context_lines;
     std::vector<ContextLine> lines;  // Newest first.
     size_t pos = line_start;
     while (lines.size() < n && pos > 0) {
       const size_t prev_end = pos - 1;  // The '\n' ending the previous line.
-      const size_t prev_start = LineStart(buf_, prev_end);
-      lines.push_back({m->line - 1 - lines.size(),
-                       ContextText(std::string_view(buf_).substr(
-                                       prev_start, prev_end - prev_start),
-                                   options_.preview_bytes)});
+      const size_t prev_start = LineStart(region, prev_end);
+      lines.push_back(
+          {m->line - 1 - lines.size(),
+           ContextText(region.substr(prev_start, prev_end - prev_start),
+                       options_.preview_bytes)});
       pos = prev_start;
     }
     for (auto it = history_.rbegin();
@@ -242,20 +259,21 @@ class Searcher {
     m->before.assign(lines.rbegin(), lines.rend());
   }
 
-  // Keeps the last n complete lines before the next buffer's start.
-  void RememberTail(size_t region_end) {
+  // Keeps the last n complete lines before the next region's start.
+  void RememberTail(std::string_view region) {
     const uint32_t n = options_.context_lines;
-    if (region_end == 0 || buf_[region_end - 1] != '\n') return;
+    if (region.empty() || region.back() != '\n') return;
     std::vector<ContextLine> tail;  // Newest first.
-    const uint64_t next_line = buf_first_line_ + CountNewlines(0, region_end);
-    size_t pos = region_end;
+    const uint64_t next_line =
+        line_no_ + CountNewlines(region.data(), region.size());
+    size_t pos = region.size();
     while (tail.size() < n && pos > 0) {
       const size_t prev_end = pos - 1;
-      const size_t prev_start = LineStart(buf_, prev_end);
-      tail.push_back({next_line - 1 - tail.size(),
-                      ContextText(std::string_view(buf_).substr(
-                                      prev_start, prev_end - prev_start),
-                                  options_.preview_bytes)});
+      const size_t prev_start = LineStart(region, prev_end);
+      tail.push_back(
+          {next_line - 1 - tail.size(),
+           ContextText(region.substr(prev_start, prev_end - prev_start),
+                       options_.preview_bytes)});
       pos = prev_start;
     }
     if (pos > 0) history_.clear();
@@ -265,27 +283,44 @@ class Searcher {
     while (history_.size() > n) history_.pop_front();
   }
 
-  ByteSource& source_;
   const LineMatcher& matcher_;
   LineSearchOptions options_;
   const MatchSink& sink_;
 
-  std::string buf_;              // The carry, then the newest block.
-  uint64_t buf_offset_ = 0;      // Source offset of buf_[0].
-  uint64_t buf_first_line_ = 1;  // Line number of the line holding buf_[0].
-  uint64_t buf_line_start_ = 0;  // Source offset where that line begins.
-  size_t counted_pos_ = 0;       // Newlines before here are in counted_line_.
-  uint64_t counted_line_ = 1;
+  std::string carry_;          // An incomplete line from earlier input.
+  uint64_t carry_offset_ = 0;  // Source offset of carry_[0].
+  uint64_t next_offset_ = 0;   // Source offset of the next byte fed.
+  uint64_t line_no_ = 1;       // Line number of the next unsearched byte.
+  uint64_t line_start_ = 0;    // Source offset where that line begins.
   std::deque<ContextLine> history_;
   std::deque<Pending> pending_;
   bool stopped_ = false;
+  bool finished_ = false;
 };
 
-}  // namespace
+LineSearcher::LineSearcher(const LineMatcher& matcher,
+                           const LineSearchOptions& options,
+                           const MatchSink& sink)
+    : impl_(std::make_unique<Impl>(matcher, options, sink)) {}
+LineSearcher::~LineSearcher() = default;
+bool LineSearcher::Feed(std::string_view bytes) { return impl_->Feed(bytes); }
+void LineSearcher::Finish() { impl_->Finish(); }
+bool LineSearcher::stopped() const { return impl_->stopped(); }
 
 Status SearchLines(ByteSource& source, const LineMatcher& matcher,
                    const LineSearchOptions& options, const MatchSink& sink) {
-  return Searcher(source, matcher, options, sink).Run();
+  LineSearcher searcher(matcher, options, sink);
+  const uint64_t size = source.size();
+  const uint64_t block = std::max<uint64_t>(options.block_bytes, 1);
+  std::string buf;
+  for (uint64_t pos = 0; pos < size && !searcher.stopped();) {
+    CTXKIT_RETURN_IF_ERROR(source.Read(pos, block, &buf));
+    if (buf.empty()) break;
+    pos += buf.size();
+    searcher.Feed(buf);
+  }
+  searcher.Finish();
+  return Status::Ok();
 }
 
 }  // namespace ctxkit::text

@@ -1,17 +1,18 @@
-// Line-oriented search over a ByteSource, streamed in blocks, as grep:
-// a line matches when the pattern matches inside it; matches never span
-// lines. Memory stays bounded by the block size plus the longest line
-// (capped by max_line_bytes).
+// Line-oriented search, as grep: a line matches when the pattern matches
+// inside it; matches never span lines. Input arrives in pieces of any size
+// (LineSearcher::Feed, or SearchLines pulling blocks from a ByteSource).
 //
-// The source is read `block_bytes` at a time; the partial last line of a
-// block is carried into the next one, so every line is searched whole. A
-// line longer than max_line_bytes is searched in windows of that size (a
+// Whole lines inside a piece are searched in place, without copying; only a
+// line split across pieces is carried (copied) into the next one. Memory
+// stays bounded by the carried line, capped by max_line_bytes: a carried
+// line that grows past it is searched in windows of about that size (a
 // match that straddles a window boundary inside such a line is missed;
-// line numbers stay right). Each matching line is reported once, for its
-// leftmost match.
+// line numbers stay right). Lines are counted with a vector loop over the
+// bytes (text/byte_scan.h); no per-line work happens away from matches.
+// Each matching line is reported once, for its leftmost match.
 //
 // Thread safety: matchers are immutable after construction and may be
-// shared; SearchLines shares nothing else.
+// shared; a LineSearcher is used by one thread at a time.
 
 #ifndef CTXKIT_TEXT_LINE_SEARCH_H_
 #define CTXKIT_TEXT_LINE_SEARCH_H_
@@ -19,11 +20,13 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "ctxkit/status.h"
+#include "text/byte_scan.h"
 #include "text/byte_source.h"
 
 namespace ctxkit::text {
@@ -41,8 +44,8 @@ class LineMatcher {
                     size_t* end) const = 0;
 };
 
-// Exact bytes, case-sensitive: a memchr/memcmp-driven fast path
-// (std::string_view::find).
+// Exact bytes, case-sensitive: a vector filter on the needle's two rarest
+// bytes (text::LiteralFinder).
 class LiteralMatcher : public LineMatcher {
  public:
   // InvalidArgument when `pattern` contains '\n'.
@@ -52,8 +55,8 @@ class LiteralMatcher : public LineMatcher {
             size_t* end) const override;
 
  private:
-  explicit LiteralMatcher(std::string pattern) : pattern_(std::move(pattern)) {}
-  std::string pattern_;
+  explicit LiteralMatcher(std::string pattern) : finder_(std::move(pattern)) {}
+  LiteralFinder finder_;
 };
 
 struct LineSearchOptions {
@@ -87,7 +90,32 @@ struct LineMatch {
 // Called for each match in source order; return false to stop the search.
 using MatchSink = std::function<bool(LineMatch)>;
 
-// Searches every line of `source`. Stops early (OK) when the sink says so.
+// Searches a source fed to it piece by piece, in order.
+class LineSearcher {
+ public:
+  // `matcher` and `sink` must outlive the searcher.
+  LineSearcher(const LineMatcher& matcher, const LineSearchOptions& options,
+               const MatchSink& sink);
+  ~LineSearcher();
+  LineSearcher(const LineSearcher&) = delete;
+  LineSearcher& operator=(const LineSearcher&) = delete;
+
+  // The next bytes of the source (any size, may be empty). `bytes` is only
+  // read during the call. Returns false once the sink has stopped the
+  // search (further input is ignored).
+  bool Feed(std::string_view bytes);
+  // The end of the source: searches the last (unterminated) line and emits
+  // matches still waiting for after-context.
+  void Finish();
+  bool stopped() const;
+
+ private:
+  class Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Searches every line of `source`, reading options.block_bytes at a time.
+// Stops early (OK) when the sink says so.
 Status SearchLines(ByteSource& source, const LineMatcher& matcher,
                    const LineSearchOptions& options, const MatchSink& sink);
 

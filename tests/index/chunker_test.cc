@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -25,13 +27,24 @@ std::vector<Chunk> ChunksOf(const std::string& value, uint32_t max) {
   return out;
 }
 
-// Chunks tile the value exactly, in order.
-void ExpectTiles(const std::string& value, const std::vector<Chunk>& chunks) {
+// Chunks tile the value exactly, in order; every count is exact and within
+// the budget; line ranges match the bytes.
+void ExpectValid(const std::string& value, const std::vector<Chunk>& chunks,
+                 uint32_t max) {
+  const Tokenizer* tok = *Tokenizer::Get();
   uint64_t at = 0;
+  uint64_t before = 0;  // Newlines before `at`.
   for (const Chunk& c : chunks) {
     ASSERT_EQ(c.offset, at);
-    ASSERT_EQ(value.substr(c.offset, c.text.size()), c.text);
     ASSERT_FALSE(c.text.empty());
+    ASSERT_EQ(value.substr(c.offset, c.text.size()), c.text);
+    ASSERT_EQ(tok->Count(c.text), c.tokens) << "at " << c.offset;
+    ASSERT_LE(c.tokens, max) << "at " << c.offset;
+    ASSERT_EQ(c.line_begin, before);
+    const auto inside =
+        static_cast<uint64_t>(std::count(c.text.begin(), c.text.end(), '\n'));
+    ASSERT_EQ(c.line_end, before + inside + (c.text.back() == '\n' ? 0 : 1));
+    before += inside;
     at += c.text.size();
   }
   EXPECT_EQ(at, value.size());
@@ -41,30 +54,95 @@ TEST(ChunkerTest, EmptyValueHasNoChunks) {
   EXPECT_TRUE(ChunksOf("", 64).empty());
 }
 
+TEST(ChunkerTest, ZeroBudgetIsInvalid) {
+  Status s = ChunkValue(
+      3,
+      [](uint64_t, uint64_t) -> Result<std::string> {
+        return std::string("abc");
+      },
+      0, [](Chunk) { return Status::Ok(); });
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+}
+
 TEST(ChunkerTest, LinesStayWholeAndChunksStayUnderTheBudget) {
   std::string v;
   for (int i = 0; i < 500; ++i) {
     v += "line number " + std::to_string(i) + " has a few words in it\n";
   }
   auto chunks = ChunksOf(v, 64);
-  ExpectTiles(v, chunks);
+  ExpectValid(v, chunks, 64);
   ASSERT_GT(chunks.size(), 20u);
-  const Tokenizer* tok = *Tokenizer::Get();
+  for (const Chunk& c : chunks) EXPECT_EQ(c.text.back(), '\n');
+}
+
+TEST(ChunkerTest, ParagraphEndsArePreferredCuts) {
+  // Paragraphs of 5 lines (~50 tokens) and a budget of 80: cutting only at
+  // line ends would put two paragraph pieces in most chunks.
+  std::string v;
+  for (int p = 0; p < 40; ++p) {
+    for (int l = 0; l < 5; ++l) {
+      v += "paragraph " + std::to_string(p) + " line " + std::to_string(l) +
+           " says something\n";
+    }
+    v += "\n";
+  }
+  auto chunks = ChunksOf(v, 80);
+  ExpectValid(v, chunks, 80);
   for (const Chunk& c : chunks) {
-    EXPECT_EQ(c.text.back(), '\n');  // Cut at line ends.
-    EXPECT_LE(c.tokens, 64u);
-    EXPECT_LE(tok->Count(c.text), 66u);  // Merges across lines: +-few.
+    EXPECT_TRUE(c.text.starts_with("paragraph ")) << c.text;
+    EXPECT_TRUE(c.text.ends_with("\n\n")) << c.text;
+  }
+}
+
+TEST(ChunkerTest, BlankLinesMergingAcrossCutsStayExact) {
+  // "\n\n\n" merges into fewer tokens than its lines; whitespace-only lines
+  // merge with the newline before them. Counts must still be exact.
+  std::string v;
+  std::mt19937 rng(7);
+  for (int i = 0; i < 3000; ++i) {
+    switch (rng() % 5) {
+      case 0:
+        v += "\n";
+        break;
+      case 1:
+        v += "   \n";
+        break;
+      case 2:
+        v += "\t\t  x = " + std::to_string(i) + ";\n";
+        break;
+      case 3:
+        v += "  \r\n";
+        break;
+      default:
+        v += "word " + std::to_string(i) + "\n";
+        break;
+    }
+  }
+  for (uint32_t max : {1u, 2u, 3u, 7u, 16u, 100u}) {
+    ExpectValid(v, ChunksOf(v, max), max);
   }
 }
 
 TEST(ChunkerTest, LongLinesAreCutAtTokenBoundaries) {
   std::string v;
   for (int i = 0; i < 3000; ++i) v += "word" + std::to_string(i) + " ";
-  v += "\u00e9t\u00e9 \u4e16\u754c";  // Multi-byte characters near the end.
+  v += "\u00e9t\u00e9 \u4e16\u754c \U0001F600\U0001F680";  // Multi-byte.
   auto chunks = ChunksOf(v, 100);
-  ExpectTiles(v, chunks);
+  ExpectValid(v, chunks, 100);
   EXPECT_GT(chunks.size(), 30u);
-  for (const Chunk& c : chunks) EXPECT_LE(c.tokens, 101u);
+  // Cut at token boundaries: chunks are nearly full.
+  for (size_t i = 0; i + 1 < chunks.size(); ++i) {
+    EXPECT_GE(chunks[i].tokens, 95u);
+    EXPECT_TRUE(chunks[i].valid_utf8);
+  }
+}
+
+TEST(ChunkerTest, TinyBudgetsSplitEvenMultiTokenCharacters) {
+  // An emoji is several tokens: with a budget of 1 even it is split.
+  std::string v = "ab \U0001F600\U0001F680 \u4e16\u754c done\n";
+  for (uint32_t max : {1u, 2u, 3u}) {
+    ExpectValid(v, ChunksOf(v, max), max);
+  }
 }
 
 TEST(ChunkerTest, InvalidUtf8AndHugeLines) {
@@ -72,8 +150,63 @@ TEST(ChunkerTest, InvalidUtf8AndHugeLines) {
   std::string v((1u << 20) + 300000, 'a');
   for (size_t i = 0; i < v.size(); i += 1000) v[i] = '\xff';
   auto chunks = ChunksOf(v, 256);
-  ExpectTiles(v, chunks);
+  ExpectValid(v, chunks, 256);
   EXPECT_GT(chunks.size(), 100u);
+}
+
+TEST(ChunkerTest, BinaryContentStaysWithinTheBudget) {
+  std::string v(200000, '\0');
+  std::mt19937 rng(3);
+  for (char& c : v) c = static_cast<char>(rng());
+  for (uint32_t max : {1u, 5u, 64u, 1000u}) {
+    auto chunks = ChunksOf(v, max);
+    ExpectValid(v, chunks, max);
+    EXPECT_TRUE(std::any_of(chunks.begin(), chunks.end(),
+                            [](const Chunk& c) { return !c.valid_utf8; }));
+  }
+}
+
+TEST(ChunkerTest, CompactJsonIsCutBetweenTopLevelItems) {
+  std::string v = "[";
+  for (int i = 0; i < 200; ++i) {
+    if (i > 0) v += ",";
+    v += R"({"id":)" + std::to_string(i) + R"(,"name":"item, [number] )" +
+         std::to_string(i) + R"(","tags":["a","b"]})";
+  }
+  v += "]";
+  auto chunks = ChunksOf(v, 100);
+  ExpectValid(v, chunks, 100);
+  ASSERT_GT(chunks.size(), 10u);
+  for (size_t i = 0; i + 1 < chunks.size(); ++i) {
+    // Each chunk ends right after an item's comma (or the opening '[').
+    EXPECT_TRUE(chunks[i].text.ends_with("},") || chunks[i].text.ends_with("["))
+        << chunks[i].text;
+  }
+  EXPECT_TRUE(chunks.back().text.ends_with("}]"));
+}
+
+TEST(ChunkerTest, PrettyJsonIsCutBetweenItemsNotInside) {
+  std::string v = "{\n";
+  for (int i = 0; i < 60; ++i) {
+    v += "  \"key" + std::to_string(i) +
+         "\": {\n    \"a\": " + std::to_string(i) +
+         ",\n    \"b\": \"text with words\"\n  }";
+    v += i + 1 < 60 ? ",\n" : "\n";
+  }
+  v += "}\n";
+  auto chunks = ChunksOf(v, 60);
+  ExpectValid(v, chunks, 60);
+  for (size_t i = 1; i < chunks.size(); ++i) {
+    EXPECT_TRUE(chunks[i].text.starts_with("  \"key") ||
+                chunks[i].text == "}\n")
+        << chunks[i].text;
+  }
+}
+
+TEST(ChunkerTest, MalformedJsonStillTiles) {
+  std::string v = "[\"unterminated, {\n";
+  for (int i = 0; i < 400; ++i) v += "more text, with , commas ] } [\n";
+  ExpectValid(v, ChunksOf(v, 32), 32);
 }
 
 }  // namespace

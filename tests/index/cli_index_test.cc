@@ -73,5 +73,61 @@ TEST_F(CliIndexTest, FindPrintsRefsAndJson) {
   EXPECT_EQ(code, 2);
 }
 
+TEST_F(CliIndexTest, ChunkPrintsRangesAndJson) {
+  int code = 0;
+  Run("set notes 'first paragraph line one\nline two\n\nsecond paragraph\n'",
+      &code);
+  ASSERT_EQ(code, 0);
+  std::string out = Run("chunk notes --max-tokens 6", &code);
+  EXPECT_EQ(code, 0);
+  // INDEX  REF @OFFSET+LENGTH  lines B-E  N tokens
+  EXPECT_EQ(out.rfind("0  ck:", 0), 0u) << out;
+  EXPECT_NE(out.find(":notes @0+"), std::string::npos) << out;
+  EXPECT_NE(out.find("  lines 0-"), std::string::npos) << out;
+  EXPECT_NE(out.find(" tokens\n"), std::string::npos) << out;
+
+  auto j = nlohmann::json::parse(Run("chunk notes -t 6 --json", &code));
+  EXPECT_EQ(code, 0);
+  ASSERT_TRUE(j.is_array());
+  ASSERT_GE(j.size(), 2u);
+  uint64_t at = 0;
+  for (size_t i = 0; i < j.size(); ++i) {
+    EXPECT_EQ(j[i]["index"], i);
+    EXPECT_EQ(j[i]["byte_offset"], at);
+    EXPECT_LE(j[i]["tokens"].get<int>(), 6);
+    EXPECT_TRUE(j[i]["valid_utf8"].get<bool>());
+    at += j[i]["byte_length"].get<uint64_t>();
+    // The ref is static and readable by range.
+    std::string got =
+        Run("resolve " + j[i]["ref"].get<std::string>() + " --offset " +
+                std::to_string(j[i]["byte_offset"].get<int>()) + " --length " +
+                std::to_string(j[i]["byte_length"].get<int>()),
+            &code);
+    EXPECT_EQ(code, 0);
+    EXPECT_EQ(got.size(), j[i]["byte_length"].get<size_t>());
+  }
+  EXPECT_EQ(at, 52u);
+
+  // Empty value: no chunks.
+  Run("set empty ''", &code);
+  ASSERT_EQ(code, 0);
+  EXPECT_EQ(Run("chunk empty --max-tokens 5 --json", &code), "[]\n");
+  EXPECT_EQ(code, 0);
+  EXPECT_EQ(Run("chunk empty --max-tokens 5", &code), "");
+
+  Run("chunk notes --max-tokens 0", &code);
+  EXPECT_EQ(code, 2);
+  Run("chunk notes --max-tokens -3", &code);
+  EXPECT_EQ(code, 2);
+  Run("chunk notes", &code);  // --max-tokens is required.
+  EXPECT_EQ(code, 2);
+  Run("chunk missing --max-tokens 5", &code);
+  EXPECT_EQ(code, 1);
+  Run("chunk ck:bad --max-tokens 5", &code);
+  EXPECT_EQ(code, 2);
+  Run("chunk notes --max-tokens 5 --version 7", &code);
+  EXPECT_EQ(code, 1);
+}
+
 }  // namespace
 }  // namespace ctxkit::testing

@@ -99,7 +99,9 @@ TEST_F(SqliteBackendTest, AppendToNonStreamFails) {
 
 TEST_F(SqliteBackendTest, PromotionIntoARemovedKeyKeepsBothHistories) {
   WriteResult old_global = Put("k", "global v1");
-  ASSERT_TRUE(backend_->Remove(Scope::Global(), "k", "", 2).ok());
+  ASSERT_TRUE(
+      backend_->Remove(Scope::Global(), "k", "", 2, VersionState::kDeleted)
+          .ok());
   PutRequest req;
   req.scope = Scope::Agent("a");
   req.key = "k";
