@@ -187,6 +187,8 @@ int Main(int argc, char** argv) {
     RegisterExploreCommands(app, table);
     RegisterSummaryCommands(app, table);
     RegisterIndexCommands(app, table);
+    RegisterSessionCommands(app, table);
+    RegisterWatchCommands(app, table);
     try {
       app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

@@ -109,6 +109,10 @@ void RegisterMetaCommands(CLI::App& app, CommandTable& table);  // ls stats...
 void RegisterDemoCommand(CLI::App& app, CommandTable& table);   // demo
 void RegisterIndexCommands(CLI::App& app,
                            CommandTable& table);  // find
+void RegisterSessionCommands(CLI::App& app,
+                             CommandTable& table);  // session, render
+void RegisterWatchCommands(CLI::App& app,
+                           CommandTable& table);  // watch add/ls/rm/scan/run
 
 // The whole program: parse argv, run the verb, return the exit code. Never
 // throws.

@@ -1,0 +1,359 @@
+// Session verbs: session new/ls/show/ingest/activate/deactivate/pin/unpin/
+// track, and render (include/ctxkit/session.h, docs/sessions.md).
+
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <string>
+
+#include "cli/cli_app.h"
+#include "cli/flags.h"
+#include "cli/io.h"
+#include "cli/output.h"
+#include "core/encoding.h"
+#include "ctxkit/session.h"
+
+namespace ctxkit::cli {
+namespace {
+
+struct SessionArgs {
+  std::string id;
+  std::string object;
+  std::vector<std::string> objects;
+  std::string file;
+  std::string format = "openai";
+  uint64_t version = 0;
+  uint64_t budget = 0;
+  SessionPolicy policy;
+};
+
+int Emit(const std::string& text) {
+  Status s = WriteStdout(text);
+  return s.ok() ? kExitOk : ReportError(s);
+}
+
+Result<std::unique_ptr<Session>> OpenSession(Context& ctx,
+                                             const std::string& id) {
+  Result<Store*> store = ctx.OpenStore();
+  if (!store.ok()) return store.status();
+  return Session::Open(**store, id);
+}
+
+// A new id when none is given: "s-" + base-36 of 48 random bits.
+std::string NewSessionId() {
+  std::random_device rd;
+  uint64_t bits = (uint64_t{rd()} << 32 | rd()) & ((uint64_t{1} << 48) - 1);
+  return "s-" + core::ToBase36(bits);
+}
+
+nlohmann::json EntryJson(const PoolEntry& e) {
+  return {{"id", e.id},
+          {"key", e.key},
+          {"scope", e.scope},
+          {"kind", e.kind},
+          {"title", e.title},
+          {"version", e.version},
+          {"tokens", e.tokens},
+          {"size_bytes", e.size_bytes},
+          {"ref", e.ref},
+          {"active", e.active},
+          {"auto_active", e.auto_active},
+          {"collapsed", e.collapsed},
+          {"pinned_version", e.pinned_version},
+          {"from_chat", e.from_chat}};
+}
+
+nlohmann::json PolicyJson(const SessionPolicy& p) {
+  return {{"keep_tool_outputs", p.keep_tool_outputs},
+          {"min_collapse_tokens", p.min_collapse_tokens},
+          {"index_max_tokens", p.index_max_tokens}};
+}
+
+int RunNew(Context& ctx, const SessionArgs& a) {
+  std::string id = a.id.empty() ? NewSessionId() : a.id;
+  Result<Store*> store = ctx.OpenStore();
+  if (!store.ok()) return ReportError(store.status());
+  auto s = Session::Create(**store, id, a.policy);
+  if (!s.ok()) return ReportError(s.status());
+  if (ctx.json()) {
+    PrintJson({{"session", id}, {"policy", PolicyJson(a.policy)}});
+    return kExitOk;
+  }
+  return Emit(id + "\n");
+}
+
+int RunLs(Context& ctx) {
+  Result<Store*> store = ctx.OpenStore();
+  if (!store.ok()) return ReportError(store.status());
+  auto ids = Session::List(**store);
+  if (!ids.ok()) return ReportError(ids.status());
+  if (ctx.json()) {
+    PrintJson({{"sessions", *ids}});
+    return kExitOk;
+  }
+  std::string out;
+  for (const auto& id : *ids) out += id + "\n";
+  return Emit(out);
+}
+
+int RunShow(Context& ctx, const SessionArgs& a) {
+  auto s = OpenSession(ctx, a.id);
+  if (!s.ok()) return ReportError(s.status());
+  auto snap = (*s)->Snapshot();
+  if (!snap.ok()) return ReportError(snap.status());
+  if (ctx.json()) {
+    nlohmann::json entries = nlohmann::json::array();
+    for (const auto& e : snap->entries) entries.push_back(EntryJson(e));
+    PrintJson({{"session", snap->id},
+               {"policy", PolicyJson(snap->policy)},
+               {"generation", snap->generation},
+               {"chat_messages", snap->chat_messages},
+               {"chat_version", snap->chat_version},
+               {"system_version", snap->system_version},
+               {"ingest_format", snap->ingest_format},
+               {"ingested_items", snap->ingested_items},
+               {"entries", std::move(entries)}});
+    return kExitOk;
+  }
+  std::string out = "session " + snap->id + ": " +
+                    std::to_string(snap->chat_messages) + " chat messages, " +
+                    std::to_string(snap->entries.size()) + " objects\n";
+  out += "locked: system, chat\n";
+  for (const auto& e : snap->entries) {
+    std::string state = e.active ? "active" : "metadata";
+    if (e.collapsed) state = "collapsed";
+    if (e.pinned_version != 0) {
+      state += " pinned@v" + std::to_string(e.pinned_version);
+    }
+    out += state + "\t" + e.key + "\tv" + std::to_string(e.version) + "\t" +
+           std::to_string(e.tokens) + " tokens\t" + e.title + "\n";
+  }
+  return Emit(out);
+}
+
+int RunIngest(Context& ctx, const SessionArgs& a) {
+  Result<LogFormat> format = ParseLogFormat(a.format);
+  if (!format.ok()) return ReportError(format.status().WithContext("--format"));
+  Result<std::string> log = a.file == "-" ? ReadStdin() : ReadFile(a.file);
+  if (!log.ok()) return ReportError(log.status());
+  auto s = OpenSession(ctx, a.id);
+  if (!s.ok()) return ReportError(s.status());
+  auto report = (*s)->Ingest(*log, *format);
+  if (!report.ok()) return ReportError(report.status());
+  if (ctx.json()) {
+    PrintJson({{"session", a.id},
+               {"messages_added", report->messages_added},
+               {"toolcalls_recorded", report->toolcalls_recorded},
+               {"reset", report->reset},
+               {"collapsed", report->collapsed}});
+    return kExitOk;
+  }
+  std::string out =
+      std::string(report->reset ? "log rewritten: chat reset; " : "") +
+      std::to_string(report->messages_added) + " messages added, " +
+      std::to_string(report->toolcalls_recorded) + " tool outputs recorded";
+  if (!report->collapsed.empty()) {
+    out += ", " + std::to_string(report->collapsed.size()) + " collapsed";
+  }
+  return Emit(out + "\n");
+}
+
+enum class PoolVerb { kActivate, kDeactivate, kPin, kUnpin, kTrack };
+
+int RunPool(Context& ctx, const SessionArgs& a, PoolVerb verb) {
+  auto s = OpenSession(ctx, a.id);
+  if (!s.ok()) return ReportError(s.status());
+  Status st;
+  const char* done = "";
+  switch (verb) {
+    case PoolVerb::kActivate:
+      st = (*s)->Activate(a.object, a.version);
+      done = a.version != 0 ? "pinned" : "activated";
+      break;
+    case PoolVerb::kDeactivate:
+      st = (*s)->Deactivate(a.object);
+      done = "deactivated";
+      break;
+    case PoolVerb::kPin:
+      st = (*s)->Pin(a.object, a.version);
+      done = "pinned";
+      break;
+    case PoolVerb::kUnpin:
+      st = (*s)->Unpin(a.object);
+      done = "unpinned";
+      break;
+    case PoolVerb::kTrack:
+      st = (*s)->TrackMany(a.objects);
+      done = "tracked";
+      break;
+  }
+  if (!st.ok()) return ReportError(st);
+  if (ctx.json()) {
+    nlohmann::json j = {{"session", a.id}, {"done", done}};
+    if (verb == PoolVerb::kTrack) {
+      j["objects"] = a.objects;
+    } else {
+      j["object"] = a.object;
+    }
+    PrintJson(j);
+    return kExitOk;
+  }
+  return Emit(std::string(done) + "\n");
+}
+
+int RunRender(Context& ctx, const SessionArgs& a) {
+  Result<LogFormat> format = ParseLogFormat(a.format);
+  if (!format.ok()) return ReportError(format.status().WithContext("--format"));
+  auto s = OpenSession(ctx, a.id);
+  if (!s.ok()) return ReportError(s.status());
+  auto r = (*s)->Render({.budget_tokens = a.budget, .format = *format});
+  if (!r.ok()) return ReportError(r.status());
+  nlohmann::json dropped = nlohmann::json::array();
+  for (const auto& d : r->dropped) {
+    dropped.push_back({{"key", d.key},
+                       {"version", d.version},
+                       {"tokens", d.tokens},
+                       {"ref", d.ref}});
+  }
+  nlohmann::json conflicts = nlohmann::json::array();
+  for (const auto& c : r->conflicts) {
+    conflicts.push_back({{"key", c.key},
+                         {"pinned_version", c.pinned_version},
+                         {"active_version", c.active_version}});
+  }
+  nlohmann::json out = {
+      {"session", a.id},
+      {"format", a.format},
+      {"budget_tokens", r->budget_tokens},
+      {"tokens", r->tokens},
+      {"request", nlohmann::json::parse(r->request_json)},
+      {"dropped", std::move(dropped)},
+      {"conflicts", std::move(conflicts)},
+      {"index", {{"listed", r->index_listed}, {"total", r->index_total}}}};
+  return Emit(out.dump() + "\n");
+}
+
+CLI::App* WithId(CLI::App* sub, SessionArgs* a) {
+  sub->add_option("ID", a->id, "The session id")->required();
+  return sub;
+}
+
+CLI::App* WithObject(CLI::App* sub, SessionArgs* a, bool version) {
+  WithId(sub, a);
+  sub->add_option("OBJECT", a->object,
+                  "A key, a ref (ck:...), or chat / system")
+      ->required();
+  if (version) {
+    sub->add_option("--version,-V", a->version,
+                    "A version (pins it: a static reference)")
+        ->type_name("N")
+        ->check(UnsignedNumber());
+  }
+  return sub;
+}
+
+}  // namespace
+
+void RegisterSessionCommands(CLI::App& app, CommandTable& table) {
+  CLI::App* session = app.add_subcommand(
+      "session",
+      "Context-manager sessions: pools of objects, harness-log ingestion "
+      "(see docs/sessions.md)");
+  session->require_subcommand(1);
+  {
+    auto a = std::make_shared<SessionArgs>();
+    CLI::App* sub = session->add_subcommand(
+        "new", "Create a session (a random id when ID is omitted)");
+    sub->add_option("ID", a->id, "1-64 bytes of [A-Za-z0-9._-]");
+    sub->add_option("--keep", a->policy.keep_tool_outputs,
+                    "Tool outputs kept active (default 5)")
+        ->type_name("N")
+        ->check(UnsignedNumber());
+    sub->add_option("--min-collapse-tokens", a->policy.min_collapse_tokens,
+                    "Collapse older outputs only when this many tokens are "
+                    "freed at once (default 8000)")
+        ->type_name("N")
+        ->check(UnsignedNumber());
+    sub->add_option("--index-max-tokens", a->policy.index_max_tokens,
+                    "Token cap of the metadata index (default 4000)")
+        ->type_name("N")
+        ->check(UnsignedNumber());
+    table.Add(sub, [a](Context& ctx) { return RunNew(ctx, *a); });
+  }
+  {
+    CLI::App* sub = session->add_subcommand("ls", "List sessions");
+    table.Add(sub, [](Context& ctx) { return RunLs(ctx); });
+  }
+  {
+    auto a = std::make_shared<SessionArgs>();
+    CLI::App* sub = WithId(
+        session->add_subcommand("show", "Show a session's pools"), a.get());
+    table.Add(sub, [a](Context& ctx) { return RunShow(ctx, *a); });
+  }
+  {
+    auto a = std::make_shared<SessionArgs>();
+    CLI::App* sub = WithId(
+        session->add_subcommand(
+            "ingest",
+            "Ingest a harness message log (JSON); incremental and idempotent"),
+        a.get());
+    sub->add_option("FILE", a->file, "The log file, or - for stdin")
+        ->required();
+    sub->add_option("--format,-f", a->format, "openai (default) or anthropic")
+        ->type_name("F");
+    table.Add(sub, [a](Context& ctx) { return RunIngest(ctx, *a); });
+  }
+  struct Verb {
+    const char* name;
+    const char* help;
+    PoolVerb verb;
+    bool version;
+  };
+  for (const Verb& v : {
+           Verb{"activate",
+                "Load an object's content into the context (follows its "
+                "latest version; with --version, pins that version)",
+                PoolVerb::kActivate, true},
+           Verb{"deactivate",
+                "Back to metadata only (chat and system are locked)",
+                PoolVerb::kDeactivate, false},
+           Verb{"pin", "Show an object at a fixed version (default: latest)",
+                PoolVerb::kPin, true},
+           Verb{"unpin", "Stop pinning an object", PoolVerb::kUnpin, false},
+       }) {
+    auto a = std::make_shared<SessionArgs>();
+    CLI::App* sub =
+        WithObject(session->add_subcommand(v.name, v.help), a.get(), v.version);
+    PoolVerb verb = v.verb;
+    table.Add(sub, [a, verb](Context& ctx) { return RunPool(ctx, *a, verb); });
+  }
+  {
+    auto a = std::make_shared<SessionArgs>();
+    CLI::App* sub = WithId(
+        session->add_subcommand(
+            "track", "Add objects to the metadata pool (content not loaded)"),
+        a.get());
+    sub->add_option("OBJECT", a->objects, "Keys or refs")->required();
+    table.Add(sub,
+              [a](Context& ctx) { return RunPool(ctx, *a, PoolVerb::kTrack); });
+  }
+  {
+    auto a = std::make_shared<SessionArgs>();
+    CLI::App* sub = WithId(
+        app.add_subcommand("render",
+                           "Print the request the model sees for session ID, "
+                           "within --budget tokens (JSON)"),
+        a.get());
+    sub->add_option("--budget,-b", a->budget, "Token budget (required)")
+        ->required()
+        ->type_name("N")
+        ->check(UnsignedNumber());
+    sub->add_option("--format,-f", a->format, "openai (default) or anthropic")
+        ->type_name("F");
+    table.Add(sub, [a](Context& ctx) { return RunRender(ctx, *a); });
+  }
+}
+
+}  // namespace ctxkit::cli

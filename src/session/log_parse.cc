@@ -1,0 +1,296 @@
+// Parsing of OpenAI and Anthropic message logs (log_parse.h).
+//
+// Supported content: text (strings or text parts/blocks), assistant tool
+// calls, tool results. Anthropic "thinking" blocks are dropped (they are
+// not replayable context); any other block or part type (images,
+// documents, audio) is refused with its path, so nothing is lost silently.
+
+#include "session/log_parse.h"
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "core/encoding.h"
+#include "core/status_macros.h"
+
+namespace ctxkit::session {
+namespace {
+
+using nlohmann::json;
+
+Status Bad(const std::string& path, std::string_view why) {
+  return Status::InvalidArgument("log " + path + ": " + std::string(why));
+}
+
+// Text of a string or of an array of {"type":"text","text":...} parts.
+Result<std::string> TextOf(const json& content, const std::string& path,
+                           bool allow_null) {
+  if (content.is_null() && allow_null) return std::string();
+  if (content.is_string()) return content.get<std::string>();
+  if (!content.is_array()) {
+    return Bad(path, "content must be a string or an array of parts");
+  }
+  std::string out;
+  for (size_t i = 0; i < content.size(); ++i) {
+    const json& part = content[i];
+    std::string p = path + "[" + std::to_string(i) + "]";
+    if (!part.is_object() || !part.contains("type") ||
+        !part["type"].is_string()) {
+      return Bad(p, "a content part must be an object with a string type");
+    }
+    std::string type = part["type"].get<std::string>();
+    if (type == "thinking" || type == "redacted_thinking") continue;
+    if (type != "text") {
+      return Bad(
+          p, "unsupported content type '" + type + "' (only text is ingested)");
+    }
+    if (!part.contains("text") || !part["text"].is_string()) {
+      return Bad(p, "a text part needs a string 'text'");
+    }
+    if (!out.empty()) out += "\n";
+    out += part["text"].get<std::string>();
+  }
+  return out;
+}
+
+Status CheckCallId(const std::string& id, const std::string& path) {
+  if (id.empty() || id.size() > 128) return Bad(path, "id must be 1-128 bytes");
+  for (char c : id) {
+    const bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+                    (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-';
+    if (!ok)
+      return Bad(path, "id '" + id +
+                           "' has a character outside "
+                           "[A-Za-z0-9_.-]");
+  }
+  return Status::Ok();
+}
+
+// Arguments must be JSON for the toolcall object; a model's malformed
+// argument text is kept verbatim as a JSON string.
+std::string ArgumentsJson(const std::string& text) {
+  if (text.empty()) return "{}";
+  if (json::accept(text)) return text;
+  return json(text).dump();
+}
+
+Result<const json*> MessagesOf(const json& root, LogFormat format) {
+  if (root.is_array()) return &root;
+  if (!root.is_object()) {
+    return Bad("$", "must be an object with \"messages\" or an array");
+  }
+  auto it = root.find("messages");
+  if (it == root.end() || !it->is_array()) {
+    return Bad("$.messages", "missing or not an array");
+  }
+  if (format == LogFormat::kOpenAI && root.contains("system")) {
+    return Bad("$.system",
+               "not part of the OpenAI format (use a system "
+               "message, or --format anthropic)");
+  }
+  return &*it;
+}
+
+Result<ParsedLog> ParseOpenAI(const json& msgs) {
+  ParsedLog log;
+  struct Call {
+    std::string name;
+    std::string arguments;
+  };
+  std::map<std::string, Call> calls;
+  for (size_t i = 0; i < msgs.size(); ++i) {
+    const json& m = msgs[i];
+    const std::string path = "messages[" + std::to_string(i) + "]";
+    if (!m.is_object() || !m.contains("role") || !m["role"].is_string()) {
+      return Bad(path, "a message must be an object with a string role");
+    }
+    ParsedItem item;
+    item.canonical = m.dump();
+    const std::string role = m["role"].get<std::string>();
+    const json content = m.value("content", json());
+    if (role == "system" || role == "developer") {
+      CTXKIT_ASSIGN_OR_RETURN(std::string text,
+                              TextOf(content, path + ".content", false));
+      if (!log.system.empty()) log.system += "\n\n";
+      log.system += text;
+    } else if (role == "user") {
+      ParsedMessage p;
+      p.message.role = "user";
+      CTXKIT_ASSIGN_OR_RETURN(p.message.text,
+                              TextOf(content, path + ".content", false));
+      item.messages.push_back(std::move(p));
+    } else if (role == "assistant") {
+      ParsedMessage p;
+      p.message.role = "assistant";
+      CTXKIT_ASSIGN_OR_RETURN(p.message.text,
+                              TextOf(content, path + ".content", true));
+      if (auto tc = m.find("tool_calls"); tc != m.end() && !tc->is_null()) {
+        if (!tc->is_array()) return Bad(path + ".tool_calls", "not an array");
+        for (size_t k = 0; k < tc->size(); ++k) {
+          const json& c = (*tc)[k];
+          std::string cp = path + ".tool_calls[" + std::to_string(k) + "]";
+          if (!c.is_object() || !c.contains("id") || !c["id"].is_string() ||
+              !c.contains("function") || !c["function"].is_object()) {
+            return Bad(cp, "needs a string id and a function object");
+          }
+          const json& f = c["function"];
+          if (!f.contains("name") || !f["name"].is_string()) {
+            return Bad(cp + ".function.name", "missing or not a string");
+          }
+          std::string args;
+          if (f.contains("arguments")) {
+            if (!f["arguments"].is_string()) {
+              return Bad(cp + ".function.arguments", "must be a string");
+            }
+            args = f["arguments"].get<std::string>();
+          }
+          ToolCallRef r{c["id"].get<std::string>(),
+                        f["name"].get<std::string>(), args};
+          CTXKIT_RETURN_IF_ERROR(CheckCallId(r.id, cp + ".id"));
+          calls[r.id] = {r.name, args};
+          p.message.tool_calls.push_back(std::move(r));
+        }
+      }
+      item.messages.push_back(std::move(p));
+    } else if (role == "tool") {
+      if (!m.contains("tool_call_id") || !m["tool_call_id"].is_string()) {
+        return Bad(path + ".tool_call_id", "missing or not a string");
+      }
+      ParsedMessage p;
+      p.message.role = "tool";
+      p.message.call_id = m["tool_call_id"].get<std::string>();
+      auto call = calls.find(p.message.call_id);
+      if (call == calls.end()) {
+        return Bad(path, "tool_call_id '" + p.message.call_id +
+                             "' matches no earlier assistant tool call");
+      }
+      p.message.tool = call->second.name;
+      p.message.status = "ok";
+      p.arguments = ArgumentsJson(call->second.arguments);
+      CTXKIT_ASSIGN_OR_RETURN(p.output,
+                              TextOf(content, path + ".content", false));
+      item.messages.push_back(std::move(p));
+    } else {
+      return Bad(path + ".role", "unsupported role '" + role + "'");
+    }
+    log.items.push_back(std::move(item));
+  }
+  return log;
+}
+
+Result<ParsedLog> ParseAnthropic(const json& root, const json& msgs) {
+  ParsedLog log;
+  if (root.is_object() && root.contains("system")) {
+    CTXKIT_ASSIGN_OR_RETURN(log.system,
+                            TextOf(root["system"], "$.system", false));
+  }
+  std::map<std::string, std::pair<std::string, std::string>> calls;
+  for (size_t i = 0; i < msgs.size(); ++i) {
+    const json& m = msgs[i];
+    const std::string path = "messages[" + std::to_string(i) + "]";
+    if (!m.is_object() || !m.contains("role") || !m["role"].is_string() ||
+        !m.contains("content")) {
+      return Bad(path, "a message must be an object with role and content");
+    }
+    ParsedItem item;
+    item.canonical = m.dump();
+    const std::string role = m["role"].get<std::string>();
+    if (role != "user" && role != "assistant") {
+      return Bad(path + ".role", "must be user or assistant");
+    }
+    const json& content = m["content"];
+    ChatMessage text_msg;
+    text_msg.role = role;
+    if (content.is_string()) {
+      text_msg.text = content.get<std::string>();
+    } else if (!content.is_array()) {
+      return Bad(path + ".content", "must be a string or an array of blocks");
+    } else {
+      for (size_t k = 0; k < content.size(); ++k) {
+        const json& b = content[k];
+        std::string bp = path + ".content[" + std::to_string(k) + "]";
+        if (!b.is_object() || !b.contains("type") || !b["type"].is_string()) {
+          return Bad(bp, "a block must be an object with a string type");
+        }
+        const std::string type = b["type"].get<std::string>();
+        if (type == "text") {
+          if (!b.contains("text") || !b["text"].is_string()) {
+            return Bad(bp, "a text block needs a string 'text'");
+          }
+          if (!text_msg.text.empty()) text_msg.text += "\n";
+          text_msg.text += b["text"].get<std::string>();
+        } else if (type == "thinking" || type == "redacted_thinking") {
+          continue;
+        } else if (type == "tool_use" && role == "assistant") {
+          if (!b.contains("id") || !b["id"].is_string() ||
+              !b.contains("name") || !b["name"].is_string()) {
+            return Bad(bp, "a tool_use block needs string id and name");
+          }
+          json input = b.value("input", json::object());
+          ToolCallRef r{b["id"].get<std::string>(),
+                        b["name"].get<std::string>(), input.dump()};
+          CTXKIT_RETURN_IF_ERROR(CheckCallId(r.id, bp + ".id"));
+          calls[r.id] = {r.name, r.arguments};
+          text_msg.tool_calls.push_back(std::move(r));
+        } else if (type == "tool_result" && role == "user") {
+          if (!b.contains("tool_use_id") || !b["tool_use_id"].is_string()) {
+            return Bad(bp + ".tool_use_id", "missing or not a string");
+          }
+          ParsedMessage p;
+          p.message.role = "tool";
+          p.message.call_id = b["tool_use_id"].get<std::string>();
+          auto call = calls.find(p.message.call_id);
+          if (call == calls.end()) {
+            return Bad(bp, "tool_use_id '" + p.message.call_id +
+                               "' matches no earlier tool_use block");
+          }
+          p.message.tool = call->second.first;
+          p.arguments = call->second.second;
+          bool is_error = false;
+          if (b.contains("is_error")) {
+            if (!b["is_error"].is_boolean()) {
+              return Bad(bp + ".is_error", "must be a boolean");
+            }
+            is_error = b["is_error"].get<bool>();
+          }
+          p.message.status = is_error ? "error" : "ok";
+          if (b.contains("content")) {
+            CTXKIT_ASSIGN_OR_RETURN(
+                p.output, TextOf(b["content"], bp + ".content", false));
+          }
+          item.messages.push_back(std::move(p));
+        } else {
+          return Bad(bp, "unsupported block type '" + type + "' in a " + role +
+                             " message");
+        }
+      }
+    }
+    // Tool results come first in a user turn; its text follows them.
+    if (!text_msg.text.empty() || !text_msg.tool_calls.empty() ||
+        item.messages.empty()) {
+      ParsedMessage p;
+      p.message = std::move(text_msg);
+      item.messages.push_back(std::move(p));
+    }
+    log.items.push_back(std::move(item));
+  }
+  return log;
+}
+
+}  // namespace
+
+Result<ParsedLog> ParseLog(std::string_view text, LogFormat format) {
+  if (!core::IsValidUtf8(text)) {
+    return Status::InvalidArgument("log: not valid UTF-8");
+  }
+  json root = json::parse(text, nullptr, false);
+  if (root.is_discarded()) {
+    return Status::InvalidArgument("log: not valid JSON");
+  }
+  CTXKIT_ASSIGN_OR_RETURN(const json* msgs, MessagesOf(root, format));
+  if (format == LogFormat::kOpenAI) return ParseOpenAI(*msgs);
+  return ParseAnthropic(root, *msgs);
+}
+
+}  // namespace ctxkit::session

@@ -1,0 +1,43 @@
+// Harness message logs (OpenAI Chat Completions, Anthropic Messages) parsed
+// into the neutral chat model, with a canonical form of each log message
+// for the ingestion cursor's prefix hash.
+
+#ifndef CTXKIT_SESSION_LOG_PARSE_H_
+#define CTXKIT_SESSION_LOG_PARSE_H_
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ctxkit/session.h"
+#include "ctxkit/status.h"
+#include "session/session_state.h"
+
+namespace ctxkit::session {
+
+struct ParsedMessage {
+  ChatMessage message;
+  // role "tool": the arguments of the matching call (valid JSON text) and
+  // the tool's output.
+  std::string arguments;
+  std::string output;
+};
+
+// One message of the log: its canonical JSON and what it became.
+struct ParsedItem {
+  std::string canonical;
+  std::vector<ParsedMessage> messages;
+};
+
+struct ParsedLog {
+  std::string system;  // System/developer text, in order, "\n\n"-joined.
+  std::vector<ParsedItem> items;
+};
+
+// Accepts {"messages": [...]} (Anthropic: plus "system") or a bare array
+// of messages. InvalidArgument naming the JSON path of the first problem.
+Result<ParsedLog> ParseLog(std::string_view json, LogFormat format);
+
+}  // namespace ctxkit::session
+
+#endif  // CTXKIT_SESSION_LOG_PARSE_H_

@@ -1,0 +1,284 @@
+// SessionImpl: loading, the mutation transaction, lookups and caches.
+
+#include "session/session_impl.h"
+
+#include <algorithm>
+#include <string>
+
+#include "core/status_macros.h"
+#include "session/object_info.h"
+
+namespace ctxkit {
+namespace {
+
+// Caches are dropped whole when they outgrow these (simple and enough: a
+// render touches far less).
+constexpr uint64_t kContentCacheBytes = 256ull << 20;
+constexpr uint64_t kCountCacheBytes = 256ull << 20;
+
+}  // namespace
+
+Status SessionImpl::Load() {
+  loaded_ = false;
+  session::State fresh;
+  CTXKIT_ASSIGN_OR_RETURN(auto gen, db_->Generation(id_));
+  if (!gen) return Status::NotFound("no session '" + id_ + "'");
+  CTXKIT_ASSIGN_OR_RETURN(std::string text, db_->LoadState(id_));
+  CTXKIT_RETURN_IF_ERROR(session::DecodeState(text, &fresh));
+  fresh.generation = *gen;
+  CTXKIT_RETURN_IF_ERROR(
+      db_->LoadEntries(id_, [&](const std::string& json) -> Status {
+        CTXKIT_ASSIGN_OR_RETURN(PoolEntry e, session::DecodeEntry(json));
+        fresh.by_seq[e.seq] = e.id;
+        std::string eid = e.id;
+        fresh.entries.emplace(std::move(eid), std::move(e));
+        return Status::Ok();
+      }));
+  state_ = std::move(fresh);
+  loaded_ = true;
+  lists_generation_ = 0;
+  index_total_generation_ = 0;
+  return Status::Ok();
+}
+
+Status SessionImpl::Refresh() {
+  if (loaded_) {
+    CTXKIT_ASSIGN_OR_RETURN(auto gen, db_->Generation(id_));
+    if (!gen) return Status::NotFound("no session '" + id_ + "'");
+    if (*gen == state_.generation) return Status::Ok();
+  }
+  return Load();
+}
+
+Status SessionImpl::Mutate(const std::function<Status(SessionChanges&)>& fn) {
+  CTXKIT_RETURN_IF_ERROR(db_->Begin());
+  auto fail = [&](Status s) {
+    db_->Rollback();
+    loaded_ = false;  // The copy may hold half a mutation: reload it.
+    return s;
+  };
+  Status s = Refresh();
+  if (!s.ok()) return fail(s);
+  SessionChanges changes;
+  s = fn(changes);
+  if (!s.ok()) return fail(s);
+  if (!changes.any()) {
+    db_->Rollback();
+    return Status::Ok();
+  }
+  for (const std::string& id : changes.removed) {
+    s = db_->DeleteEntry(id_, id);
+    if (!s.ok()) return fail(s);
+  }
+  for (const std::string& id : changes.dirty) {
+    auto it = state_.entries.find(id);
+    if (it == state_.entries.end()) continue;
+    s = db_->PutEntry(id_, id, it->second.seq,
+                      session::EncodeEntry(it->second));
+    if (!s.ok()) return fail(s);
+  }
+  const uint64_t next = state_.generation + 1;
+  s = db_->UpdateState(id_, next, session::EncodeState(state_));
+  if (!s.ok()) return fail(s);
+  s = db_->Commit();
+  if (!s.ok()) return fail(s);
+  state_.generation = next;
+  return Status::Ok();
+}
+
+bool SessionImpl::IsLocked(const ObjectMeta& meta) const {
+  return meta.scope == Scope::Session(id_) &&
+         (meta.key == session::kChatKey || meta.key == session::kSystemKey);
+}
+
+Result<ObjectMeta> SessionImpl::Lookup(std::string_view object) {
+  if (object == "chat" || object == "system") {
+    const char* key =
+        object == "chat" ? session::kChatKey : session::kSystemKey;
+    Result<ObjectMeta> meta = view_.Stat(key, {.scope = session_scope()});
+    if (meta.status().IsNotFound()) {
+      return Status::NotFound("session '" + id_ + "' has no " +
+                              std::string(object) +
+                              " yet (ingest a log first)");
+    }
+    return meta;
+  }
+  if (object.starts_with("ck:")) {
+    CTXKIT_ASSIGN_OR_RETURN(Ref ref, ParseRef(object));
+    if (ref.is_session_only()) {
+      return Status::InvalidArgument(
+          "a session tracks persistent objects only; " + std::string(object) +
+          " is session-only");
+    }
+    CTXKIT_ASSIGN_OR_RETURN(
+        ObjectMeta meta, view_.Stat(ref.key, {.scope = ref.scope.ToString()}));
+    if (meta.id != ref.id) {
+      return Status::NotFound("the object " + std::string(object) +
+                              " names is no longer under its key");
+    }
+    return meta;
+  }
+  Status s = ValidateKey(object);
+  if (!s.ok()) return s.WithContext("object");
+  CTXKIT_ASSIGN_OR_RETURN(ObjectMeta meta, view_.Stat(object));
+  if (!meta.persistent) {
+    return Status::InvalidArgument(
+        "a session tracks persistent objects only; '" + std::string(object) +
+        "' is session-only");
+  }
+  return meta;
+}
+
+Result<PoolEntry*> SessionImpl::EnsureEntry(const ObjectMeta& meta,
+                                            SessionChanges& changes) {
+  auto it = state_.entries.find(meta.id);
+  if (it != state_.entries.end()) {
+    PoolEntry& e = it->second;
+    if (e.version != meta.version || e.key != meta.key) {
+      CTXKIT_RETURN_IF_ERROR(session::DescribeObject(view_, meta, 0, &e));
+      changes.dirty.insert(e.id);
+    }
+    return &e;
+  }
+  PoolEntry e;
+  CTXKIT_RETURN_IF_ERROR(session::DescribeObject(view_, meta, 0, &e));
+  e.locked = IsLocked(meta);
+  e.seq = state_.next_seq++;
+  changes.state = true;
+  changes.dirty.insert(e.id);
+  state_.by_seq[e.seq] = e.id;
+  auto [pos, inserted] = state_.entries.emplace(e.id, std::move(e));
+  (void)inserted;
+  return &pos->second;
+}
+
+Result<const std::vector<session::ChatMessage>*> SessionImpl::Chat() {
+  if (state_.chat_version == 0) {
+    chat_.clear();
+    chat_version_ = 0;
+    return &chat_;
+  }
+  if (chat_version_ != state_.chat_version) {
+    CTXKIT_ASSIGN_OR_RETURN(
+        std::string text,
+        view_.Get(session::kChatKey,
+                  {.scope = session_scope(), .version = state_.chat_version}));
+    CTXKIT_ASSIGN_OR_RETURN(chat_, session::DecodeChat(text));
+    chat_version_ = state_.chat_version;
+  }
+  return &chat_;
+}
+
+Result<std::string> SessionImpl::SystemText() {
+  if (state_.system_version == 0) return std::string();
+  if (system_version_ != state_.system_version) {
+    CTXKIT_ASSIGN_OR_RETURN(
+        system_text_,
+        view_.Get(session::kSystemKey, {.scope = session_scope(),
+                                        .version = state_.system_version}));
+    system_version_ = state_.system_version;
+  }
+  return system_text_;
+}
+
+Result<std::shared_ptr<const std::string>> SessionImpl::Content(
+    const std::string& key, const std::string& scope, uint64_t version) {
+  std::string cache_key = scope + "\n" + key + "\n" + std::to_string(version);
+  auto it = content_.find(cache_key);
+  if (it != content_.end()) return it->second;
+  CTXKIT_ASSIGN_OR_RETURN(std::string text,
+                          view_.Get(key, {.scope = scope, .version = version}));
+  if (content_bytes_ + text.size() > kContentCacheBytes) {
+    content_.clear();
+    content_bytes_ = 0;
+  }
+  content_bytes_ += text.size();
+  auto ptr = std::make_shared<const std::string>(std::move(text));
+  content_.emplace(std::move(cache_key), ptr);
+  return ptr;
+}
+
+uint64_t SessionImpl::Tokens(std::string_view text) {
+  auto it = counts_.find(std::string(text));
+  if (it != counts_.end()) return it->second;
+  uint64_t n = session::CountTokens(text);
+  if (counts_bytes_ + text.size() > kCountCacheBytes) {
+    counts_.clear();
+    counts_bytes_ = 0;
+  }
+  counts_bytes_ += text.size();
+  counts_.emplace(std::string(text), n);
+  return n;
+}
+
+std::vector<std::string> SessionImpl::ApplyPolicy(
+    const std::vector<session::ChatMessage>& chat, SessionChanges& changes) {
+  std::vector<PoolEntry*> outputs;  // Chat order, each object once.
+  std::set<std::string> seen;
+  for (const session::ChatMessage& m : chat) {
+    if (m.role != "tool" || !seen.insert(m.object_id).second) continue;
+    auto it = state_.entries.find(m.object_id);
+    if (it != state_.entries.end()) outputs.push_back(&it->second);
+  }
+  const size_t keep = state_.policy.keep_tool_outputs;
+  const size_t old_end = outputs.size() > keep ? outputs.size() - keep : 0;
+  std::vector<PoolEntry*> due;
+  uint64_t freed = 0;
+  for (size_t i = 0; i < old_end; ++i) {
+    PoolEntry* e = outputs[i];
+    if (e->active && e->auto_active && e->pinned_version == 0) {
+      due.push_back(e);
+      freed += e->tokens;
+    }
+  }
+  std::vector<std::string> collapsed;
+  if (due.empty() || freed < state_.policy.min_collapse_tokens) {
+    return collapsed;
+  }
+  for (PoolEntry* e : due) {
+    e->active = false;
+    e->auto_active = false;
+    e->collapsed = true;
+    changes.dirty.insert(e->id);
+    collapsed.push_back(e->key);
+  }
+  return collapsed;
+}
+
+uint64_t SessionImpl::IndexTotal() {
+  if (index_total_generation_ != state_.generation || state_.generation == 0) {
+    index_total_ = 0;
+    for (const auto& [id, e] : state_.entries) {
+      if (!e.locked && !e.from_chat) ++index_total_;
+    }
+    index_total_generation_ = state_.generation;
+  }
+  return index_total_;
+}
+
+void SessionImpl::ComputeLists() {
+  if (lists_generation_ == state_.generation && state_.generation != 0) return;
+  std::vector<std::pair<uint64_t, std::string>> active;
+  pinned_ids_.clear();
+  for (const auto& [seq, id] : state_.by_seq) {
+    const PoolEntry& e = state_.entries.at(id);
+    if (e.active && !e.locked) active.emplace_back(e.active_seq, id);
+    if (e.pinned_version != 0 && !e.locked) pinned_ids_.push_back(id);
+  }
+  std::sort(active.begin(), active.end());
+  active_ids_.clear();
+  for (auto& [seq, id] : active) active_ids_.push_back(std::move(id));
+  lists_generation_ = state_.generation;
+}
+
+const std::vector<std::string>& SessionImpl::ActiveIds() {
+  ComputeLists();
+  return active_ids_;
+}
+
+const std::vector<std::string>& SessionImpl::PinnedIds() {
+  ComputeLists();
+  return pinned_ids_;
+}
+
+}  // namespace ctxkit

@@ -1,0 +1,129 @@
+// The session's in-process side: the loaded state, the transaction that
+// mutates it, and the caches rendering relies on for speed.
+
+#ifndef CTXKIT_SESSION_SESSION_IMPL_H_
+#define CTXKIT_SESSION_SESSION_IMPL_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <set>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "ctxkit/session.h"
+#include "ctxkit/store.h"
+#include "session/session_db.h"
+#include "session/session_state.h"
+
+namespace ctxkit {
+
+// What one mutation changed, for the commit.
+struct SessionChanges {
+  std::set<std::string> dirty;    // Entry ids to write.
+  std::set<std::string> removed;  // Entry ids to delete.
+  bool state = false;             // The session row changed.
+  bool any() const { return state || !dirty.empty() || !removed.empty(); }
+};
+
+class SessionImpl {
+ public:
+  SessionImpl(Store* store, View view, std::string id,
+              std::unique_ptr<session::SessionDb> db)
+      : store_(store),
+        view_(std::move(view)),
+        id_(std::move(id)),
+        db_(std::move(db)) {}
+
+  Store* store() { return store_; }
+  View& view() { return view_; }
+  const std::string& id() const { return id_; }
+  session::State& state() { return state_; }
+  session::SessionDb& db() { return *db_; }
+  std::string session_scope() const { return "session:" + id_; }
+
+  // Reloads the state when another process (or a failed mutation) made the
+  // loaded copy stale. NotFound when the session was never created.
+  Status Refresh();
+
+  // Runs `fn` inside one write transaction on a fresh copy of the state and
+  // commits what it reports changed. When `fn` fails, nothing is written
+  // and the in-memory copy is reloaded before next use.
+  Status Mutate(const std::function<Status(SessionChanges&)>& fn);
+
+  // The object a CLI/API name stands for (a key, a ref, "chat", "system").
+  Result<ObjectMeta> Lookup(std::string_view object);
+  bool IsLocked(const ObjectMeta& meta) const;
+
+  // The pool entry for `meta`, created (with the next seq) when missing and
+  // re-described when its latest version moved on.
+  Result<PoolEntry*> EnsureEntry(const ObjectMeta& meta,
+                                 SessionChanges& changes);
+
+  // The chat at the state's chat_version (cached per version).
+  Result<const std::vector<session::ChatMessage>*> Chat();
+  // The system text at the state's system_version (cached per version).
+  Result<std::string> SystemText();
+  // Content of one version (cached; bounded).
+  Result<std::shared_ptr<const std::string>> Content(const std::string& key,
+                                                     const std::string& scope,
+                                                     uint64_t version);
+  // Exact token count of `text` (cached by content).
+  uint64_t Tokens(std::string_view text);
+
+  // Collapses chat tool outputs beyond the policy's last N (see session.h);
+  // returns the keys collapsed.
+  std::vector<std::string> ApplyPolicy(
+      const std::vector<session::ChatMessage>& chat, SessionChanges& changes);
+
+  // Rendering caches (render.cc).
+  struct IndexLine {
+    uint64_t version = 0;
+    std::string line;
+    uint64_t tokens = 0;
+  };
+  std::unordered_map<std::string, IndexLine>& index_lines() {
+    return index_lines_;
+  }
+  // Entries the index may list (not locked, not referenced by the chat),
+  // recounted when the generation changes.
+  uint64_t IndexTotal();
+  // Ids of active entries (by active_seq) and pinned entries (by seq),
+  // recomputed when the generation changes, so a render never scans the
+  // whole metadata pool.
+  const std::vector<std::string>& ActiveIds();
+  const std::vector<std::string>& PinnedIds();
+
+ private:
+  Status Load();
+
+  Store* store_;
+  View view_;
+  std::string id_;
+  std::unique_ptr<session::SessionDb> db_;
+  session::State state_;
+  bool loaded_ = false;
+
+  uint64_t chat_version_ = 0;
+  std::vector<session::ChatMessage> chat_;
+  uint64_t system_version_ = 0;
+  std::string system_text_;
+  std::unordered_map<std::string, std::shared_ptr<const std::string>> content_;
+  uint64_t content_bytes_ = 0;
+  // Keyed by the whole text, so a hit is exact, never a hash collision.
+  std::unordered_map<std::string, uint64_t> counts_;
+  uint64_t counts_bytes_ = 0;
+  std::unordered_map<std::string, IndexLine> index_lines_;
+  uint64_t index_total_generation_ = 0;
+  uint64_t index_total_ = 0;
+  void ComputeLists();
+  uint64_t lists_generation_ = 0;
+  std::vector<std::string> active_ids_;
+  std::vector<std::string> pinned_ids_;
+};
+
+}  // namespace ctxkit
+
+#endif  // CTXKIT_SESSION_SESSION_IMPL_H_

@@ -1,0 +1,197 @@
+// JSON forms of the session state, pool entries and the neutral chat.
+
+#include "session/session_state.h"
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace ctxkit::session {
+namespace {
+
+using nlohmann::json;
+
+// Reads j[name] into *out when present with the right type; false when the
+// field is missing or mistyped (callers turn that into Corruption).
+template <typename T>
+bool Get(const json& j, const char* name, T* out) {
+  auto it = j.find(name);
+  if (it == j.end()) return false;
+  if constexpr (std::is_same_v<T, std::string>) {
+    if (!it->is_string()) return false;
+  } else if constexpr (std::is_same_v<T, bool>) {
+    if (!it->is_boolean()) return false;
+  } else {
+    if (!it->is_number_unsigned()) return false;
+  }
+  *out = it->get<T>();
+  return true;
+}
+
+Status Corrupt(std::string_view what) {
+  return Status::Corruption("session state: " + std::string(what));
+}
+
+}  // namespace
+
+std::string EncodeChat(const std::vector<ChatMessage>& chat) {
+  json out = json::array();
+  for (const ChatMessage& m : chat) {
+    json j = {{"role", m.role}, {"text", m.text}};
+    if (!m.tool_calls.empty()) {
+      json calls = json::array();
+      for (const ToolCallRef& c : m.tool_calls) {
+        calls.push_back(
+            {{"id", c.id}, {"name", c.name}, {"arguments", c.arguments}});
+      }
+      j["tool_calls"] = std::move(calls);
+    }
+    if (m.role == "tool") {
+      j["call_id"] = m.call_id;
+      j["tool"] = m.tool;
+      j["status"] = m.status;
+      j["object_id"] = m.object_id;
+      j["ref"] = m.ref;
+      j["version"] = m.version;
+      j["bytes"] = m.bytes;
+      j["tokens"] = m.tokens;
+      j["summary"] = m.summary;
+    }
+    out.push_back(std::move(j));
+  }
+  return out.dump();
+}
+
+Result<std::vector<ChatMessage>> DecodeChat(const std::string& text) {
+  json arr = json::parse(text, nullptr, false);
+  if (arr.is_discarded() || !arr.is_array()) {
+    return Corrupt("the chat object is not a JSON array");
+  }
+  std::vector<ChatMessage> chat;
+  chat.reserve(arr.size());
+  for (const json& j : arr) {
+    ChatMessage m;
+    if (!j.is_object() || !Get(j, "role", &m.role) ||
+        !Get(j, "text", &m.text)) {
+      return Corrupt("a chat message lacks role or text");
+    }
+    if (auto it = j.find("tool_calls"); it != j.end()) {
+      if (!it->is_array()) return Corrupt("tool_calls is not an array");
+      for (const json& c : *it) {
+        ToolCallRef r;
+        if (!c.is_object() || !Get(c, "id", &r.id) ||
+            !Get(c, "name", &r.name) || !Get(c, "arguments", &r.arguments)) {
+          return Corrupt("a tool call lacks id, name or arguments");
+        }
+        m.tool_calls.push_back(std::move(r));
+      }
+    }
+    if (m.role == "tool") {
+      if (!Get(j, "call_id", &m.call_id) || !Get(j, "tool", &m.tool) ||
+          !Get(j, "status", &m.status) || !Get(j, "object_id", &m.object_id) ||
+          !Get(j, "ref", &m.ref) || !Get(j, "version", &m.version) ||
+          !Get(j, "bytes", &m.bytes) || !Get(j, "tokens", &m.tokens) ||
+          !Get(j, "summary", &m.summary)) {
+        return Corrupt("a tool message lacks a field");
+      }
+    }
+    chat.push_back(std::move(m));
+  }
+  return chat;
+}
+
+std::string EncodeState(const State& s) {
+  json j = {{"format", 1},
+            {"id", s.id},
+            {"policy",
+             {{"keep_tool_outputs", s.policy.keep_tool_outputs},
+              {"min_collapse_tokens", s.policy.min_collapse_tokens},
+              {"index_max_tokens", s.policy.index_max_tokens}}},
+            {"next_seq", s.next_seq},
+            {"chat_version", s.chat_version},
+            {"chat_messages", s.chat_messages},
+            {"system_version", s.system_version},
+            {"ingest_format", s.ingest_format},
+            {"ingested_items", s.ingested_items},
+            {"ingest_hash", s.ingest_hash}};
+  return j.dump();
+}
+
+Status DecodeState(const std::string& text, State* s) {
+  json j = json::parse(text, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) return Corrupt("not a JSON object");
+  uint64_t format = 0;
+  if (!Get(j, "format", &format) || format != 1) {
+    return Corrupt("unknown format (written by a newer ctxkit?)");
+  }
+  auto p = j.find("policy");
+  uint64_t keep = 0;
+  if (p == j.end() || !p->is_object() || !Get(*p, "keep_tool_outputs", &keep) ||
+      !Get(*p, "min_collapse_tokens", &s->policy.min_collapse_tokens) ||
+      !Get(*p, "index_max_tokens", &s->policy.index_max_tokens) ||
+      keep > UINT32_MAX) {
+    return Corrupt("bad policy");
+  }
+  s->policy.keep_tool_outputs = static_cast<uint32_t>(keep);
+  if (!Get(j, "id", &s->id) || !Get(j, "next_seq", &s->next_seq) ||
+      !Get(j, "chat_version", &s->chat_version) ||
+      !Get(j, "chat_messages", &s->chat_messages) ||
+      !Get(j, "system_version", &s->system_version) ||
+      !Get(j, "ingest_format", &s->ingest_format) ||
+      !Get(j, "ingested_items", &s->ingested_items) ||
+      !Get(j, "ingest_hash", &s->ingest_hash)) {
+    return Corrupt("a field is missing or mistyped");
+  }
+  return Status::Ok();
+}
+
+std::string EncodeEntry(const PoolEntry& e) {
+  json j = {{"id", e.id},
+            {"key", e.key},
+            {"scope", e.scope},
+            {"kind", e.kind},
+            {"title", e.title},
+            {"version", e.version},
+            {"tokens", e.tokens},
+            {"size_bytes", e.size_bytes},
+            {"ref", e.ref},
+            {"seq", e.seq},
+            {"locked", e.locked},
+            {"active", e.active},
+            {"auto_active", e.auto_active},
+            {"collapsed", e.collapsed},
+            {"active_seq", e.active_seq},
+            {"pinned_version", e.pinned_version},
+            {"from_chat", e.from_chat}};
+  return j.dump();
+}
+
+Result<PoolEntry> DecodeEntry(const std::string& text) {
+  json j = json::parse(text, nullptr, false);
+  PoolEntry e;
+  if (j.is_discarded() || !j.is_object() || !Get(j, "id", &e.id) ||
+      !Get(j, "key", &e.key) || !Get(j, "scope", &e.scope) ||
+      !Get(j, "kind", &e.kind) || !Get(j, "title", &e.title) ||
+      !Get(j, "version", &e.version) || !Get(j, "tokens", &e.tokens) ||
+      !Get(j, "size_bytes", &e.size_bytes) || !Get(j, "ref", &e.ref) ||
+      !Get(j, "seq", &e.seq) || !Get(j, "locked", &e.locked) ||
+      !Get(j, "active", &e.active) || !Get(j, "auto_active", &e.auto_active) ||
+      !Get(j, "collapsed", &e.collapsed) ||
+      !Get(j, "active_seq", &e.active_seq) ||
+      !Get(j, "pinned_version", &e.pinned_version) ||
+      !Get(j, "from_chat", &e.from_chat)) {
+    return Corrupt("a pool entry is malformed");
+  }
+  return e;
+}
+
+Status ValidatePolicy(const SessionPolicy& p) {
+  if (p.index_max_tokens < 1 || p.index_max_tokens > 10'000'000) {
+    return Status::InvalidArgument("index_max_tokens must be 1-10000000");
+  }
+  if (p.keep_tool_outputs > 1'000'000) {
+    return Status::InvalidArgument("keep_tool_outputs must be <= 1000000");
+  }
+  return Status::Ok();
+}
+
+}  // namespace ctxkit::session

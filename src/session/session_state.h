@@ -1,0 +1,73 @@
+// The in-memory session state, its JSON forms, and the chat's neutral
+// message model shared by ingestion and rendering.
+
+#ifndef CTXKIT_SESSION_SESSION_STATE_H_
+#define CTXKIT_SESSION_SESSION_STATE_H_
+
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "ctxkit/session.h"
+#include "ctxkit/status.h"
+
+namespace ctxkit::session {
+
+// Store keys (in the session's own scope) of the locked objects.
+inline constexpr char kChatKey[] = "ctxkit.session/chat";
+inline constexpr char kSystemKey[] = "ctxkit.session/system";
+
+struct ToolCallRef {
+  std::string id;
+  std::string name;
+  std::string arguments;  // JSON text as the harness gave it.
+};
+
+// One chat message, independent of the provider format. Tool results are
+// role "tool" and refer to their toolcall object instead of holding it.
+struct ChatMessage {
+  std::string role;  // "user", "assistant" or "tool".
+  std::string text;
+  std::vector<ToolCallRef> tool_calls;  // assistant
+  // role "tool":
+  std::string call_id;
+  std::string tool;
+  std::string status;
+  std::string object_id;
+  std::string ref;  // Static ref to the version recorded.
+  uint64_t version = 0;
+  uint64_t bytes = 0;
+  uint64_t tokens = 0;
+  std::string summary;
+};
+
+std::string EncodeChat(const std::vector<ChatMessage>& chat);
+Result<std::vector<ChatMessage>> DecodeChat(const std::string& json);
+
+struct State {
+  std::string id;
+  SessionPolicy policy;
+  uint64_t generation = 0;
+  uint64_t next_seq = 1;
+  uint64_t chat_version = 0;
+  uint64_t chat_messages = 0;
+  uint64_t system_version = 0;
+  std::string ingest_format;
+  uint64_t ingested_items = 0;
+  std::string ingest_hash;  // Hex chain hash of the consumed log prefix.
+  std::map<std::string, PoolEntry> entries;  // By object id.
+  std::map<uint64_t, std::string> by_seq;    // seq -> object id.
+};
+
+std::string EncodeState(const State& state);
+Status DecodeState(const std::string& json, State* state);
+std::string EncodeEntry(const PoolEntry& entry);
+Result<PoolEntry> DecodeEntry(const std::string& json);
+
+Status ValidatePolicy(const SessionPolicy& policy);
+
+}  // namespace ctxkit::session
+
+#endif  // CTXKIT_SESSION_SESSION_STATE_H_

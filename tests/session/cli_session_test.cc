@@ -1,0 +1,103 @@
+// The session verbs through the real binary: state written by one process
+// is resumed by the next, and matches what the library renders.
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "cli/cli_test_util.h"
+#include "ctxkit/session.h"
+#include "ctxkit/store.h"
+#include "session/log_builders.h"
+
+namespace ctxkit {
+namespace {
+
+using nlohmann::json;
+
+class CliSessionTest : public cli::testing::CliTest {
+ protected:
+  std::string WriteLog(const std::string& name, const json& log) {
+    std::string path = tmp_.path() + "/" + name;
+    std::ofstream(path) << log.dump();
+    return path;
+  }
+};
+
+TEST_F(CliSessionTest, SessionResumedAcrossProcesses) {
+  EXPECT_EQ(Ok({"session", "new", "run1", "--keep", "2",
+                "--min-collapse-tokens", "0"}),
+            "run1\n");
+  Ok({"set", "notes/plan", "the plan v1"});
+  Ok({"set", "notes/plan", "the plan v2"});
+  const std::string log = WriteLog("log.json", testing::OpenAILog(4));
+  json ing = Json({"session", "ingest", "run1", log, "--format", "openai"});
+  EXPECT_EQ(ing["messages_added"], 16);
+  EXPECT_EQ(ing["toolcalls_recorded"], 4);
+  EXPECT_EQ(ing["collapsed"].size(), 2u);
+  // A second ingestion (another process) adds nothing.
+  EXPECT_EQ(Json({"session", "ingest", "run1", log})["messages_added"], 0);
+  Ok({"session", "pin", "run1", "notes/plan", "--version", "1"});
+  Ok({"session", "activate", "run1", "notes/plan"});
+
+  // Locked objects are refused with a clear message and exit code 4.
+  auto r = Run({"session", "deactivate", "run1", "chat"});
+  EXPECT_EQ(r.exit_code, 4) << r.err;
+  EXPECT_NE(r.err.find("locked"), std::string::npos) << r.err;
+  // Unknown session, bad format: errors, not crashes.
+  EXPECT_EQ(Run({"session", "show", "nope"}).exit_code, 1);
+  EXPECT_EQ(
+      Run({"render", "run1", "--budget", "100", "--format", "x"}).exit_code, 2);
+
+  json show = Json({"session", "show", "run1"});
+  EXPECT_EQ(show["chat_messages"], 16);
+  int pinned = 0, active = 0;
+  for (const auto& e : show["entries"]) {
+    pinned += e["pinned_version"].get<int>() != 0 ? 1 : 0;
+    active += e["active"].get<bool>() ? 1 : 0;
+  }
+  EXPECT_EQ(pinned, 1);
+  EXPECT_EQ(active, 3);  // The plan and the last two tool outputs.
+
+  std::string out = Ok({"render", "run1", "--budget", "20000"});
+  json rendered = json::parse(out);
+  EXPECT_LE(rendered["tokens"].get<uint64_t>(), 20000u);
+  EXPECT_EQ(rendered["conflicts"].size(), 1u);
+  // Byte-identical from another process.
+  EXPECT_EQ(Ok({"render", "run1", "--budget", "20000"}), out);
+
+  // And the library, opening the store afresh, resumes the same session.
+  Options o;
+  o.home = home_;
+  auto store = Store::Open(o);
+  ASSERT_TRUE(store.ok());
+  auto s = Session::Open(**store, "run1");
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  auto mine = (*s)->Render({.budget_tokens = 20000});
+  ASSERT_TRUE(mine.ok());
+  EXPECT_EQ(json::parse(mine->request_json), rendered["request"]);
+
+  json ls = Json({"session", "ls"});
+  EXPECT_EQ(ls["sessions"], json::array({"run1"}));
+}
+
+TEST_F(CliSessionTest, AnthropicRenderHasCacheBreakpoints) {
+  Ok({"session", "new", "a1"});
+  const std::string log = WriteLog("a.json", testing::AnthropicLog(3));
+  Ok({"session", "ingest", "a1", log, "--format", "anthropic"});
+  json r = json::parse(
+      Ok({"render", "a1", "--budget", "50000", "--format", "anthropic"}));
+  EXPECT_EQ(r["request"]["system"].back()["cache_control"]["type"],
+            "ephemeral");
+  // Malformed input: a usage error, and the session is unchanged.
+  const std::string bad = WriteLog("bad.json", json{{"messages", 5}});
+  auto before = Ok({"--json", "session", "show", "a1"});
+  auto res = Run({"session", "ingest", "a1", bad, "--format", "anthropic"});
+  EXPECT_EQ(res.exit_code, 2) << res.err;
+  EXPECT_EQ(Ok({"--json", "session", "show", "a1"}), before);
+}
+
+}  // namespace
+}  // namespace ctxkit
