@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "cli/output.h"
+#include "ctxkit/notes.h"
 #include "ctxkit/ref.h"
 
 namespace ctxkit::cli {
@@ -28,6 +30,20 @@ constexpr char kFooter[] = R"(Exit codes:
 Environment: CTXKIT_HOME, CTXKIT_AGENT, CTXKIT_SESSION back --home, --agent,
 --session. Without either, the store lives in $XDG_DATA_HOME/ctxkit, else
 ~/.local/share/ctxkit. Errors go to stderr as "ctxkit: <message>".)";
+
+// `ctxkit --describe`: a small JSON self-description for agent harnesses,
+// including the recommended retention of context notes.
+void PrintDescription() {
+  nlohmann::json j = {
+      {"name", "ctxkit"},
+      {"version", kVersion},
+      {"description",
+       "A context store for LLM agents: agents hold refs, not content"},
+      {"contextRetention", std::string(kDefaultContextRetention)}};
+  Result<std::string> notes_root = ResolveNotesRoot("");
+  if (notes_root.ok()) j["contextStore"] = *notes_root;
+  PrintJson(j);
+}
 
 // CLI11 reports through exceptions; they must stop here, and every one of
 // them that is not a help/version request is a usage error (exit 2).
@@ -177,6 +193,16 @@ int Main(int argc, char** argv) {
       ->type_name("ID");
   app.add_flag("--json", options.json,
                "Machine-readable JSON output for metadata and listings");
+  // Runs during parsing, before the "a verb is required" check, as
+  // --version does.
+  app.add_flag_callback(
+      "--describe",
+      [] {
+        PrintDescription();
+        throw CLI::Success();
+      },
+      "Print a JSON description of ctxkit (version, contextRetention) and "
+      "exit");
 
   CommandTable table;
   int code = kExitInternal;
@@ -187,6 +213,8 @@ int Main(int argc, char** argv) {
     RegisterExploreCommands(app, table);
     RegisterSummaryCommands(app, table);
     RegisterIndexCommands(app, table);
+    RegisterNotesCommands(app, table);
+    RegisterToolsCommands(app, table);
     RegisterSessionCommands(app, table);
     RegisterWatchCommands(app, table);
     try {

@@ -113,6 +113,10 @@ void RegisterSessionCommands(CLI::App& app,
                              CommandTable& table);  // session, render
 void RegisterWatchCommands(CLI::App& app,
                            CommandTable& table);  // watch add/ls/rm/scan/run
+void RegisterNotesCommands(CLI::App& app,
+                           CommandTable& table);  // notes ..., log
+void RegisterToolsCommands(CLI::App& app,
+                           CommandTable& table);  // tools save/load/ls...
 
 // The whole program: parse argv, run the verb, return the exit code. Never
 // throws.

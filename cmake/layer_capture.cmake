@@ -1,0 +1,14 @@
+# Capture layer (src/capture/): tool-output capture, large tool outputs as
+# JSON files other programs read, small ones in memory, every one also a
+# toolcall object (include/ctxkit/capture.h, docs/tool-capture.md).
+# Included from the top-level CMakeLists.txt after layer_session.cmake (it
+# records toolcall objects through ctxkit_session) and layer_notes.cmake
+# (it shares the notes layer's flock and file-descriptor helpers).
+#
+# Selection for the answer phase uses the LLM client (ctxkit_llm) when
+# configured and SQLite FTS5's BM25 otherwise.
+
+ctxkit_add_layer(capture ctxkit_session ctxkit_notes ctxkit_store ctxkit_index
+                 ctxkit_llm SQLite::SQLite3 nlohmann_json::nlohmann_json)
+
+list(APPEND CTXKIT_EXTRA_LAYERS ctxkit_capture)

@@ -1,0 +1,107 @@
+#include "capture/context_file.h"
+
+#include <time.h>
+
+#include <cstdio>
+#include <string>
+
+#include "core/clock.h"
+
+namespace ctxkit::capture {
+
+namespace {
+
+std::string_view StripSessionPrefix(std::string_view sid) {
+  if (sid.starts_with("session-") && sid.size() > 8) sid.remove_prefix(8);
+  return sid;
+}
+
+std::string FileTool(std::string_view tool) {
+  std::string out;
+  for (char c : tool.substr(0, 64)) {
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+              (c >= '0' && c <= '9') || c == '_';
+    out += ok ? c : '_';
+  }
+  return out;
+}
+
+std::string Dump(const nlohmann::ordered_json& j) {
+  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+}  // namespace
+
+std::string SessionFilePrefix(std::string_view session_id) {
+  return "session-" + std::string(StripSessionPrefix(session_id)) + "-";
+}
+
+std::string ContextFileName(std::string_view session_id,
+                            std::string_view tool_name, std::string_view hash) {
+  return SessionFilePrefix(session_id) + FileTool(tool_name) + "-" +
+         std::string(hash) + ".json";
+}
+
+std::string RenderContextFile(const LoadedContext& c,
+                              const nlohmann::json& args,
+                              const nlohmann::json& result) {
+  nlohmann::ordered_json j;
+  j["toolName"] = c.tool_name;
+  j["args"] = args;
+  j["result"] = result;
+  j["timestamp"] = c.timestamp;
+  j["queryId"] = c.query_id.empty() ? nlohmann::ordered_json(nullptr)
+                                    : nlohmann::ordered_json(c.query_id);
+  j["sessionId"] = c.session_id;
+  if (!c.task_id.empty()) j["taskId"] = c.task_id;
+  return Dump(j) + "\n";
+}
+
+Result<LoadedContext> ParseContextFile(std::string_view bytes) {
+  nlohmann::json j = nlohmann::json::parse(bytes, nullptr, false);
+  if (!j.is_object() || !j.contains("toolName") || !j["toolName"].is_string() ||
+      !j.contains("result") || !j.contains("sessionId") ||
+      !j["sessionId"].is_string()) {
+    return Status::Corruption("not a tool-output file");
+  }
+  LoadedContext c;
+  c.tool_name = j["toolName"].get<std::string>();
+  c.args_json = j.contains("args") ? j["args"].dump() : "{}";
+  c.result_json = j["result"].dump();
+  c.timestamp = j.value("timestamp", "");
+  if (j.contains("queryId") && j["queryId"].is_string()) {
+    c.query_id = j["queryId"].get<std::string>();
+  }
+  c.session_id = j["sessionId"].get<std::string>();
+  if (j.contains("taskId") && j["taskId"].is_string()) {
+    c.task_id = j["taskId"].get<std::string>();
+  }
+  return c;
+}
+
+int64_t IsoToMillis(const std::string& iso) {
+  int y, mo, d, h, mi, s;
+  if (std::sscanf(iso.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d", &y, &mo, &d, &h, &mi,
+                  &s) != 6) {
+    return 0;
+  }
+  struct tm tm = {};
+  tm.tm_year = y - 1900;
+  tm.tm_mon = mo - 1;
+  tm.tm_mday = d;
+  tm.tm_hour = h;
+  tm.tm_min = mi;
+  tm.tm_sec = s;
+  return static_cast<int64_t>(timegm(&tm)) * 1000;
+}
+
+std::string NowIsoSeconds() {
+  time_t t = static_cast<time_t>(core::NowUnixNanos() / 1'000'000'000);
+  struct tm tm;
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+}  // namespace ctxkit::capture
