@@ -16,9 +16,11 @@
 
 #include "cli/cli_app.h"
 #include "cli/demo_corpus.h"
+#include "cli/demo_steps.h"
 #include "cli/digest.h"
 #include "cli/output.h"
 #include "cli/subprocess.h"
+#include "ctxkit/chunk.h"
 #include "ctxkit/explore.h"
 #include "ctxkit/ref.h"
 #include "ctxkit/store.h"
@@ -67,9 +69,15 @@ class Demo {
     if (s.ok()) s = OtherProcessReads();
     if (s.ok()) s = SessionOnly();
     if (s.ok()) s = ExploreByHandle();
+    if (s.ok()) {
+      s = DemoContextManager(*store_, session_ + "-ctx", v1_text_, Say);
+    }
+    if (s.ok()) s = DemoWatchers(Say);
+    if (s.ok()) s = DemoCaptureAndNotes(Say);
     if (!s.ok()) return s;
     Say("Done. Explore: ctxkit --home " + home_ +
-        " ls --prefix demo/  |  versions " + kCorpusKey);
+        " ls --prefix demo/  |  versions " + kCorpusKey + "  |  session show " +
+        session_ + "-ctx");
     return Status::Ok();
   }
 
@@ -312,6 +320,26 @@ class Demo {
         " tokens (budget 60) for a value of " + GroupedNumber(*whole) +
         " tokens" + (summary->cached ? " (cached)" : "") +
         "; it begins: " + FirstLine(summary->text, 60));
+
+    constexpr uint32_t kChunkTokens = 8000;
+    Result<ChunkList> chunks = Chunk(*reader, wire_, kChunkTokens);
+    if (!chunks.ok()) return chunks.status().WithContext("chunk");
+    if (chunks->chunks.empty() ||
+        chunks->chunks.back().byte_end != chunks->total_bytes) {
+      return Status::Internal("chunks do not cover the value");
+    }
+    for (const ChunkRange& c : chunks->chunks) {
+      if (c.tokens > kChunkTokens) {
+        return Status::Internal("a chunk is over its token budget");
+      }
+    }
+    const ChunkRange& first = chunks->chunks.front();
+    Say("   chunk --max-tokens " + GroupedNumber(kChunkTokens) + ": " +
+        GroupedNumber(chunks->chunks.size()) +
+        " chunks on paragraph/line boundaries, each a ref to a range, e.g. " +
+        FormatRef(chunks->ref) + " @" + std::to_string(first.byte_begin) + "+" +
+        std::to_string(first.byte_end - first.byte_begin) + " (" +
+        GroupedNumber(first.tokens) + " tokens)");
     return Status::Ok();
   }
 
@@ -352,8 +380,10 @@ void RegisterDemoCommand(CLI::App& app, CommandTable& table) {
       "demo",
       "A guided tour on the store (--home or the default): a 4 MiB document "
       "passed by ref to a sub-agent, versions, static refs, a second process, "
-      "a session-only value, peek/search/summary by ref. Safe to re-run; it "
-      "appends versions");
+      "a session-only value, peek/search/summary by ref, a context-manager "
+      "session, file watchers, tool-output capture and agent notes. Safe to "
+      "re-run; it appends versions and adds "
+      "a session");
   table.Add(sub, [](Context& ctx) { return RunDemo(ctx); });
 }
 

@@ -122,8 +122,8 @@ Result<ProcessResult> RunProcess(
   std::vector<char*> c_env;
   if (env.has_value()) c_env = CStrings(*env);
   pid_t pid = -1;
-  int rc = ::posix_spawn(&pid, argv[0].c_str(), &fa.actions, nullptr,
-                         c_argv.data(), env ? c_env.data() : environ);
+  int rc = ::posix_spawnp(&pid, argv[0].c_str(), &fa.actions, nullptr,
+                          c_argv.data(), env ? c_env.data() : environ);
   if (rc != 0) {
     return Status::IoError("cannot run " + argv[0] + ": " + std::strerror(rc));
   }

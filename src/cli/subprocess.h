@@ -23,10 +23,10 @@ struct ProcessResult {
   std::string err;
 };
 
-// Runs argv[0] (a path; PATH is not searched) with `argv`, feeding `input`
-// on its stdin and then closing it. `env`: the complete environment as
-// "NAME=value" strings, or nullopt to inherit this process's. Blocks until
-// the child exits. IoError when the child cannot be started.
+// Runs argv[0] (a path, or a bare name looked up in PATH) with `argv`,
+// feeding `input` on its stdin and then closing it. `env`: the complete
+// environment as "NAME=value" strings, or nullopt to inherit this process's.
+// Blocks until the child exits. IoError when the child cannot be started.
 //
 // Thread safety: safe to call from several threads; SIGPIPE is blocked only
 // in the calling thread while it writes the child's stdin.

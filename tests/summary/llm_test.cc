@@ -9,9 +9,9 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "common/fake_chat_server.h"
 #include "ctxkit/summary.h"
 #include "ctxkit/tokenizer.h"
-#include "common/fake_chat_server.h"
 #include "llm/chat_client.h"
 #include "summary_test_util.h"
 
