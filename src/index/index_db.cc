@@ -81,9 +81,9 @@ Result<std::unique_ptr<storage::SqliteDb>> OpenIndexDb(const std::string& home,
   ::chmod(path.c_str(), 0600);
   // Derived data: a crash may lose the last commits (they are redone by
   // the next sync) but never tears the database.
+  CTXKIT_RETURN_IF_ERROR(db->EnableWal());
   CTXKIT_RETURN_IF_ERROR(
-      db->Exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; "
-               "PRAGMA temp_store=MEMORY;"));
+      db->Exec("PRAGMA synchronous=NORMAL; PRAGMA temp_store=MEMORY;"));
   CTXKIT_ASSIGN_OR_RETURN(int version, ReadSchemaVersion(db.get()));
   if (version == kIndexSchemaVersion) return db;
   if (version > kIndexSchemaVersion) {

@@ -89,8 +89,8 @@ Result<std::unique_ptr<NoteIndex>> NoteIndex::Open(const std::string& path) {
   CTXKIT_ASSIGN_OR_RETURN(std::unique_ptr<SqliteDb> db,
                           SqliteDb::Open(path, kBusyTimeoutMs));
   // Derived data: a crash may lose the last commits, never corrupt them.
-  CTXKIT_RETURN_IF_ERROR(
-      db->Exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"));
+  CTXKIT_RETURN_IF_ERROR(db->EnableWal());
+  CTXKIT_RETURN_IF_ERROR(db->Exec("PRAGMA synchronous=NORMAL;"));
   CTXKIT_RETURN_IF_ERROR(db->Exec(kSchema));
   return std::unique_ptr<NoteIndex>(new NoteIndex(std::move(db)));
 }

@@ -10,7 +10,6 @@ namespace ctxkit::session {
 namespace {
 
 constexpr char kSchema[] = R"sql(
-PRAGMA journal_mode=WAL;
 CREATE TABLE IF NOT EXISTS sessions (
   id TEXT PRIMARY KEY,
   generation INTEGER NOT NULL,
@@ -30,6 +29,7 @@ CREATE TABLE IF NOT EXISTS entries (
 Result<std::unique_ptr<SessionDb>> SessionDb::Open(const std::string& home) {
   CTXKIT_ASSIGN_OR_RETURN(
       auto db, storage::SqliteDb::Open(home + "/sessions.db", 30000));
+  CTXKIT_RETURN_IF_ERROR(db->EnableWal());
   CTXKIT_RETURN_IF_ERROR(db->Exec(kSchema));
   // Session state is small and rewritten often; a crash of the process
   // must not lose a committed mutation, a power loss may lose the last one.

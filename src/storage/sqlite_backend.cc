@@ -57,14 +57,7 @@ class SqliteBackend final : public Backend {
     // WAL: readers never block the writer, and each commit appends to the
     // log. synchronous=FULL fsyncs the log on every commit; NORMAL survives
     // a process crash but not a power loss.
-    auto mode = db_->Prepare("PRAGMA journal_mode=WAL");
-    if (!mode.ok()) return mode.status();
-    Result<bool> row = (*mode)->Step();
-    if (!row.ok()) return row.status();
-    if (!*row || (*mode)->Text(0) != "wal") {
-      return Status::IoError("could not switch the database to WAL mode");
-    }
-    mode->reset();
+    CTXKIT_RETURN_IF_ERROR(db_->EnableWal());
     CTXKIT_RETURN_IF_ERROR(db_->Exec(options_.durability == Durability::kFull
                                          ? "PRAGMA synchronous=FULL"
                                          : "PRAGMA synchronous=NORMAL"));

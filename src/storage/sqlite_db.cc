@@ -3,8 +3,12 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
+#include <random>
+#include <thread>
 
 namespace ctxkit::storage {
 
@@ -100,7 +104,37 @@ Result<std::unique_ptr<SqliteDb>> SqliteDb::Open(const std::string& path,
   }
   sqlite3_extended_result_codes(db, 0);
   sqlite3_busy_timeout(db, busy_timeout_ms);
-  return std::unique_ptr<SqliteDb>(new SqliteDb(db));
+  return std::unique_ptr<SqliteDb>(new SqliteDb(db, busy_timeout_ms));
+}
+
+Status SqliteDb::EnableWal() {
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::milliseconds(busy_timeout_ms_);
+  std::minstd_rand jitter(static_cast<unsigned>(::getpid()));
+  int pause_ms = 1;
+  while (true) {
+    Status s = Status::Ok();
+    Result<std::unique_ptr<Query>> q = Prepare("PRAGMA journal_mode=WAL");
+    if (!q.ok()) {
+      s = q.status();
+    } else {
+      Result<bool> row = (*q)->Step();
+      if (!row.ok()) {
+        s = row.status();
+      } else if (!*row || (*q)->Text(0) != "wal") {
+        // SQLite answers with the old mode when it could not switch.
+        s = Status::Unavailable("could not switch the database to WAL mode");
+      }
+      q->reset();
+    }
+    if (s.ok() || s.code() != StatusCode::kUnavailable ||
+        std::chrono::steady_clock::now() >= deadline) {
+      return s;
+    }
+    std::this_thread::sleep_for(
+        std::chrono::milliseconds(pause_ms + jitter() % pause_ms));
+    pause_ms = std::min(pause_ms * 2, 50);
+  }
 }
 
 SqliteDb::~SqliteDb() {

@@ -78,6 +78,12 @@ class SqliteDb {
 
   // Runs one or more statements without results.
   Status Exec(std::string_view sql);
+  // Puts the database in WAL mode. A new database starts in rollback mode,
+  // where SQLite answers a lock upgrade that could deadlock with
+  // SQLITE_BUSY at once, without waiting in the busy handler: several
+  // processes opening a fresh file together hit that. So this retries,
+  // with short randomized sleeps, for up to the busy timeout.
+  Status EnableWal();
   // A query on a statement prepared once per distinct `sql` and cached.
   Result<std::unique_ptr<Query>> Prepare(const char* sql);
   // The same for SQL built at run time (cached by its text).
@@ -91,9 +97,11 @@ class SqliteDb {
   Status Error(int rc, std::string_view what) const;
 
  private:
-  explicit SqliteDb(sqlite3* db) : db_(db) {}
+  SqliteDb(sqlite3* db, int busy_timeout_ms)
+      : db_(db), busy_timeout_ms_(busy_timeout_ms) {}
 
   sqlite3* db_;
+  int busy_timeout_ms_;
   Result<sqlite3_stmt*> Compile(const char* sql);
 
   // Cached statements. The literal cache is keyed by the address of the SQL
