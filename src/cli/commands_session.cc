@@ -14,6 +14,7 @@
 #include "cli/output.h"
 #include "core/encoding.h"
 #include "ctxkit/session.h"
+#include "session/session_state.h"
 
 namespace ctxkit::cli {
 namespace {
@@ -46,23 +47,6 @@ std::string NewSessionId() {
   std::random_device rd;
   uint64_t bits = (uint64_t{rd()} << 32 | rd()) & ((uint64_t{1} << 48) - 1);
   return "s-" + core::ToBase36(bits);
-}
-
-nlohmann::json EntryJson(const PoolEntry& e) {
-  return {{"id", e.id},
-          {"key", e.key},
-          {"scope", e.scope},
-          {"kind", e.kind},
-          {"title", e.title},
-          {"version", e.version},
-          {"tokens", e.tokens},
-          {"size_bytes", e.size_bytes},
-          {"ref", e.ref},
-          {"active", e.active},
-          {"auto_active", e.auto_active},
-          {"collapsed", e.collapsed},
-          {"pinned_version", e.pinned_version},
-          {"from_chat", e.from_chat}};
 }
 
 nlohmann::json PolicyJson(const SessionPolicy& p) {
@@ -105,7 +89,8 @@ int RunShow(Context& ctx, const SessionArgs& a) {
   if (!snap.ok()) return ReportError(snap.status());
   if (ctx.json()) {
     nlohmann::json entries = nlohmann::json::array();
-    for (const auto& e : snap->entries) entries.push_back(EntryJson(e));
+    for (const auto& e : snap->entries)
+      entries.push_back(session::EntryToJson(e, false));
     PrintJson({{"session", snap->id},
                {"policy", PolicyJson(snap->policy)},
                {"generation", snap->generation},

@@ -144,7 +144,7 @@ Status DecodeState(const std::string& text, State* s) {
   return Status::Ok();
 }
 
-std::string EncodeEntry(const PoolEntry& e) {
+json EntryToJson(const PoolEntry& e, bool with_bookkeeping) {
   json j = {{"id", e.id},
             {"key", e.key},
             {"scope", e.scope},
@@ -154,15 +154,21 @@ std::string EncodeEntry(const PoolEntry& e) {
             {"tokens", e.tokens},
             {"size_bytes", e.size_bytes},
             {"ref", e.ref},
-            {"seq", e.seq},
-            {"locked", e.locked},
             {"active", e.active},
             {"auto_active", e.auto_active},
             {"collapsed", e.collapsed},
-            {"active_seq", e.active_seq},
             {"pinned_version", e.pinned_version},
             {"from_chat", e.from_chat}};
-  return j.dump();
+  if (with_bookkeeping) {
+    j["seq"] = e.seq;
+    j["locked"] = e.locked;
+    j["active_seq"] = e.active_seq;
+  }
+  return j;
+}
+
+std::string EncodeEntry(const PoolEntry& e) {
+  return EntryToJson(e, /*with_bookkeeping=*/true).dump();
 }
 
 Result<PoolEntry> DecodeEntry(const std::string& text) {

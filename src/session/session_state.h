@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <string>
 #include <vector>
@@ -64,6 +65,10 @@ struct State {
 std::string EncodeState(const State& state);
 Status DecodeState(const std::string& json, State* state);
 std::string EncodeEntry(const PoolEntry& entry);
+// An entry as JSON. Faces that show entries (the CLI, the MCP tools) leave
+// out the bookkeeping fields (seq, locked, active_seq) that only the
+// persisted form needs; EncodeEntry keeps them.
+nlohmann::json EntryToJson(const PoolEntry& entry, bool with_bookkeeping);
 Result<PoolEntry> DecodeEntry(const std::string& json);
 
 Status ValidatePolicy(const SessionPolicy& policy);

@@ -85,13 +85,17 @@ Result<std::unique_ptr<SqliteDb>> SqliteDb::Open(const std::string& path,
                                                  int busy_timeout_ms) {
   // SQLite creates the database (and later its -wal and -shm files, which
   // copy the database's permissions) with the umask's mode; a store holds
-  // an agent's private context, so create it owner-only first.
-  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-  if (fd < 0) {
-    return Status::IoError("create database " + path + ": " +
-                           std::strerror(errno));
+  // an agent's private context, so create it owner-only first. An
+  // in-memory database (":memory:", used for scratch FTS tables) has no
+  // file, and must not leave one named ":memory:" in the working directory.
+  if (path != ":memory:") {
+    int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (fd < 0) {
+      return Status::IoError("create database " + path + ": " +
+                             std::strerror(errno));
+    }
+    ::close(fd);
   }
-  ::close(fd);
   sqlite3* db = nullptr;
   int rc = sqlite3_open_v2(
       path.c_str(), &db,
