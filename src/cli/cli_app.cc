@@ -217,6 +217,8 @@ int Main(int argc, char** argv) {
     RegisterToolsCommands(app, table);
     RegisterSessionCommands(app, table);
     RegisterWatchCommands(app, table);
+    RegisterExternalizeCommands(app, table);
+    RegisterSpawnCommands(app, table);
     try {
       app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

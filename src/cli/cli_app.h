@@ -117,6 +117,10 @@ void RegisterNotesCommands(CLI::App& app,
                            CommandTable& table);  // notes ..., log
 void RegisterToolsCommands(CLI::App& app,
                            CommandTable& table);  // tools save/load/ls...
+void RegisterExternalizeCommands(CLI::App& app,
+                                 CommandTable& table);  // externalize, var
+void RegisterSpawnCommands(CLI::App& app,
+                           CommandTable& table);  // spawn, result, manifest
 
 // The whole program: parse argv, run the verb, return the exit code. Never
 // throws.

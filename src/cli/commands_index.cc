@@ -18,6 +18,7 @@
 #include "ctxkit/index.h"
 #include "ctxkit/ref.h"
 #include "ctxkit/store.h"
+#include "index/find_hit_json.h"
 
 namespace ctxkit::cli {
 
@@ -68,16 +69,7 @@ int RunFind(Context& ctx, const FindArgs& a) {
   if (ctx.json()) {
     nlohmann::json hits = nlohmann::json::array();
     for (const FindHit& h : r->hits) {
-      hits.push_back({{"key", h.key},
-                      {"ref", FormatRef(h.ref)},
-                      {"byte_offset", h.byte_offset},
-                      {"byte_length", h.byte_length},
-                      {"tokens", h.tokens},
-                      {"score", h.score},
-                      {"method", h.method},
-                      {"bm25_rank", h.bm25_rank},
-                      {"embedding_rank", h.embedding_rank},
-                      {"preview", h.preview}});
+      hits.push_back(index::FindHitToJson(h, index::FindHitFields::kRanking));
     }
     nlohmann::json skipped = nlohmann::json::array();
     for (const SkippedValue& v : r->skipped) {

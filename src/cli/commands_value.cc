@@ -42,10 +42,7 @@ struct ReadArgs {
   std::string key;  // Or the ref string for `resolve`.
   std::string scope;
   uint64_t version = 0;
-  uint64_t offset = 0;
-  uint64_t length = 0;
-  CLI::Option* offset_opt = nullptr;
-  CLI::Option* length_opt = nullptr;
+  ByteRangeArgs range;
 };
 
 void AddWriteOptions(CLI::App* sub, WriteArgs* a, bool with_type) {
@@ -78,15 +75,7 @@ void AddReadOptions(CLI::App* sub, ReadArgs* a, bool with_version) {
         ->type_name("N")
         ->check(UnsignedNumber());
   }
-  a->offset_opt =
-      sub->add_option("--offset", a->offset,
-                      "Start at byte OFFSET; reads only the range from disk")
-          ->type_name("OFFSET")
-          ->check(UnsignedNumber());
-  a->length_opt =
-      sub->add_option("--length", a->length, "Read at most LENGTH bytes")
-          ->type_name("LENGTH")
-          ->check(UnsignedNumber());
+  AddByteRangeOptions(sub, &a->range);
 }
 
 // Everything checkable without the store, so bad input never reaches it.
@@ -156,13 +145,10 @@ int RunAppend(Context& ctx, const WriteArgs& a) {
 // Reads the whole value, or only [offset, offset+length) through
 // ReadRange when either bound is given.
 int EmitValue(View* view, const Ref& ref, const ReadArgs& a) {
-  bool ranged = a.offset_opt->count() > 0 || a.length_opt->count() > 0;
   Result<std::string> bytes =
-      ranged ? view->ReadRange(ref, a.offset,
-                               a.length_opt->count() > 0
-                                   ? a.length
-                                   : std::numeric_limits<uint64_t>::max())
-             : view->Resolve(ref);
+      a.range.ranged()
+          ? view->ReadRange(ref, a.range.offset, a.range.length_or_all())
+          : view->Resolve(ref);
   if (!bytes.ok()) return ReportError(bytes.status());
   Status s = WriteStdout(*bytes);
   return s.ok() ? kExitOk : ReportError(s);
@@ -176,8 +162,7 @@ int RunGet(Context& ctx, const ReadArgs& a) {
   Result<View*> view = ctx.OpenView();
   if (!view.ok()) return ReportError(view.status());
   LookupOptions lookup{a.scope, a.version};
-  bool ranged = a.offset_opt->count() > 0 || a.length_opt->count() > 0;
-  if (!ranged) {
+  if (!a.range.ranged()) {
     Result<std::string> bytes = (*view)->Get(a.key, lookup);
     if (!bytes.ok()) return ReportError(bytes.status());
     s = WriteStdout(*bytes);

@@ -74,6 +74,10 @@ class Demo {
     }
     if (s.ok()) s = DemoWatchers(Say);
     if (s.ok()) s = DemoCaptureAndNotes(Say);
+    if (s.ok()) {
+      s = DemoExternalize(*store_, session_ + "-ctx", v1_text_, Say);
+    }
+    if (s.ok()) s = DemoSpawn(*store_, Say);
     if (!s.ok()) return s;
     Say("Done. Explore: ctxkit --home " + home_ +
         " ls --prefix demo/  |  versions " + kCorpusKey + "  |  session show " +

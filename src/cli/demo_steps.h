@@ -69,6 +69,16 @@ Status DemoWatchers(const DemoSay& say);
 // updated and superseded, found by rg and by the index.
 Status DemoCaptureAndNotes(const DemoSay& say);
 
+// Sub-agents with refs on `store`: a real child process started through
+// `ctxkit spawn` resolves a passed ref and returns a result (4 lines).
+Status DemoSpawn(Store& store, const DemoSay& say);
+
+// Context as variables (SPEC-25) on session `session_id` (after
+// DemoContextManager): the root prompt vs the inlined context, and the
+// helpers by variable name. At most 6 lines.
+Status DemoExternalize(Store& store, const std::string& session_id,
+                       std::string_view corpus, const DemoSay& say);
+
 }  // namespace ctxkit::cli
 
 #endif  // CTXKIT_CLI_DEMO_STEPS_H_

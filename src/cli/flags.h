@@ -1,9 +1,11 @@
-// Option validators shared by the verb groups.
+// Option validators and option groups shared by the verb groups.
 
 #ifndef CTXKIT_CLI_FLAGS_H_
 #define CTXKIT_CLI_FLAGS_H_
 
 #include <CLI/CLI.hpp>
+#include <cstdint>
+#include <limits>
 #include <string>
 
 namespace ctxkit::cli {
@@ -19,6 +21,38 @@ inline CLI::Validator UnsignedNumber() {
                       : "expected a non-negative integer, got '" + text + "'";
       },
       "");
+}
+
+// --offset/--length of the verbs that can read part of a value. Only
+// whether a flag was given (not its value) says whether to read a range,
+// so the options are kept to ask.
+struct ByteRangeArgs {
+  uint64_t offset = 0;
+  uint64_t length = 0;
+  CLI::Option* offset_opt = nullptr;
+  CLI::Option* length_opt = nullptr;
+
+  // True when either flag was given: read through ReadRange.
+  bool ranged() const {
+    return offset_opt->count() > 0 || length_opt->count() > 0;
+  }
+  // The length to pass ReadRange: to the end unless --length was given.
+  uint64_t length_or_all() const {
+    return length_opt->count() > 0 ? length
+                                   : std::numeric_limits<uint64_t>::max();
+  }
+};
+
+inline void AddByteRangeOptions(CLI::App* sub, ByteRangeArgs* a) {
+  a->offset_opt =
+      sub->add_option("--offset", a->offset,
+                      "Start at byte OFFSET; reads only the range from disk")
+          ->type_name("OFFSET")
+          ->check(UnsignedNumber());
+  a->length_opt =
+      sub->add_option("--length", a->length, "Read at most LENGTH bytes")
+          ->type_name("LENGTH")
+          ->check(UnsignedNumber());
 }
 
 }  // namespace ctxkit::cli

@@ -158,6 +158,56 @@ Result<ProcessResult> RunProcess(
   return result;
 }
 
+Result<int> RunForeground(const std::vector<std::string>& argv,
+                          const std::vector<std::string>& env) {
+  if (argv.empty()) return Status::InvalidArgument("empty argv");
+  struct sigaction ignore = {};
+  struct sigaction old_int = {};
+  struct sigaction old_quit = {};
+  ignore.sa_handler = SIG_IGN;
+  sigemptyset(&ignore.sa_mask);
+  ::sigaction(SIGINT, &ignore, &old_int);
+  ::sigaction(SIGQUIT, &ignore, &old_quit);
+  auto restore = [&] {
+    ::sigaction(SIGINT, &old_int, nullptr);
+    ::sigaction(SIGQUIT, &old_quit, nullptr);
+  };
+
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  sigset_t defaults, empty;
+  sigemptyset(&defaults);
+  sigaddset(&defaults, SIGINT);
+  sigaddset(&defaults, SIGQUIT);
+  sigaddset(&defaults, SIGPIPE);
+  sigemptyset(&empty);
+  posix_spawnattr_setsigdefault(&attr, &defaults);
+  posix_spawnattr_setsigmask(&attr, &empty);
+  posix_spawnattr_setflags(&attr,
+                           POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
+  std::vector<char*> c_argv = CStrings(argv);
+  std::vector<char*> c_env = CStrings(env);
+  pid_t pid = -1;
+  int rc = ::posix_spawnp(&pid, argv[0].c_str(), nullptr, &attr, c_argv.data(),
+                          c_env.data());
+  posix_spawnattr_destroy(&attr);
+  if (rc != 0) {
+    restore();
+    return Status::IoError("cannot run " + argv[0] + ": " + std::strerror(rc));
+  }
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) {
+      Status s = Errno("waitpid");
+      restore();
+      return s;
+    }
+  }
+  restore();
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return WEXITSTATUS(status);
+}
+
 Result<std::string> SelfExecutable() {
   char buf[PATH_MAX];
   ssize_t n = ::readlink("/proc/self/exe", buf, sizeof(buf) - 1);

@@ -34,6 +34,19 @@ Result<ProcessResult> RunProcess(
     const std::vector<std::string>& argv, std::string_view input = {},
     const std::optional<std::vector<std::string>>& env = std::nullopt);
 
+// Runs argv[0] (a path, or a bare name looked up in PATH) with `argv` and
+// the complete environment `env` ("NAME=value" strings), sharing this
+// process's stdin, stdout and stderr, and waits for it. Returns its exit
+// status, or 128 + signal number when it was killed. Like system(3), this
+// process ignores SIGINT and SIGQUIT while it waits (a terminal's Ctrl-C
+// reaches the child, which decides), and the child starts with default
+// dispositions and an empty signal mask. IoError when it cannot be started.
+//
+// Thread safety: changes the process-wide SIGINT/SIGQUIT dispositions for
+// the duration of the call; not for concurrent use with other signal setup.
+Result<int> RunForeground(const std::vector<std::string>& argv,
+                          const std::vector<std::string>& env);
+
 // The path of the running executable (/proc/self/exe resolved).
 Result<std::string> SelfExecutable();
 

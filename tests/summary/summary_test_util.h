@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "common/temp_store.h"
 #include "ctxkit/store.h"
 
 namespace ctxkit::testing {
@@ -19,17 +20,9 @@ namespace ctxkit::testing {
 class StoreFixture : public ::testing::Test {
  protected:
   void SetUp() override {
-    const char* base = ::getenv("TMPDIR");
-    std::string pattern =
-        std::string(base && *base ? base : "/tmp") + "/ctxkit-sum-XXXXXX";
-    std::vector<char> buf(pattern.begin(), pattern.end());
-    buf.push_back('\0');
-    ASSERT_NE(::mkdtemp(buf.data()), nullptr);
-    dir_ = buf.data();
-    Options o;
-    o.home = dir_ + "/store";
-    o.durability = Durability::kProcess;
-    auto s = Store::Open(o);
+    dir_ = MakeTempDir("ctxkit-sum");
+    ASSERT_FALSE(dir_.empty());
+    auto s = OpenTempStore(dir_);
     ASSERT_TRUE(s.ok()) << s.status().ToString();
     store_ = std::move(*s);
     auto v = store_->OpenView("", "");

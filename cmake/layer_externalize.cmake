@@ -1,0 +1,14 @@
+# Externalize layer (src/externalize/): SPEC-25 context as variables. A
+# session's context (chat, files, tool outputs, working memory, custom
+# variables) stays in the store as variables the root LLM explores with
+# helpers; the root prompt carries only the query and short summaries
+# (include/ctxkit/externalize.h, docs/externalize.md).
+# Included from the top-level CMakeLists.txt after layer_capture.cmake: it
+# reads sessions and toolcalls (ctxkit_session), summarizes (ctxkit_summary),
+# explores (ctxkit_explore) and ranks/chunks (ctxkit_index).
+
+ctxkit_add_layer(externalize ctxkit_session ctxkit_index ctxkit_summary
+                 ctxkit_explore ctxkit_store ctxkit_text
+                 nlohmann_json::nlohmann_json)
+
+list(APPEND CTXKIT_EXTRA_LAYERS ctxkit_externalize)

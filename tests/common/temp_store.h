@@ -1,0 +1,40 @@
+// A fresh directory under $TMPDIR and a store inside it: what most test
+// fixtures start from. Shared so that every fixture honours TMPDIR and opens
+// its store the same way.
+
+#ifndef CTXKIT_TESTS_COMMON_TEMP_STORE_H_
+#define CTXKIT_TESTS_COMMON_TEMP_STORE_H_
+
+#include <stdlib.h>
+
+#include <memory>
+#include <string>
+
+#include "ctxkit/status.h"
+#include "ctxkit/store.h"
+
+namespace ctxkit::testing {
+
+// Creates "$TMPDIR/<prefix>-XXXXXX" (/tmp when TMPDIR is unset or empty)
+// and returns its path; empty when mkdtemp fails.
+inline std::string MakeTempDir(const std::string& prefix) {
+  const char* base = ::getenv("TMPDIR");
+  std::string path =
+      std::string(base != nullptr && *base != '\0' ? base : "/tmp") + "/" +
+      prefix + "-XXXXXX";
+  if (::mkdtemp(path.data()) == nullptr) return "";
+  return path;
+}
+
+// Opens a store at `dir`/store. Process durability: a test never needs its
+// store to survive a machine crash, and fsyncs would only slow it down.
+inline Result<std::unique_ptr<Store>> OpenTempStore(const std::string& dir) {
+  Options o;
+  o.home = dir + "/store";
+  o.durability = Durability::kProcess;
+  return Store::Open(o);
+}
+
+}  // namespace ctxkit::testing
+
+#endif  // CTXKIT_TESTS_COMMON_TEMP_STORE_H_
