@@ -219,6 +219,8 @@ int Main(int argc, char** argv) {
     RegisterWatchCommands(app, table);
     RegisterExternalizeCommands(app, table);
     RegisterSpawnCommands(app, table);
+    RegisterMcpCommands(app, table);
+    RegisterServeCommands(app, table);
     try {
       app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

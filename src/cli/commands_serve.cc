@@ -1,0 +1,129 @@
+// `ctxkit serve`: the MCP server over Streamable HTTP (src/mcp/http_server.h,
+// docs/mcp.md). Prints the endpoint URL on stdout once it listens (so a
+// script that passed --port 0 learns the port), serves until SIGINT or
+// SIGTERM, then ends open streams and exits 0.
+
+#include <signal.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cli/cli_app.h"
+#include "cli/flags.h"
+#include "cli/mcp_common.h"
+#include "ctxkit/mcp.h"
+#include "ctxkit/store.h"
+#include "mcp/http_security.h"
+#include "mcp/http_server.h"
+
+namespace ctxkit::cli {
+
+namespace {
+
+struct ServeArgs {
+  int port = 8765;
+  std::string bind = "127.0.0.1";
+  std::string token;
+  uint64_t max_request_bytes = uint64_t{128} << 20;
+  std::vector<std::string> allowed_origins;
+  McpServerFlags server;
+};
+
+int RunServe(Context& ctx, const ServeArgs& a) {
+  mcp::HttpOptions http;
+  http.bind = a.bind;
+  http.port = a.port;
+  http.token = a.token;
+  if (http.token.empty()) {
+    const char* env = std::getenv("CTXKIT_TOKEN");
+    if (env != nullptr) http.token = env;
+  }
+  http.max_request_bytes = a.max_request_bytes;
+  http.allowed_origins = a.allowed_origins;
+  // Refuse an exposed bind before touching the store.
+  if (!mcp::IsLoopbackBind(http.bind) && http.token.empty()) {
+    return ReportError(Status::InvalidArgument(
+        "refusing to bind " + http.bind +
+        ": it is not a loopback address, and without a token anyone who "
+        "can reach it could read the store; set --token or CTXKIT_TOKEN, "
+        "or bind 127.0.0.1"));
+  }
+
+  // No other thread may take SIGINT/SIGTERM (the store's and the core's
+  // threads inherit this mask, so block before they start): this thread
+  // waits for them below and shuts down in order.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+
+  Result<McpServerSetup> setup = CreateMcpServer(ctx, a.server);
+  if (!setup.ok()) return ReportError(setup.status());
+
+  Result<std::unique_ptr<mcp::HttpServer>> http_server =
+      mcp::HttpServer::Start(setup->server.get(), http);
+  if (!http_server.ok()) return ReportError(http_server.status());
+  std::fprintf(stderr,
+               "ctxkit serve: MCP over Streamable HTTP for %s at %s%s "
+               "(Ctrl-C stops)\n",
+               setup->store->home().c_str(), (*http_server)->url().c_str(),
+               http.token.empty() ? "" : ", bearer token required");
+  std::printf("%s\n", (*http_server)->url().c_str());
+  std::fflush(stdout);
+
+  int sig = 0;
+  sigwait(&stop_signals, &sig);
+  std::fprintf(stderr, "ctxkit serve: stopping (%s)\n",
+               sig == SIGINT ? "SIGINT" : "SIGTERM");
+  (*http_server)->Stop();
+  return kExitOk;
+}
+
+}  // namespace
+
+void RegisterServeCommands(CLI::App& app, CommandTable& table) {
+  auto args = std::make_shared<ServeArgs>();
+  CLI::App* sub = app.add_subcommand(
+      "serve",
+      "Serve the store to MCP clients over Streamable HTTP at "
+      "http://BIND:PORT/mcp. Each client session acts as its own agent and "
+      "session (mcp-<hex>). Prints the URL on stdout; stops on SIGINT or "
+      "SIGTERM. See docs/mcp.md.");
+  sub->add_option("--port", args->port,
+                  "TCP port (default 8765; 0 picks a free one)")
+      ->type_name("N")
+      ->check(CLI::Range(0, 65535));
+  sub->add_option("--bind", args->bind,
+                  "Address to listen on (default 127.0.0.1). Anything but "
+                  "loopback needs a token")
+      ->type_name("ADDR");
+  sub->add_option("--token", args->token,
+                  "Require 'Authorization: Bearer TOKEN' on every request "
+                  "(default: $CTXKIT_TOKEN)")
+      ->type_name("TOKEN");
+  sub->add_option("--max-request-bytes", args->max_request_bytes,
+                  "Largest request body (default 134217728 = 128 MiB, "
+                  "enough for a 64 MiB value); larger ones get HTTP 413")
+      ->type_name("N")
+      ->check(UnsignedNumber());
+  sub->add_option("--result-token-limit", args->server.result_token_limit,
+                  "Largest tool result returned whole, in o200k tokens "
+                  "(default 8000); larger values come back as head + tail + "
+                  "a resource link")
+      ->type_name("N")
+      ->check(UnsignedNumber());
+  sub->add_option("--allowed-origin", args->allowed_origins,
+                  "A browser origin allowed besides loopback ones, e.g. "
+                  "https://app.example:8443 (repeatable)")
+      ->type_name("ORIGIN");
+  AddConformanceFixturesFlag(sub, args->server);
+  table.Add(sub, [args](Context& ctx) { return RunServe(ctx, *args); });
+}
+
+}  // namespace ctxkit::cli

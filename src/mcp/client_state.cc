@@ -1,0 +1,87 @@
+#include "mcp/client_state.h"
+
+#include <array>
+#include <string>
+#include <utility>
+
+namespace ctxkit::mcp {
+
+namespace {
+
+constexpr std::array<std::string_view, 8> kLevelNames = {
+    "debug", "info",     "notice", "warning",
+    "error", "critical", "alert",  "emergency"};
+
+}  // namespace
+
+std::string_view LogLevelName(LogLevel level) {
+  return kLevelNames[static_cast<size_t>(level)];
+}
+
+Result<LogLevel> ParseLogLevel(std::string_view name) {
+  for (size_t i = 0; i < kLevelNames.size(); ++i) {
+    if (kLevelNames[i] == name) return static_cast<LogLevel>(i);
+  }
+  return Status::InvalidArgument(
+      "level must be one of debug, info, notice, warning, error, critical, "
+      "alert, emergency");
+}
+
+ClientState::ClientState(Store* store_in, std::string home_in,
+                         ServerOptions options_in, ClientBinding binding_in,
+                         View view_in, Notifier notify)
+    : store(store_in),
+      home(std::move(home_in)),
+      options(std::move(options_in)),
+      binding(std::move(binding_in)),
+      view(std::move(view_in)),
+      notify_(std::move(notify)) {}
+
+Result<ContextManager*> ClientState::Capture() {
+  std::lock_guard<std::mutex> lock(open_mu_);
+  if (capture_ == nullptr) {
+    CaptureOptions o;
+    o.root = options.capture_root;
+    Result<std::unique_ptr<ContextManager>> cm = ContextManager::Open(view, o);
+    if (!cm.ok()) return cm.status();
+    capture_ = std::move(*cm);
+  }
+  return capture_.get();
+}
+
+Result<Notebook*> ClientState::Notes() {
+  std::lock_guard<std::mutex> lock(open_mu_);
+  if (notes_ == nullptr) {
+    NotebookOptions o;
+    o.root = options.notes_root;
+    Result<std::unique_ptr<Notebook>> nb = Notebook::Open(view, o);
+    if (!nb.ok()) return nb.status();
+    notes_ = std::move(*nb);
+  }
+  return notes_.get();
+}
+
+void ClientState::Notify(std::string message) {
+  std::lock_guard<std::mutex> lock(notify_mu_);
+  if (closed_ || !notify_) return;
+  notify_(std::move(message));
+}
+
+void ClientState::Log(LogLevel level, std::string_view logger,
+                      const Json& data) {
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    if (negotiated_version.empty() || level < log_level) return;
+  }
+  Notify(NotificationMessage("notifications/message",
+                             {{"level", std::string(LogLevelName(level))},
+                              {"logger", std::string(logger)},
+                              {"data", data}}));
+}
+
+void ClientState::Close() {
+  std::lock_guard<std::mutex> lock(notify_mu_);
+  closed_ = true;
+}
+
+}  // namespace ctxkit::mcp

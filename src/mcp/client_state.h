@@ -1,0 +1,87 @@
+// What one MCP client holds on the server: its binding (agent, session and
+// the View they give), its protocol state, its subscriptions and the way to
+// notify it. Shared by the Connection, the tools and the server's
+// subscription watcher, which is why it is reference-counted.
+
+#ifndef CTXKIT_MCP_CLIENT_STATE_H_
+#define CTXKIT_MCP_CLIENT_STATE_H_
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+
+#include "ctxkit/capture.h"
+#include "ctxkit/mcp.h"
+#include "ctxkit/notes.h"
+#include "ctxkit/status.h"
+#include "ctxkit/store.h"
+#include "mcp/json_rpc.h"
+
+namespace ctxkit::mcp {
+
+// RFC 5424 severities as MCP names them, least severe first.
+enum class LogLevel : int {
+  kDebug = 0,
+  kInfo,
+  kNotice,
+  kWarning,
+  kError,
+  kCritical,
+  kAlert,
+  kEmergency,
+};
+std::string_view LogLevelName(LogLevel level);
+// InvalidArgument listing the names for anything else.
+Result<LogLevel> ParseLogLevel(std::string_view name);
+
+class ClientState {
+ public:
+  ClientState(Store* store, std::string home, ServerOptions options,
+              ClientBinding binding, View view, Notifier notify);
+  ClientState(const ClientState&) = delete;
+  ClientState& operator=(const ClientState&) = delete;
+
+  // Constant after construction.
+  Store* const store;
+  const std::string home;
+  const ServerOptions options;
+  const ClientBinding binding;
+  View view;  // Thread-safe; bound to binding.agent / binding.session.
+
+  // The tool-output capture manager and notebook of this client, opened on
+  // first use (both are thread-safe once open).
+  Result<ContextManager*> Capture();
+  Result<Notebook*> Notes();
+
+  // Sends a message unless the connection is closed. Never called with
+  // `mu` held, so a transport may call back into the connection.
+  void Notify(std::string message);
+  // notifications/message when `level` is at or above the client's level.
+  void Log(LogLevel level, std::string_view logger, const Json& data);
+  // No notification is sent once this returns.
+  void Close();
+
+  // Protocol state, guarded by mu.
+  std::mutex mu;
+  std::string negotiated_version;
+  bool initialized = false;
+  LogLevel log_level = LogLevel::kWarning;
+  // Subscribed URIs, each with the version last reported (0: none yet).
+  std::map<std::string, uint64_t> subscriptions;
+
+ private:
+  std::mutex open_mu_;  // Guards the two lazily opened helpers.
+  std::unique_ptr<ContextManager> capture_;
+  std::unique_ptr<Notebook> notes_;
+
+  std::mutex notify_mu_;  // Held while notifying, so Close waits for it.
+  bool closed_ = false;
+  Notifier notify_;
+};
+
+}  // namespace ctxkit::mcp
+
+#endif  // CTXKIT_MCP_CLIENT_STATE_H_

@@ -1,0 +1,157 @@
+#include "mcp/conformance_fixtures.h"
+
+#include <string>
+
+namespace ctxkit::mcp {
+
+namespace {
+
+// A 1x1 transparent PNG, the smallest real image for the binary fixtures.
+constexpr char kPngBase64[] =
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA"
+    "60e6kgAAAABJRU5ErkJggg==";
+
+constexpr std::string_view kTemplatePrefix = "test://template/";
+constexpr std::string_view kTemplateSuffix = "/data";
+
+Json UserText(std::string text) {
+  return {{"role", "user"},
+          {"content", {{"type", "text"}, {"text", std::move(text)}}}};
+}
+
+// The required string argument `name`, or an error naming it.
+std::optional<std::string> Arg(const Json& args, const char* name,
+                               RpcError* error) {
+  auto it = args.find(name);
+  if (it == args.end() || !it->is_string()) {
+    *error = {kInvalidParams,
+              std::string("missing required argument '") + name + "'"};
+    return std::nullopt;
+  }
+  return it->get<std::string>();
+}
+
+}  // namespace
+
+Json FixtureResources() {
+  return Json::array(
+      {{{"uri", "test://static-text"},
+        {"name", "static-text"},
+        {"description", "Conformance fixture: a static text resource"},
+        {"mimeType", "text/plain"}},
+       {{"uri", "test://static-binary"},
+        {"name", "static-binary"},
+        {"description", "Conformance fixture: a static binary resource"},
+        {"mimeType", "image/png"}},
+       {{"uri", "test://watched-resource"},
+        {"name", "watched-resource"},
+        {"description", "Conformance fixture: a subscribable resource"},
+        {"mimeType", "text/plain"}}});
+}
+
+Json FixtureResourceTemplates() {
+  return Json::array({{{"uriTemplate", "test://template/{id}/data"},
+                       {"name", "template-data"},
+                       {"description", "Conformance fixture: data for an id"},
+                       {"mimeType", "application/json"}}});
+}
+
+Json FixturePrompts() {
+  return Json::array(
+      {{{"name", "test_simple_prompt"},
+        {"description", "Conformance fixture: a prompt without arguments"}},
+       {{"name", "test_prompt_with_arguments"},
+        {"description", "Conformance fixture: a prompt with arguments"},
+        {"arguments", Json::array({{{"name", "arg1"},
+                                    {"description", "First test argument"},
+                                    {"required", true}},
+                                   {{"name", "arg2"},
+                                    {"description", "Second test argument"},
+                                    {"required", true}}})}},
+       {{"name", "test_prompt_with_embedded_resource"},
+        {"description", "Conformance fixture: a prompt embedding a resource"},
+        {"arguments", Json::array({{{"name", "resourceUri"},
+                                    {"description", "URI of the resource"},
+                                    {"required", true}}})}},
+       {{"name", "test_prompt_with_image"},
+        {"description", "Conformance fixture: a prompt with an image"}}});
+}
+
+bool IsFixtureUri(std::string_view uri) { return uri.starts_with("test://"); }
+
+std::optional<Json> ReadFixtureResource(std::string_view uri) {
+  std::string u(uri);
+  if (uri == "test://static-text") {
+    return Json::array(
+        {{{"uri", u},
+          {"mimeType", "text/plain"},
+          {"text", "This is the content of the static text resource."}}});
+  }
+  if (uri == "test://static-binary") {
+    return Json::array(
+        {{{"uri", u}, {"mimeType", "image/png"}, {"blob", kPngBase64}}});
+  }
+  if (uri == "test://watched-resource") {
+    return Json::array({{{"uri", u},
+                         {"mimeType", "text/plain"},
+                         {"text", "Watched resource content."}}});
+  }
+  if (uri.starts_with(kTemplatePrefix) && uri.ends_with(kTemplateSuffix) &&
+      uri.size() > kTemplatePrefix.size() + kTemplateSuffix.size()) {
+    std::string id(uri.substr(
+        kTemplatePrefix.size(),
+        uri.size() - kTemplatePrefix.size() - kTemplateSuffix.size()));
+    Json data = {
+        {"id", id}, {"templateTest", true}, {"data", "Data for ID: " + id}};
+    return Json::array({{{"uri", u},
+                         {"mimeType", "application/json"},
+                         {"text", Serialize(data)}}});
+  }
+  return std::nullopt;
+}
+
+std::optional<Json> GetFixturePrompt(std::string_view name,
+                                     const Json& arguments, RpcError* error) {
+  if (name == "test_simple_prompt") {
+    return Json{
+        {"messages", Json::array({UserText("This is a simple prompt for "
+                                           "testing.")})}};
+  }
+  if (name == "test_prompt_with_arguments") {
+    std::optional<std::string> a1 = Arg(arguments, "arg1", error);
+    if (!a1) return Json();
+    std::optional<std::string> a2 = Arg(arguments, "arg2", error);
+    if (!a2) return Json();
+    return Json{
+        {"messages", Json::array({UserText("Prompt with arguments: arg1='" +
+                                           *a1 + "', arg2='" + *a2 + "'")})}};
+  }
+  if (name == "test_prompt_with_embedded_resource") {
+    std::optional<std::string> uri = Arg(arguments, "resourceUri", error);
+    if (!uri) return Json();
+    Json resource = {
+        {"role", "user"},
+        {"content",
+         {{"type", "resource"},
+          {"resource",
+           {{"uri", *uri},
+            {"mimeType", "text/plain"},
+            {"text", "Embedded resource content for testing."}}}}}};
+    return Json{
+        {"messages", Json::array({resource, UserText("Please process the "
+                                                     "embedded resource "
+                                                     "above.")})}};
+  }
+  if (name == "test_prompt_with_image") {
+    Json image = {
+        {"role", "user"},
+        {"content",
+         {{"type", "image"}, {"data", kPngBase64}, {"mimeType", "image/png"}}}};
+    return Json{
+        {"messages", Json::array({image, UserText("Please analyze the image "
+                                                  "above.")})}};
+  }
+  return std::nullopt;
+}
+
+}  // namespace ctxkit::mcp

@@ -1,0 +1,42 @@
+// What the HTTP transport must know about a POST body before handing it to
+// the protocol core: is it well-formed JSON, one message object, a request,
+// a notification or a response, and is it `initialize`. Found with a SAX
+// pass that builds no document, so a 64 MiB `set` is not parsed into memory
+// twice (the core parses it once more).
+
+#ifndef CTXKIT_MCP_HTTP_MESSAGE_H_
+#define CTXKIT_MCP_HTTP_MESSAGE_H_
+
+#include <string>
+#include <string_view>
+
+namespace ctxkit::mcp {
+
+enum class MessageKind {
+  kMalformed,     // Not JSON: answered with -32700.
+  kNotAnObject,   // JSON, but not one object (batches were removed in
+                  // 2025-06-18): answered with -32600.
+  kTooDeep,       // Nested deeper than kMaxJsonDepth: -32600.
+  kRequest,       // "method" and "id".
+  kNotification,  // "method", no "id".
+  kResponse,      // No "method": a client's answer ("result" or "error").
+};
+
+// Deeper nesting is refused before the core builds a document of it.
+inline constexpr int kMaxJsonDepth = 512;
+
+struct MessageInfo {
+  MessageKind kind = MessageKind::kMalformed;
+  std::string method;  // For requests and notifications.
+  std::string error;   // For kMalformed: where parsing stopped.
+};
+
+MessageInfo ClassifyMessage(std::string_view body);
+
+// A JSON-RPC error object with a null id, for failures found before a
+// message reaches the core (HTTP errors carry one as their body).
+std::string JsonRpcError(int code, std::string_view message);
+
+}  // namespace ctxkit::mcp
+
+#endif  // CTXKIT_MCP_HTTP_MESSAGE_H_

@@ -1,0 +1,147 @@
+#include "mcp/http_security.h"
+
+#include <arpa/inet.h>
+#include <openssl/crypto.h>
+
+#include <algorithm>
+#include <cctype>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "core/sha256.h"
+
+namespace ctxkit::mcp {
+
+namespace {
+
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) {
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  return out;
+}
+
+// "scheme://authority" with nothing after but an optional "/": the shape
+// browsers send. Returns the normalized form, or "" when malformed.
+std::string NormalizeOrigin(std::string_view origin) {
+  std::string o = Lower(origin);
+  if (!o.empty() && o.back() == '/') o.pop_back();
+  size_t sep = o.find("://");
+  if (sep == std::string::npos || sep == 0) return "";
+  std::string_view scheme(o.data(), sep);
+  if (scheme != "http" && scheme != "https") return "";
+  std::string_view authority = std::string_view(o).substr(sep + 3);
+  if (authority.find('/') != std::string_view::npos ||
+      HostOfAuthority(authority).empty()) {
+    return "";
+  }
+  return o;
+}
+
+std::string_view AuthorityOfOrigin(std::string_view normalized) {
+  return normalized.substr(normalized.find("://") + 3);
+}
+
+}  // namespace
+
+bool IsLoopbackBind(std::string_view address) {
+  std::string a = Lower(address);
+  if (a == "localhost" || a == "::1" || a == "[::1]") return true;
+  in_addr v4{};
+  if (inet_pton(AF_INET, a.c_str(), &v4) == 1) {
+    return (ntohl(v4.s_addr) >> 24) == 127;
+  }
+  return false;
+}
+
+std::string HostOfAuthority(std::string_view authority) {
+  if (authority.empty()) return "";
+  // Userinfo ("user@host") has no place in an Origin or Host header.
+  if (authority.find('@') != std::string_view::npos) return "";
+  std::string_view host = authority;
+  std::string_view port;
+  bool has_port = false;
+  if (authority.front() == '[') {
+    size_t close = authority.find(']');
+    if (close == std::string_view::npos) return "";
+    host = authority.substr(0, close + 1);
+    std::string_view rest = authority.substr(close + 1);
+    if (!rest.empty()) {
+      if (rest.front() != ':') return "";
+      has_port = true;
+      port = rest.substr(1);
+    }
+  } else {
+    size_t colon = authority.find(':');
+    if (colon != std::string_view::npos) {
+      host = authority.substr(0, colon);
+      has_port = true;
+      port = authority.substr(colon + 1);
+    }
+  }
+  if (has_port && (port.empty() || port.size() > 5 ||
+                   !std::all_of(port.begin(), port.end(), [](char c) {
+                     return std::isdigit(static_cast<unsigned char>(c));
+                   }))) {
+    return "";
+  }
+  if (host.empty() || host.size() > 255) return "";
+  for (char c : host) {
+    unsigned char u = static_cast<unsigned char>(c);
+    if (u <= 0x20 || u >= 0x7f || c == '/' || c == '\\') return "";
+  }
+  return Lower(host);
+}
+
+bool IsLoopbackHost(std::string_view host) {
+  std::string h = Lower(host);
+  return h == "localhost" || h == "127.0.0.1" || h == "[::1]";
+}
+
+OriginPolicy::OriginPolicy(std::vector<std::string> allowed_origins) {
+  for (const std::string& o : allowed_origins) {
+    std::string n = NormalizeOrigin(o);
+    if (n.empty()) continue;  // The CLI rejects these before we get here.
+    hosts_.push_back(HostOfAuthority(AuthorityOfOrigin(n)));
+    origins_.push_back(std::move(n));
+  }
+}
+
+bool OriginPolicy::OriginAllowed(std::string_view origin) const {
+  std::string n = NormalizeOrigin(origin);
+  if (n.empty()) return false;
+  if (IsLoopbackHost(HostOfAuthority(AuthorityOfOrigin(n)))) return true;
+  return std::find(origins_.begin(), origins_.end(), n) != origins_.end();
+}
+
+bool OriginPolicy::HostAllowed(std::string_view host_header) const {
+  std::string host = HostOfAuthority(host_header);
+  if (host.empty()) return false;
+  if (IsLoopbackHost(host)) return true;
+  return std::find(hosts_.begin(), hosts_.end(), host) != hosts_.end();
+}
+
+bool BearerTokenMatches(std::string_view authorization,
+                        std::string_view token) {
+  if (token.empty()) return false;
+  constexpr std::string_view kScheme = "bearer ";
+  if (authorization.size() <= kScheme.size() ||
+      Lower(authorization.substr(0, kScheme.size())) != kScheme) {
+    return false;
+  }
+  std::string_view presented = authorization.substr(kScheme.size());
+  while (!presented.empty() && presented.front() == ' ') {
+    presented.remove_prefix(1);
+  }
+  while (!presented.empty() && presented.back() == ' ') {
+    presented.remove_suffix(1);
+  }
+  std::string a = core::Sha256(presented);
+  std::string b = core::Sha256(token);
+  return CRYPTO_memcmp(a.data(), b.data(), a.size()) == 0;
+}
+
+}  // namespace ctxkit::mcp

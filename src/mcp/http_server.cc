@@ -1,0 +1,486 @@
+#include "mcp/http_server.h"
+
+#include <httplib.h>
+#include <signal.h>
+#include <sys/socket.h>
+
+#include <cctype>
+#include <chrono>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <utility>
+
+#include "mcp/http_message.h"
+#include "mcp/http_security.h"
+#include "mcp/http_session.h"
+
+namespace ctxkit::mcp {
+
+namespace {
+
+constexpr char kSessionHeader[] = "Mcp-Session-Id";
+constexpr char kVersionHeader[] = "MCP-Protocol-Version";
+
+// JSON-RPC codes for transport failures: the specification leaves them to
+// the implementation within the server-error range.
+constexpr int kTransportError = -32000;
+constexpr int kSessionNotFound = -32001;
+constexpr int kParseError = -32700;
+constexpr int kInvalidRequest = -32600;
+
+// "; charset=utf-8" is true (JSON is UTF-8) and, unlike bare
+// "application/json", keeps cpp-httplib from compressing the body: it would
+// pick Brotli at its slowest quality, seconds of CPU for a large resource.
+constexpr char kJsonType[] = "application/json; charset=utf-8";
+
+void SetError(httplib::Response& res, int http_status, int rpc_code,
+              std::string_view message) {
+  res.status = http_status;
+  res.set_content(JsonRpcError(rpc_code, message), kJsonType);
+}
+
+// Does an Accept header admit `type` ("application/json")? No header means
+// anything goes (RFC 9110); otherwise the type itself, "<major>/*" or "*/*".
+bool Accepts(const httplib::Request& req, std::string_view type) {
+  if (!req.has_header("Accept")) return true;
+  std::string accept = req.get_header_value("Accept");
+  std::string major = std::string(type.substr(0, type.find('/'))) + "/*";
+  size_t start = 0;
+  while (start <= accept.size()) {
+    size_t comma = accept.find(',', start);
+    if (comma == std::string::npos) comma = accept.size();
+    std::string_view item(accept.data() + start, comma - start);
+    item = item.substr(0, item.find(';'));
+    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
+    while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
+    if (item == type || item == major || item == "*/*") return true;
+    start = comma + 1;
+  }
+  return false;
+}
+
+bool IsJsonContentType(const httplib::Request& req) {
+  std::string type = req.get_header_value("Content-Type");
+  type = type.substr(0, type.find(';'));
+  while (!type.empty() && type.back() == ' ') type.pop_back();
+  for (char& c : type) {
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  return type == "application/json";
+}
+
+}  // namespace
+
+class HttpServer::Impl {
+ public:
+  Impl(Server* server, HttpOptions options)
+      : server_(server),
+        options_(std::move(options)),
+        policy_(options_.allowed_origins),
+        loopback_(IsLoopbackBind(options_.bind)),
+        sessions_(options_.max_sessions, options_.session_idle_timeout) {}
+
+  ~Impl() { Stop(); }
+
+  Status Listen() {
+    size_t threads = options_.threads == 0 ? 1 : options_.threads;
+    http_.new_task_queue = [threads] {
+      return new httplib::ThreadPool(threads);
+    };
+    http_.set_payload_max_length(options_.max_request_bytes);
+    http_.set_tcp_nodelay(true);
+    // httplib's default also sets SO_REUSEPORT, which lets a second server
+    // bind the same port and silently take half the connections (and
+    // answer 404 to sessions it never saw). SO_REUSEADDR alone still allows
+    // a quick restart.
+    http_.set_socket_options([](int sock) {
+      int yes = 1;
+      ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+    });
+    // A keep-alive client (an agent harness, a benchmark) sends many
+    // requests on one connection; httplib's default closes it after five.
+    http_.set_keep_alive_max_count(1u << 30);
+    // httplib notices a stop only when an idle keep-alive connection times
+    // out, so this bounds how long stopping takes (SIGTERM, tests). A client
+    // idle for longer simply reconnects.
+    http_.set_keep_alive_timeout(2);
+    http_.set_pre_routing_handler(
+        [this](const httplib::Request& req, httplib::Response& res) {
+          return Screen(req, res);
+        });
+    http_.set_error_handler(httplib::Server::HandlerWithResponse(
+        [](const httplib::Request&, httplib::Response& res) {
+          return FillError(res);
+        }));
+    http_.set_exception_handler([](const httplib::Request&,
+                                   httplib::Response& res, std::exception_ptr) {
+      SetError(res, 500, kTransportError, "internal server error");
+    });
+    http_.Post("/mcp",
+               [this](const httplib::Request& req, httplib::Response& res) {
+                 HandlePost(req, res);
+               });
+    http_.Get("/mcp", [this](const httplib::Request& req,
+                             httplib::Response& res) { HandleGet(req, res); });
+    http_.Delete("/mcp",
+                 [this](const httplib::Request& req, httplib::Response& res) {
+                   HandleDelete(req, res);
+                 });
+    auto not_allowed = [](const httplib::Request&, httplib::Response& res) {
+      res.set_header("Allow", "GET, POST, DELETE");
+      SetError(res, 405, kTransportError,
+               "method not allowed: use POST, GET or DELETE");
+    };
+    http_.Put("/mcp", not_allowed);
+    http_.Patch("/mcp", not_allowed);
+    http_.Options("/mcp", not_allowed);
+
+    // httplib takes IPv6 literals without brackets.
+    std::string host = options_.bind;
+    if (host.size() > 2 && host.front() == '[' && host.back() == ']') {
+      host = host.substr(1, host.size() - 2);
+    }
+    int port = options_.port;
+    if (port == 0) {
+      port = http_.bind_to_any_port(host);
+      if (port < 0) port = 0;
+    } else if (!http_.bind_to_port(host, port)) {
+      port = 0;
+    }
+    if (port <= 0) {
+      return Status::IoError("cannot listen on " + options_.bind + ":" +
+                             std::to_string(options_.port) +
+                             " (address in use, or not an address of this "
+                             "machine)");
+    }
+    port_ = port;
+    thread_ = std::thread([this] { http_.listen_after_bind(); });
+    // httplib's stop() does nothing until the serving loop has started, and
+    // a stop that came too early would leave Stop() joining a loop that
+    // never ends: wait for it.
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (!http_.is_running() && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    if (!http_.is_running()) {
+      return Status::IoError("the HTTP server did not start serving");
+    }
+    return Status::Ok();
+  }
+
+  void Stop() {
+    std::lock_guard lock(stop_mu_);
+    if (stopped_) return;
+    stopped_ = true;
+    // Streams block waiting for messages: end them first, or stopping
+    // would wait for their keep-alive timers.
+    sessions_.CloseAll();
+    http_.stop();
+    if (thread_.joinable()) thread_.join();
+  }
+
+  int port() const { return port_; }
+  const HttpOptions& options() const { return options_; }
+  size_t session_count() { return sessions_.size(); }
+
+ private:
+  // Security checks, before the body is read: a client that may not talk
+  // to us cannot make us read 128 MiB.
+  httplib::Server::HandlerResponse Screen(const httplib::Request& req,
+                                          httplib::Response& res) {
+    auto reject = [&](int status, std::string_view message) {
+      SetError(res, status, kTransportError, message);
+      // The unread body would be taken for the next request.
+      res.set_header("Connection", "close");
+      return httplib::Server::HandlerResponse::Handled;
+    };
+    if (loopback_ && !policy_.HostAllowed(req.get_header_value("Host"))) {
+      return reject(403,
+                    "forbidden: the Host header must name this machine "
+                    "(localhost, 127.0.0.1 or [::1]); DNS-rebinding "
+                    "protection");
+    }
+    if (req.has_header("Origin") &&
+        !policy_.OriginAllowed(req.get_header_value("Origin"))) {
+      return reject(403, "forbidden: origin '" +
+                             req.get_header_value("Origin") +
+                             "' is not allowed (see ctxkit serve "
+                             "--allowed-origin); DNS-rebinding protection");
+    }
+    if (!options_.token.empty() &&
+        !BearerTokenMatches(req.get_header_value("Authorization"),
+                            options_.token)) {
+      res.set_header("WWW-Authenticate", "Bearer");
+      return reject(401,
+                    "unauthorized: send 'Authorization: Bearer <token>' "
+                    "with the server's token");
+    }
+    std::string encoding = req.get_header_value("Content-Encoding");
+    if (!encoding.empty() && encoding != "identity") {
+      // Compressed bodies could expand past the size limit after it was
+      // checked.
+      return reject(415, "unsupported Content-Encoding '" + encoding +
+                             "': send the body uncompressed");
+    }
+    return httplib::Server::HandlerResponse::Unhandled;
+  }
+
+  // Errors httplib raises itself (413, 404 for other paths, 400 for a
+  // broken request) get a JSON-RPC body like ours.
+  static httplib::Server::HandlerResponse FillError(httplib::Response& res) {
+    if (!res.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
+    switch (res.status) {
+      case 413:
+        SetError(res, 413, kInvalidRequest,
+                 "request too large: the body exceeds the server's limit "
+                 "(ctxkit serve --max-request-bytes)");
+        break;
+      case 404:
+        SetError(res, 404, kTransportError,
+                 "not found: the MCP endpoint is /mcp");
+        break;
+      default:
+        SetError(res, res.status, kTransportError,
+                 "HTTP error " + std::to_string(res.status));
+    }
+    return httplib::Server::HandlerResponse::Handled;
+  }
+
+  // The session named by the request's header, or an error already set.
+  std::shared_ptr<HttpSession> SessionOf(const httplib::Request& req,
+                                         httplib::Response& res) {
+    if (!req.has_header(kSessionHeader)) {
+      SetError(res, 400, kTransportError,
+               "bad request: Mcp-Session-Id header is required (send "
+               "initialize first)");
+      return nullptr;
+    }
+    std::shared_ptr<HttpSession> s =
+        sessions_.Find(req.get_header_value(kSessionHeader));
+    if (s == nullptr) {
+      SetError(res, 404, kSessionNotFound,
+               "session not found: it was terminated or never existed; "
+               "send initialize without Mcp-Session-Id to start a new one");
+    }
+    return s;
+  }
+
+  bool VersionHeaderOk(const httplib::Request& req, httplib::Response& res) {
+    if (!req.has_header(kVersionHeader)) return true;
+    std::string v = req.get_header_value(kVersionHeader);
+    if (IsSupportedProtocolVersion(v)) return true;
+    SetError(res, 400, kTransportError,
+             "bad request: unsupported MCP-Protocol-Version '" + v +
+                 "' (supported: 2025-11-25, 2025-06-18)");
+    return false;
+  }
+
+  void HandlePost(const httplib::Request& req, httplib::Response& res) {
+    if (!IsJsonContentType(req)) {
+      SetError(res, 415, kTransportError,
+               "unsupported media type: POST a JSON-RPC message as "
+               "Content-Type: application/json");
+      return;
+    }
+    if (!Accepts(req, "application/json")) {
+      SetError(res, 406, kTransportError,
+               "not acceptable: the Accept header must allow "
+               "application/json (and text/event-stream)");
+      return;
+    }
+    MessageInfo info = ClassifyMessage(req.body);
+    switch (info.kind) {
+      case MessageKind::kMalformed:
+        SetError(res, 400, kParseError, "parse error: " + info.error);
+        return;
+      case MessageKind::kNotAnObject:
+        SetError(res, 400, kInvalidRequest,
+                 "invalid request: the body must be one JSON-RPC message "
+                 "object (batches were removed in 2025-06-18)");
+        return;
+      case MessageKind::kTooDeep:
+        SetError(res, 400, kInvalidRequest,
+                 "invalid request: JSON nested deeper than " +
+                     std::to_string(kMaxJsonDepth) + " levels");
+        return;
+      default:
+        break;
+    }
+
+    if (info.kind == MessageKind::kRequest && info.method == "initialize") {
+      Initialize(req, res);
+      return;
+    }
+    std::shared_ptr<HttpSession> s = SessionOf(req, res);
+    if (s == nullptr || !VersionHeaderOk(req, res)) return;
+    std::optional<std::string> reply = s->connection->Handle(req.body);
+    if (info.kind == MessageKind::kRequest) {
+      if (reply) {
+        res.status = 200;
+        res.set_content(std::move(*reply), kJsonType);
+      } else {
+        SetError(res, 500, kTransportError,
+                 "internal error: the request got no response");
+      }
+      return;
+    }
+    if (reply) {
+      // The core refused a notification or response: an HTTP error with
+      // its JSON-RPC error as the body, as the specification prescribes.
+      res.status = 400;
+      res.set_content(std::move(*reply), kJsonType);
+      return;
+    }
+    res.status = 202;
+  }
+
+  void Initialize(const httplib::Request& req, httplib::Response& res) {
+    if (req.has_header(kSessionHeader)) {
+      SetError(res, 400, kInvalidRequest,
+               "bad request: initialize starts a new session; send it "
+               "without Mcp-Session-Id");
+      return;
+    }
+    Result<std::shared_ptr<HttpSession>> s = sessions_.Create(*server_);
+    if (!s.ok()) {
+      int status =
+          s.status().code() == StatusCode::kResourceExhausted ? 503 : 500;
+      SetError(res, status, kTransportError, s.status().message());
+      return;
+    }
+    std::optional<std::string> reply = (*s)->connection->Handle(req.body);
+    if (!reply) {
+      sessions_.Remove((*s)->id);
+      SetError(res, 500, kTransportError,
+               "internal error: initialize got no response");
+      return;
+    }
+    // A refused initialize (bad params) opens no session.
+    nlohmann::json head = nlohmann::json::parse(*reply, nullptr, false);
+    if (!head.is_object() || !head.contains("result")) {
+      sessions_.Remove((*s)->id);
+    } else {
+      res.set_header(kSessionHeader, (*s)->id);
+    }
+    res.status = 200;
+    res.set_content(std::move(*reply), kJsonType);
+  }
+
+  void HandleGet(const httplib::Request& req, httplib::Response& res) {
+    if (!Accepts(req, "text/event-stream")) {
+      SetError(res, 406, kTransportError,
+               "not acceptable: GET /mcp opens an event stream; send "
+               "Accept: text/event-stream");
+      return;
+    }
+    std::shared_ptr<HttpSession> s = SessionOf(req, res);
+    if (s == nullptr || !VersionHeaderOk(req, res)) return;
+    std::shared_ptr<Outbox> outbox = s->outbox;
+    uint64_t generation = outbox->OpenStream();
+    std::chrono::milliseconds keepalive = options_.keepalive_interval;
+    res.status = 200;
+    res.set_header("Cache-Control", "no-cache");
+    res.set_chunked_content_provider(
+        "text/event-stream",
+        [outbox, generation, keepalive](size_t, httplib::DataSink& sink) {
+          std::string batch;
+          switch (outbox->Take(generation, keepalive, &batch)) {
+            case Outbox::Wait::kEnded:
+              sink.done();
+              return true;
+            case Outbox::Wait::kIdle:
+              // An SSE comment: ignored by clients, but a write to a
+              // vanished client fails and ends this stream.
+              return sink.write(": keepalive\n\n", 13);
+            case Outbox::Wait::kMessages:
+              if (!sink.write(batch.data(), batch.size())) {
+                outbox->Unget(std::move(batch));
+                return false;
+              }
+              return true;
+          }
+          return false;
+        },
+        [outbox, generation](bool) { outbox->EndStream(generation); });
+  }
+
+  void HandleDelete(const httplib::Request& req, httplib::Response& res) {
+    std::shared_ptr<HttpSession> s = SessionOf(req, res);
+    if (s == nullptr) return;
+    sessions_.Remove(s->id);
+    res.status = 200;
+  }
+
+  Server* const server_;
+  const HttpOptions options_;
+  const OriginPolicy policy_;
+  const bool loopback_;
+  SessionTable sessions_;
+  httplib::Server http_;
+  int port_ = 0;
+  std::thread thread_;
+  std::mutex stop_mu_;
+  bool stopped_ = false;
+};
+
+Result<std::unique_ptr<HttpServer>> HttpServer::Start(Server* server,
+                                                      HttpOptions options) {
+  if (server == nullptr) return Status::InvalidArgument("no MCP server");
+  if (!IsLoopbackBind(options.bind) && options.token.empty()) {
+    return Status::InvalidArgument(
+        "refusing to bind " + options.bind +
+        " without a token: anyone who can reach it could read the store; "
+        "set --token or CTXKIT_TOKEN, or bind 127.0.0.1");
+  }
+  if (options.port < 0 || options.port > 65535) {
+    return Status::InvalidArgument("port must be 0-65535, not " +
+                                   std::to_string(options.port));
+  }
+  if (options.max_request_bytes < 1024) {
+    return Status::InvalidArgument(
+        "max request size must be at least 1024 bytes");
+  }
+  for (const std::string& o : options.allowed_origins) {
+    OriginPolicy one({o});
+    if (!one.OriginAllowed(o)) {
+      return Status::InvalidArgument(
+          "allowed origin '" + o +
+          "' is not of the form http(s)://host[:port]");
+    }
+  }
+  // A client that hangs up mid-response must not kill the process: writes
+  // to its socket fail with EPIPE instead.
+  ::signal(SIGPIPE, SIG_IGN);
+  auto impl = std::make_unique<Impl>(server, std::move(options));
+  Status listening = impl->Listen();
+  if (!listening.ok()) return listening;
+  return std::unique_ptr<HttpServer>(new HttpServer(std::move(impl)));
+}
+
+HttpServer::HttpServer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+HttpServer::~HttpServer() {
+  if (impl_) impl_->Stop();
+}
+
+int HttpServer::port() const { return impl_->port(); }
+
+std::string HttpServer::url() const {
+  std::string host = impl_->options().bind;
+  if (host.find(':') != std::string::npos && host.front() != '[') {
+    host = "[" + host + "]";
+  }
+  return "http://" + host + ":" + std::to_string(port()) + "/mcp";
+}
+
+size_t HttpServer::session_count() const { return impl_->session_count(); }
+
+void HttpServer::Stop() { impl_->Stop(); }
+
+}  // namespace ctxkit::mcp

@@ -1,0 +1,192 @@
+#include "mcp/http_session.h"
+
+#include <openssl/rand.h>
+
+#include <chrono>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
+
+#include "core/encoding.h"
+#include "core/sha256.h"
+
+namespace ctxkit::mcp {
+
+namespace {
+
+// One SSE event carrying one JSON-RPC message. A message text never holds a
+// raw newline (JSON escapes them), but split defensively: each line of the
+// payload must be its own "data:" field.
+std::string FrameEvent(const std::string& message) {
+  std::string out = "event: message\n";
+  size_t start = 0;
+  while (start <= message.size()) {
+    size_t nl = message.find('\n', start);
+    if (nl == std::string::npos) nl = message.size();
+    out += "data: ";
+    out.append(message, start, nl - start);
+    out += '\n';
+    start = nl + 1;
+  }
+  out += '\n';
+  return out;
+}
+
+}  // namespace
+
+void Outbox::Push(std::string message) {
+  {
+    std::lock_guard lock(mu_);
+    if (closed_) return;
+    if (pending_.size() >= kMaxPending) pending_.pop_front();
+    pending_.push_back(FrameEvent(message));
+  }
+  cv_.notify_all();
+}
+
+uint64_t Outbox::OpenStream() {
+  uint64_t g;
+  {
+    std::lock_guard lock(mu_);
+    g = ++generation_;
+    stream_open_ = true;
+  }
+  cv_.notify_all();
+  return g;
+}
+
+void Outbox::EndStream(uint64_t generation) {
+  std::lock_guard lock(mu_);
+  if (generation == generation_) stream_open_ = false;
+}
+
+bool Outbox::HasStream() {
+  std::lock_guard lock(mu_);
+  return stream_open_ && !closed_;
+}
+
+Outbox::Wait Outbox::Take(uint64_t generation,
+                          std::chrono::milliseconds timeout, std::string* out) {
+  std::unique_lock lock(mu_);
+  cv_.wait_for(lock, timeout, [&] {
+    return closed_ || generation != generation_ || !pending_.empty();
+  });
+  if (closed_ || generation != generation_) return Wait::kEnded;
+  if (pending_.empty()) return Wait::kIdle;
+  while (!pending_.empty()) {
+    *out += pending_.front();
+    pending_.pop_front();
+  }
+  return Wait::kMessages;
+}
+
+void Outbox::Unget(std::string framed) {
+  std::lock_guard lock(mu_);
+  if (!closed_) pending_.push_front(std::move(framed));
+}
+
+void Outbox::Close() {
+  {
+    std::lock_guard lock(mu_);
+    closed_ = true;
+    stream_open_ = false;
+    pending_.clear();
+  }
+  cv_.notify_all();
+}
+
+Result<std::string> NewSessionId() {
+  unsigned char bytes[16];
+  if (RAND_bytes(bytes, sizeof bytes) != 1) {
+    return Status::Internal("no secure random bytes for a session id");
+  }
+  return core::ToHex(
+      std::string_view(reinterpret_cast<const char*>(bytes), sizeof bytes));
+}
+
+ClientBinding BindingFor(const std::string& session_id) {
+  std::string id = "mcp-" + core::ToHex(core::Sha256(session_id)).substr(0, 16);
+  return ClientBinding{id, id};
+}
+
+Result<std::shared_ptr<HttpSession>> SessionTable::Create(Server& server) {
+  auto session = std::make_shared<HttpSession>();
+  Result<std::string> id = NewSessionId();
+  if (!id.ok()) return id.status();
+  session->id = *id;
+  session->binding = BindingFor(session->id);
+  session->outbox = std::make_shared<Outbox>();
+  session->last_used = std::chrono::steady_clock::now();
+  std::weak_ptr<Outbox> weak = session->outbox;
+  Result<std::unique_ptr<Connection>> conn =
+      server.Connect(session->binding, [weak](std::string message) {
+        if (auto outbox = weak.lock()) outbox->Push(std::move(message));
+      });
+  if (!conn.ok()) return conn.status();
+  session->connection = std::move(*conn);
+
+  std::lock_guard lock(mu_);
+  EvictIdleLocked(session->last_used);
+  if (sessions_.size() >= max_sessions_) {
+    return Status::ResourceExhausted(
+        "too many MCP sessions (" + std::to_string(max_sessions_) +
+        "), each with an open event stream; close one with DELETE");
+  }
+  sessions_[session->id] = session;
+  return session;
+}
+
+void SessionTable::EvictIdleLocked(std::chrono::steady_clock::time_point now) {
+  auto oldest = sessions_.end();
+  for (auto it = sessions_.begin(); it != sessions_.end();) {
+    bool streaming = it->second->outbox->HasStream();
+    if (!streaming && now - it->second->last_used > idle_timeout_) {
+      it->second->outbox->Close();
+      it = sessions_.erase(it);
+      continue;
+    }
+    if (!streaming && (oldest == sessions_.end() ||
+                       it->second->last_used < oldest->second->last_used)) {
+      oldest = it;
+    }
+    ++it;
+  }
+  if (sessions_.size() >= max_sessions_ && oldest != sessions_.end()) {
+    oldest->second->outbox->Close();
+    sessions_.erase(oldest);
+  }
+}
+
+std::shared_ptr<HttpSession> SessionTable::Find(const std::string& id) {
+  std::lock_guard lock(mu_);
+  auto it = sessions_.find(id);
+  if (it == sessions_.end()) return nullptr;
+  it->second->last_used = std::chrono::steady_clock::now();
+  return it->second;
+}
+
+bool SessionTable::Remove(const std::string& id) {
+  std::shared_ptr<HttpSession> gone;
+  {
+    std::lock_guard lock(mu_);
+    auto it = sessions_.find(id);
+    if (it == sessions_.end()) return false;
+    gone = std::move(it->second);
+    sessions_.erase(it);
+  }
+  gone->outbox->Close();
+  return true;
+}
+
+void SessionTable::CloseAll() {
+  std::lock_guard lock(mu_);
+  for (auto& [id, session] : sessions_) session->outbox->Close();
+}
+
+size_t SessionTable::size() {
+  std::lock_guard lock(mu_);
+  return sessions_.size();
+}
+
+}  // namespace ctxkit::mcp

@@ -1,0 +1,24 @@
+// The stdio transport (`ctxkit mcp`): newline-delimited JSON-RPC messages
+// on an input stream, one Connection, responses and notifications written
+// to an output stream under one mutex so lines never interleave.
+
+#ifndef CTXKIT_MCP_STDIO_TRANSPORT_H_
+#define CTXKIT_MCP_STDIO_TRANSPORT_H_
+
+#include <cstdio>
+
+#include "ctxkit/mcp.h"
+#include "ctxkit/status.h"
+
+namespace ctxkit::mcp {
+
+// Serves one client until `in` reaches end of file (OK) or `out` fails
+// (IoError). Blank lines are skipped and a trailing "\r" is dropped;
+// messages are handled in order. Nothing but protocol messages is written
+// to `out`.
+Status ServeStdio(Server& server, const ClientBinding& binding, std::FILE* in,
+                  std::FILE* out);
+
+}  // namespace ctxkit::mcp
+
+#endif  // CTXKIT_MCP_STDIO_TRANSPORT_H_

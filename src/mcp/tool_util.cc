@@ -1,0 +1,210 @@
+#include "mcp/tool_util.h"
+
+#include <string>
+#include <utility>
+
+#include "mcp/resource_uri.h"
+
+namespace ctxkit::mcp {
+
+Json ObjectSchema(Json properties,
+                  std::initializer_list<const char*> required) {
+  Json schema = {{"type", "object"},
+                 {"properties", std::move(properties)},
+                 {"additionalProperties", false}};
+  if (required.size() > 0) {
+    Json req = Json::array();
+    for (const char* r : required) req.push_back(r);
+    schema["required"] = std::move(req);
+  }
+  return schema;
+}
+
+Json StringProp(std::string_view description, uint64_t min_length,
+                uint64_t max_length) {
+  Json p = {{"type", "string"}, {"description", std::string(description)}};
+  if (min_length > 0) p["minLength"] = min_length;
+  if (max_length > 0) p["maxLength"] = max_length;
+  return p;
+}
+
+Json IntProp(std::string_view description, int64_t minimum, int64_t maximum) {
+  return {{"type", "integer"},
+          {"description", std::string(description)},
+          {"minimum", minimum},
+          {"maximum", maximum}};
+}
+
+Json BoolProp(std::string_view description) {
+  return {{"type", "boolean"}, {"description", std::string(description)}};
+}
+
+Json EnumProp(std::string_view description,
+              std::initializer_list<const char*> values) {
+  Json e = Json::array();
+  for (const char* v : values) e.push_back(v);
+  return {{"type", "string"},
+          {"description", std::string(description)},
+          {"enum", std::move(e)}};
+}
+
+Json StringListProp(std::string_view description, uint64_t max_items) {
+  return {{"type", "array"},
+          {"description", std::string(description)},
+          {"items", {{"type", "string"}}},
+          {"maxItems", max_items}};
+}
+
+Json KeyProp() {
+  return StringProp(
+      "The variable's key, e.g. \"logs/build\" (1-256 bytes). Give key or "
+      "ref, not both.",
+      1, 256);
+}
+
+Json RefProp() {
+  return StringProp(
+      "A ref (handle) such as \"ck:2s:3:t:14729:g:notes/auth\", as returned "
+      "by set, ref, search or list. A ref is a capability: it reads the "
+      "object it names even in a scope you cannot list. Give key or ref, "
+      "not both.",
+      3, 1024);
+}
+
+Json ScopeProp(std::string_view description) {
+  return EnumProp(description, {"global", "agent", "session"});
+}
+
+Json VersionProp() {
+  return IntProp("With key: a version number (1 = first). Omit for the latest.",
+                 1, INT64_MAX);
+}
+
+std::string StrArg(const Json& args, const char* name, std::string fallback) {
+  auto it = args.find(name);
+  return it != args.end() && it->is_string() ? it->get<std::string>()
+                                             : std::move(fallback);
+}
+
+uint64_t U64Arg(const Json& args, const char* name, uint64_t fallback) {
+  auto it = args.find(name);
+  if (it == args.end() || !it->is_number()) return fallback;
+  if (it->is_number_unsigned()) return it->get<uint64_t>();
+  double d = it->get<double>();
+  if (it->is_number_integer()) {
+    int64_t v = it->get<int64_t>();
+    return v < 0 ? 0 : static_cast<uint64_t>(v);
+  }
+  return d <= 0 ? 0 : static_cast<uint64_t>(d);
+}
+
+int64_t I64Arg(const Json& args, const char* name, int64_t fallback) {
+  auto it = args.find(name);
+  if (it == args.end() || !it->is_number()) return fallback;
+  if (it->is_number_unsigned()) {
+    uint64_t v = it->get<uint64_t>();
+    return v > static_cast<uint64_t>(INT64_MAX) ? INT64_MAX
+                                                : static_cast<int64_t>(v);
+  }
+  if (it->is_number_integer()) return it->get<int64_t>();
+  return static_cast<int64_t>(it->get<double>());
+}
+
+bool BoolArg(const Json& args, const char* name, bool fallback) {
+  auto it = args.find(name);
+  return it != args.end() && it->is_boolean() ? it->get<bool>() : fallback;
+}
+
+std::vector<std::string> StrListArg(const Json& args, const char* name) {
+  std::vector<std::string> out;
+  auto it = args.find(name);
+  if (it == args.end() || !it->is_array()) return out;
+  for (const Json& v : *it) {
+    if (v.is_string()) out.push_back(v.get<std::string>());
+  }
+  return out;
+}
+
+Json TextContent(std::string text) {
+  return {{"type", "text"}, {"text", std::move(text)}};
+}
+
+Json RefJson(const Ref& ref) {
+  return {{"ref", FormatRef(ref)},
+          {"key", ref.key},
+          {"scope", ref.scope.ToString()},
+          {"type", std::string(ValueTypeName(ref.type))},
+          {"version", ref.version},
+          {"size_bytes", ref.size_bytes}};
+}
+
+Result<Ref> ResolveTarget(ClientState& c, const Json& args) {
+  bool has_key = args.contains("key");
+  bool has_ref = args.contains("ref");
+  if (has_key == has_ref) {
+    return Status::InvalidArgument(
+        "give exactly one of \"key\" (a variable name) or \"ref\" (a handle "
+        "such as ck:...)");
+  }
+  uint64_t version = U64Arg(args, "version", 0);
+  if (has_key) {
+    LookupOptions o;
+    o.scope = StrArg(args, "scope");
+    o.version = version;
+    std::string key = StrArg(args, "key");
+    if (version != 0) return c.view.RefOf(key, o);
+    Result<ObjectMeta> meta = c.view.Stat(key, o);
+    if (!meta.ok()) return meta.status();
+    return StaticRefOf(*meta);
+  }
+  if (args.contains("scope")) {
+    return Status::InvalidArgument(
+        "\"scope\" applies to \"key\" lookups; a ref already names its "
+        "object");
+  }
+  Result<Ref> ref = ParseRef(StrArg(args, "ref"));
+  if (!ref.ok()) return ref.status();
+  if (version != 0) {
+    return Status::InvalidArgument(
+        "\"version\" applies to \"key\" lookups; a ref names its version "
+        "(take a static ref with the ref or versions tool)");
+  }
+  if (ref->is_static()) return *ref;
+  // Pin a dynamic ref to the latest version when the view can see its
+  // scope, so every read of one call sees one version. Otherwise it is a
+  // capability into another scope and is read as it stands.
+  std::optional<std::string> word =
+      ScopeWord(ref->scope, c.binding.agent, c.binding.session);
+  if (word) {
+    LookupOptions o;
+    o.scope = *word;
+    Result<ObjectMeta> meta = c.view.Stat(ref->key, o);
+    if (meta.ok() && meta->id == ref->id) return StaticRefOf(*meta);
+  }
+  return *ref;
+}
+
+std::string Grouped(uint64_t n) {
+  std::string digits = std::to_string(n);
+  std::string out;
+  out.reserve(digits.size() + digits.size() / 3);
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+std::string MimeTypeFor(ValueType type) {
+  switch (type) {
+    case ValueType::kJson:
+    case ValueType::kChat:
+      return "application/json";
+    case ValueType::kNote:
+      return "text/markdown";
+    default:
+      return "text/plain";
+  }
+}
+
+}  // namespace ctxkit::mcp

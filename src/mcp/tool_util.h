@@ -1,0 +1,63 @@
+// Small helpers the tool definitions share: schema fragments, argument
+// accessors (arguments are schema-checked first, so these only convert),
+// content items and the lookup of a key-or-ref target.
+
+#ifndef CTXKIT_MCP_TOOL_UTIL_H_
+#define CTXKIT_MCP_TOOL_UTIL_H_
+
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ctxkit/ref.h"
+#include "ctxkit/status.h"
+#include "ctxkit/store.h"
+#include "mcp/client_state.h"
+#include "mcp/json_rpc.h"
+
+namespace ctxkit::mcp {
+
+// {"type":"object","properties":...,"required":[...],
+//  "additionalProperties":false}.
+Json ObjectSchema(Json properties, std::initializer_list<const char*> required);
+
+// Property schemas used by many tools.
+Json StringProp(std::string_view description, uint64_t min_length = 0,
+                uint64_t max_length = 0);
+Json IntProp(std::string_view description, int64_t minimum, int64_t maximum);
+Json BoolProp(std::string_view description);
+Json EnumProp(std::string_view description,
+              std::initializer_list<const char*> values);
+Json StringListProp(std::string_view description, uint64_t max_items);
+Json KeyProp();
+Json RefProp();
+Json ScopeProp(std::string_view description);
+Json VersionProp();
+
+std::string StrArg(const Json& args, const char* name,
+                   std::string fallback = "");
+uint64_t U64Arg(const Json& args, const char* name, uint64_t fallback);
+int64_t I64Arg(const Json& args, const char* name, int64_t fallback);
+bool BoolArg(const Json& args, const char* name, bool fallback);
+std::vector<std::string> StrListArg(const Json& args, const char* name);
+
+Json TextContent(std::string text);
+Json RefJson(const Ref& ref);
+
+// The object a tool names with exactly one of "key" (looked up in "scope",
+// at "version") or "ref" (a capability). InvalidArgument when both or
+// neither are given. Returns a static ref to the version meant (the latest
+// for key lookups and dynamic refs).
+Result<Ref> ResolveTarget(ClientState& c, const Json& args);
+
+// "12,345,678".
+std::string Grouped(uint64_t n);
+
+// The MIME type a value of `type` is served as (text content).
+std::string MimeTypeFor(ValueType type);
+
+}  // namespace ctxkit::mcp
+
+#endif  // CTXKIT_MCP_TOOL_UTIL_H_

@@ -1,0 +1,236 @@
+// Explore tools: peek, search, find_relevant, summarize — reading a value
+// by handle without loading it into the context.
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ctxkit/explore.h"
+#include "ctxkit/index.h"
+#include "ctxkit/summary.h"
+#include "index/find_hit_json.h"
+#include "mcp/result_limit.h"
+#include "mcp/tool_registry.h"
+#include "mcp/tool_util.h"
+
+namespace ctxkit::mcp {
+
+namespace {
+
+constexpr char kScopeLookup[] =
+    "Which of your scopes to look in (global, agent, session). Omit for "
+    "session, then agent, then global.";
+
+Result<ToolResult> RunPeek(ClientState& c, const Json& a) {
+  Result<Ref> ref = ResolveTarget(c, a);
+  if (!ref.ok()) return ref.status();
+  PeekOptions o;
+  o.start = I64Arg(a, "start", 0);
+  o.end = a.contains("end") ? I64Arg(a, "end", 10) : o.start + 10;
+  if (o.start < 0 && !a.contains("end")) o.end = kPeekToEnd;
+  Result<PeekUnit> unit = ParsePeekUnit(StrArg(a, "unit", "auto"));
+  if (!unit.ok()) return unit.status();
+  o.unit = *unit;
+  o.max_bytes = U64Arg(a, "max_bytes", 256ull << 10);
+  Result<PeekResult> p = Peek(c.view, *ref, o);
+  if (!p.ok()) return p.status();
+  Json s = {{"ref", FormatRef(p->ref)},
+            {"unit", std::string(PeekUnitName(p->unit))},
+            {"start", p->start},
+            {"end", p->end},
+            {"total_bytes", p->total_bytes},
+            {"byte_offset", p->byte_begin},
+            {"byte_end", p->byte_end},
+            {"cut_at_max_bytes", p->truncated}};
+  if (p->total) s["total"] = *p->total;
+  return LimitedTextResult(c, std::move(p->text), std::move(s), p->ref,
+                           p->byte_begin);
+}
+
+Result<ToolResult> RunSearch(ClientState& c, const Json& a) {
+  SearchOptions o;
+  o.regex = BoolArg(a, "regex", false);
+  o.case_insensitive = BoolArg(a, "case_insensitive", false);
+  o.max_results = U64Arg(a, "max_results", 20);
+  o.context_lines = static_cast<uint32_t>(U64Arg(a, "context_lines", 0));
+  o.keys = StrListArg(a, "keys");
+  for (const std::string& r : StrListArg(a, "refs")) {
+    Result<Ref> ref = ParseRef(r);
+    if (!ref.ok()) return ref.status().WithContext("refs");
+    o.refs.push_back(*ref);
+  }
+  o.scope = StrArg(a, "scope");
+  o.key_prefix = StrArg(a, "key_prefix");
+  Result<SearchResult> r = Search(c.view, StrArg(a, "pattern"), o);
+  if (!r.ok()) return r.status();
+  Json matches = Json::array();
+  std::string text;
+  for (const SearchMatch& m : r->matches) {
+    Json before = Json::array();
+    Json after = Json::array();
+    for (const SearchLine& l : m.before) {
+      before.push_back({{"line", l.line}, {"text", l.text}});
+      text += FormatRef(m.ref) + ":" + std::to_string(l.line) + "- " + l.text +
+              "\n";
+    }
+    text += FormatRef(m.ref) + ":" + std::to_string(m.line) + ": " + m.preview +
+            "\n";
+    for (const SearchLine& l : m.after) {
+      after.push_back({{"line", l.line}, {"text", l.text}});
+      text += FormatRef(m.ref) + ":" + std::to_string(l.line) + "- " + l.text +
+              "\n";
+    }
+    matches.push_back({{"key", m.key},
+                       {"ref", FormatRef(m.ref)},
+                       {"line", m.line},
+                       {"byte_offset", m.byte_offset},
+                       {"line_offset", m.line_offset},
+                       {"preview", m.preview},
+                       {"before", std::move(before)},
+                       {"after", std::move(after)}});
+  }
+  if (r->matches.empty()) text = "(no matches)\n";
+  if (r->truncated) {
+    text += "[stopped at max_results; more matches may exist]\n";
+  }
+  Json s = {{"matches", std::move(matches)},
+            {"truncated", r->truncated},
+            {"variables_searched", r->variables_searched}};
+  return LimitedTextResult(c, std::move(text), std::move(s), std::nullopt, 0);
+}
+
+Result<ToolResult> RunFindRelevant(ClientState& c, const Json& a) {
+  FindOptions o;
+  o.top_k = U64Arg(a, "top_k", 5);
+  o.key = StrArg(a, "key");
+  o.key_prefix = StrArg(a, "key_prefix");
+  o.scope = StrArg(a, "scope");
+  o.lookup.scope = o.key.empty() ? "" : o.scope;
+  if (!o.key.empty()) o.scope.clear();
+  Result<FindResult> r = FindRelevant(c.view, StrArg(a, "query"), o);
+  if (!r.ok()) return r.status();
+  Json hits = Json::array();
+  std::string text;
+  for (const FindHit& h : r->hits) {
+    hits.push_back(index::FindHitToJson(h));
+    text += FormatRef(h.ref) + " bytes " + std::to_string(h.byte_offset) + "+" +
+            std::to_string(h.byte_length) + " (" + std::to_string(h.tokens) +
+            " tokens): " + h.preview + "\n";
+  }
+  if (r->hits.empty()) text = "(nothing relevant found)\n";
+  Json s = {{"hits", std::move(hits)},
+            {"method", r->method},
+            {"variables_covered", r->variables_covered}};
+  return LimitedTextResult(c, std::move(text), std::move(s), std::nullopt, 0);
+}
+
+Result<ToolResult> RunSummarize(ClientState& c, const Json& a) {
+  Result<Ref> ref = ResolveTarget(c, a);
+  if (!ref.ok()) return ref.status();
+  SummarizeOptions o;
+  o.max_tokens = U64Arg(a, "max_tokens", 500);
+  Result<SummarizerKind> kind =
+      ParseSummarizerKind(StrArg(a, "summarizer", "auto"));
+  if (!kind.ok()) return kind.status();
+  o.summarizer = *kind;
+  Result<Summary> sum = Summarize(c.view, FormatRef(*ref), o);
+  if (!sum.ok()) return sum.status();
+  Json s = {{"ref", FormatRef(sum->ref)},    {"tokens", sum->tokens},
+            {"summarizer", sum->summarizer}, {"kind", sum->kind},
+            {"sampled", sum->sampled},       {"cached", sum->cached}};
+  if (!sum->notes.empty()) s["notes"] = sum->notes;
+  return LimitedTextResult(c, std::move(sum->text), std::move(s), std::nullopt,
+                           0);
+}
+
+}  // namespace
+
+void AddExploreTools(std::vector<ToolDef>& tools) {
+  tools.push_back(
+      {"peek", "Look at a slice of a value",
+       "Return a slice of a stored value without reading the rest: lines "
+       "(text), items (JSON arrays and objects), chunks (streams) or bytes, "
+       "with Python slice semantics (start inclusive, end exclusive, "
+       "negative counts from the end). Default: the first 10 units. Use it "
+       "to look inside large values you hold as refs.",
+       ObjectSchema(
+           {{"key", KeyProp()},
+            {"ref", RefProp()},
+            {"scope", ScopeProp(kScopeLookup)},
+            {"version", VersionProp()},
+            {"start", IntProp("First unit (default 0).", INT64_MIN, INT64_MAX)},
+            {"end", IntProp("Unit to stop before (default start + 10).",
+                            INT64_MIN, INT64_MAX)},
+            {"unit", EnumProp("What start/end count (default auto: items "
+                              "for JSON, chunks for streams, else lines).",
+                              {"auto", "lines", "bytes", "items", "chunks"})},
+            {"max_bytes", IntProp("Cut the slice at this many bytes "
+                                  "(default 262144).",
+                                  1, 16 << 20)}},
+           {}),
+       true, false, true, RunPeek});
+  tools.push_back(
+      {"search", "Search values for a pattern",
+       "grep over stored values: every line matching a literal string or an "
+       "RE2 regex, with the ref of the value, the 1-based line number and "
+       "a preview. Searches the given keys or refs, else every value you "
+       "can see. Follow up with get (line_start/line_end) or peek.",
+       ObjectSchema(
+           {{"pattern", StringProp("Literal text, or a regex when regex is "
+                                   "true. One line.",
+                                   1, 4096)},
+            {"regex", BoolProp("Treat pattern as an RE2 regular expression.")},
+            {"case_insensitive", BoolProp("Ignore case.")},
+            {"max_results", IntProp("Stop after this many matching lines "
+                                    "(default 20).",
+                                    1, 1000)},
+            {"context_lines", IntProp("Lines of context before and after "
+                                      "each match.",
+                                      0, 20)},
+            {"keys", StringListProp("Only these keys.", 100)},
+            {"refs", StringListProp("Only these refs (capabilities).", 100)},
+            {"scope", ScopeProp("Only this scope (with keys: where to look "
+                                "them up).")},
+            {"key_prefix",
+             StringProp("Only keys starting with this.", 0, 256)}},
+           {"pattern"}),
+       true, false, true, RunSearch});
+  tools.push_back(
+      {"find_relevant", "Find the chunks relevant to a question",
+       "Rank token-bounded chunks of your stored values by relevance to a "
+       "free-text query (BM25, plus embeddings when configured). Each hit is "
+       "a static ref with a byte range: read just that chunk with get "
+       "(ref, byte_offset, byte_length).",
+       ObjectSchema(
+           {{"query",
+             StringProp("What you are looking for, in words.", 1, 4096)},
+            {"top_k", IntProp("How many chunks (default 5).", 1, 100)},
+            {"key", KeyProp()},
+            {"scope", ScopeProp("Only this scope (with key: where to look it "
+                                "up).")},
+            {"key_prefix",
+             StringProp("Only keys starting with this.", 0, 256)}},
+           {"query"}),
+       true, false, true, RunFindRelevant});
+  tools.push_back(
+      {"summarize", "Summarize a value",
+       "A summary of a stored value within max_tokens (structural: JSON "
+       "shape, code outline, text head/key lines/tail; or an LLM summary "
+       "when one is configured). Cached per version. Read this instead of "
+       "the value to decide what to look at.",
+       ObjectSchema(
+           {{"key", KeyProp()},
+            {"ref", RefProp()},
+            {"scope", ScopeProp(kScopeLookup)},
+            {"version", VersionProp()},
+            {"max_tokens", IntProp("Upper bound on the summary (default "
+                                   "500).",
+                                   1, 8000)},
+            {"summarizer", EnumProp("auto (LLM when configured, else "
+                                    "structural), structural or llm.",
+                                    {"auto", "structural", "llm"})}},
+           {}),
+       true, false, true, RunSummarize});
+}
+
+}  // namespace ctxkit::mcp

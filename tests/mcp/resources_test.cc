@@ -1,0 +1,253 @@
+// Resources (list pagination, read text and binary, templates, subscribe),
+// prompts, and the conformance fixtures switch.
+
+#include <openssl/evp.h>
+
+#include <set>
+#include <string>
+
+#include "mcp/mcp_test_util.h"
+
+namespace ctxkit::mcp::testing {
+namespace {
+
+using ResourcesTest = McpTest;
+
+std::string DecodeBase64(const std::string& b64) {
+  std::string out(b64.size(), '\0');
+  int n = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data()),
+                          reinterpret_cast<const unsigned char*>(b64.data()),
+                          static_cast<int>(b64.size()));
+  if (n < 0) return "";
+  size_t pad = 0;
+  if (!b64.empty() && b64.back() == '=') ++pad;
+  if (b64.size() > 1 && b64[b64.size() - 2] == '=') ++pad;
+  out.resize(static_cast<size_t>(n) - pad);
+  return out;
+}
+
+TEST_F(ResourcesTest, ListIsPaginatedWithAnOpaqueCursor) {
+  Client& c = Ready();
+  for (int i = 0; i < 230; ++i) {
+    c.Ok("set", {{"key", "k/" + std::to_string(1000 + i)}, {"value", "v"}});
+  }
+  c.Ok("set", {{"key", "odd key@x y"}, {"value", "v"}, {"scope", "agent"}});
+  std::set<std::string> uris;
+  Json params = Json::object();
+  int pages = 0;
+  for (;;) {
+    Json r = c.Request("resources/list", params)["result"];
+    ++pages;
+    for (const Json& res : r["resources"]) {
+      EXPECT_TRUE(res.contains("name"));
+      EXPECT_TRUE(res.contains("description"));
+      EXPECT_TRUE(uris.insert(res["uri"].get<std::string>()).second);
+    }
+    if (!r.contains("nextCursor")) break;
+    params = {{"cursor", r["nextCursor"]}};
+  }
+  EXPECT_EQ(pages, 3);
+  EXPECT_EQ(uris.size(), 231u);
+  EXPECT_TRUE(uris.count("ctxkit://global/k/1000"));
+  EXPECT_TRUE(uris.count("ctxkit://agent/odd%20key%40x%20y"));
+  Json bad = c.Request("resources/list", {{"cursor", "not-ours"}});
+  EXPECT_EQ(bad["error"]["code"], -32602);
+  bad = c.Request("resources/list", {{"cursor", "ck1.garbage"}});
+  EXPECT_EQ(bad["error"]["code"], -32602);
+}
+
+TEST_F(ResourcesTest, ReadTextBinaryVersionsAndRefs) {
+  Client& c = Ready();
+  c.Ok("set", {{"key", "doc"}, {"value", "{\"a\":1}"}, {"type", "json"}});
+  c.Ok("set", {{"key", "doc"}, {"value", "{\"a\":2}"}, {"type", "json"}});
+  Json r = c.Request("resources/read", {{"uri", "ctxkit://global/doc"}});
+  EXPECT_EQ(r["result"]["contents"][0]["text"], "{\"a\":2}");
+  EXPECT_EQ(r["result"]["contents"][0]["mimeType"], "application/json");
+  EXPECT_EQ(r["result"]["contents"][0]["uri"], "ctxkit://global/doc");
+  r = c.Request("resources/read", {{"uri", "ctxkit://global/doc@1"}});
+  EXPECT_EQ(r["result"]["contents"][0]["text"], "{\"a\":1}");
+  // Binary: not UTF-8, served as a base64 blob.
+  std::string bin("\x89PNG\r\n\x1a\n\x00\xff\xfe", 11);
+  store_->OpenView("agent-a", "sess-a")->Set("img", bin, {});
+  r = c.Request("resources/read", {{"uri", "ctxkit://global/img"}});
+  const Json& blob = r["result"]["contents"][0];
+  EXPECT_FALSE(blob.contains("text"));
+  EXPECT_EQ(blob["mimeType"], "application/octet-stream");
+  EXPECT_EQ(DecodeBase64(blob["blob"]), bin);
+  // By ref.
+  Json ref = c.Ok("ref", {{"key", "doc"}, {"version", 1}});
+  std::string wire = ref["structuredContent"]["ref"];
+  std::string enc;
+  for (char ch : wire) {
+    if (ch == '=') {
+      enc += "%3D";
+    } else {
+      enc += ch;
+    }
+  }
+  r = c.Request("resources/read", {{"uri", "ctxkit://ref/" + enc}});
+  EXPECT_EQ(r["result"]["contents"][0]["text"], "{\"a\":1}") << r.dump();
+  // Errors.
+  EXPECT_EQ(c.Request("resources/read",
+                      {{"uri", "ctxkit://global/nope"}})["error"]["code"],
+            -32002);
+  EXPECT_EQ(c.Request("resources/read",
+                      {{"uri", "ctxkit://global/doc@9"}})["error"]["code"],
+            -32002);
+  for (const char* bad :
+       {"http://x", "ctxkit://elsewhere/doc", "ctxkit://global/doc@0",
+        "ctxkit://global/%zz", "ctxkit://global/a@b", "ctxkit://ref/ck:bad"}) {
+    EXPECT_EQ(c.Request("resources/read", {{"uri", bad}})["error"]["code"],
+              -32602)
+        << bad;
+  }
+  EXPECT_EQ(c.Request("resources/read",
+                      {{"uri", "test://static-text"}})["error"]["code"],
+            -32602);
+}
+
+TEST_F(ResourcesTest, OversizedReadPointsAtRangedGet) {
+  options_.max_resource_read_bytes = 10;
+  Client& c = Ready();
+  c.Ok("set", {{"key", "big"}, {"value", std::string(100, 'a')}});
+  Json r = c.Request("resources/read", {{"uri", "ctxkit://global/big"}});
+  EXPECT_EQ(r["error"]["code"], -32602);
+  EXPECT_NE(r["error"]["message"].get<std::string>().find("byte_offset"),
+            std::string::npos);
+}
+
+TEST_F(ResourcesTest, TemplateForKeyAtVersion) {
+  Client& c = Ready();
+  Json t = c.Request("resources/templates/list")["result"]["resourceTemplates"];
+  ASSERT_EQ(t.size(), 1u);
+  EXPECT_EQ(t[0]["uriTemplate"], "ctxkit://{scope}/{key}@{version}");
+  c.Ok("set", {{"key", "a/b"}, {"value", "x"}});
+  // RFC 6570 simple expansion encodes '/' in the key: accepted.
+  Json r = c.Request("resources/read", {{"uri", "ctxkit://global/a%2Fb@1"}});
+  EXPECT_EQ(r["result"]["contents"][0]["text"], "x");
+}
+
+TEST_F(ResourcesTest, SubscriptionNotifiesNewVersionsFromAnyWriter) {
+  Client& c = Ready();
+  c.Ok("set", {{"key", "watched"}, {"value", "1"}});
+  EXPECT_EQ(c.Request("resources/subscribe",
+                      {{"uri", "ctxkit://global/watched"}})["result"],
+            Json::object());
+  EXPECT_FALSE(c.WaitFor("notifications/resources/updated",
+                         std::chrono::milliseconds(150)));
+  // Another Store instance on the same home: as another process would.
+  Options o;
+  o.home = store_->home();
+  auto other = Store::Open(o);
+  ASSERT_TRUE(other.ok());
+  ASSERT_TRUE((*other)->OpenView("x", "")->Set("watched", "2", {}).ok());
+  auto n = c.WaitFor("notifications/resources/updated",
+                     std::chrono::milliseconds(3000));
+  ASSERT_TRUE(n);
+  EXPECT_EQ((*n)["params"]["uri"], "ctxkit://global/watched");
+  // Unsubscribed: no more.
+  c.Request("resources/unsubscribe", {{"uri", "ctxkit://global/watched"}});
+  c.ClearNotifications();
+  ASSERT_TRUE((*other)->OpenView("x", "")->Set("watched", "3", {}).ok());
+  EXPECT_FALSE(c.WaitFor("notifications/resources/updated",
+                         std::chrono::milliseconds(200)));
+  EXPECT_EQ(
+      c.Request("resources/subscribe", {{"uri", "nope://x"}})["error"]["code"],
+      -32602);
+  // A key that does not exist yet is notified when it appears.
+  c.Request("resources/subscribe", {{"uri", "ctxkit://session/later"}});
+  c.Ok("set", {{"key", "later"}, {"value", "now"}, {"scope", "session"}});
+  n = c.WaitFor("notifications/resources/updated",
+                std::chrono::milliseconds(3000));
+  ASSERT_TRUE(n);
+  EXPECT_EQ((*n)["params"]["uri"], "ctxkit://session/later");
+}
+
+TEST_F(ResourcesTest, RootPrompt) {
+  Client& c = Ready();
+  Json list = c.Request("prompts/list")["result"]["prompts"];
+  ASSERT_EQ(list.size(), 1u);
+  EXPECT_EQ(list[0]["name"], "root_prompt");
+  EXPECT_EQ(list[0]["arguments"][0]["name"], "query");
+  EXPECT_EQ(list[0]["arguments"][0]["required"], true);
+  c.Ok("set", {{"key", "mem"},
+               {"value", "SECRET-CONTENT"},
+               {"scope", "session"},
+               {"type", "memory"}});
+  Json r = c.Request(
+      "prompts/get",
+      {{"name", "root_prompt"},
+       {"arguments", {{"query", "find the bug"}, {"session", "sess-a"}}}});
+  ASSERT_TRUE(r.contains("result")) << r.dump();
+  std::string text = r["result"]["messages"][0]["content"]["text"];
+  EXPECT_NE(text.find("find the bug"), std::string::npos);
+  EXPECT_NE(text.find("peek"), std::string::npos);
+  EXPECT_NE(text.find("SUBMIT"), std::string::npos);
+  EXPECT_EQ(text.find("SECRET-CONTENT"), std::string::npos);
+  EXPECT_EQ(
+      c.Request("prompts/get", {{"name", "root_prompt"}})["error"]["code"],
+      -32602);
+  EXPECT_EQ(c.Request("prompts/get", {{"name", "nope"}})["error"]["code"],
+            -32602);
+  EXPECT_EQ(c.Request("prompts/get",
+                      {{"name", "test_simple_prompt"}})["error"]["code"],
+            -32602);
+}
+
+TEST_F(ResourcesTest, ConformanceFixturesOnlyWhenAskedFor) {
+  options_.conformance_fixtures = true;
+  Client& c = Ready();
+  Json list = c.Request("resources/list")["result"]["resources"];
+  ASSERT_GE(list.size(), 3u);
+  EXPECT_EQ(list[0]["uri"], "test://static-text");
+  Json text = c.Request("resources/read", {{"uri", "test://static-text"}});
+  EXPECT_EQ(text["result"]["contents"][0]["mimeType"], "text/plain");
+  Json bin = c.Request("resources/read", {{"uri", "test://static-binary"}});
+  EXPECT_EQ(DecodeBase64(bin["result"]["contents"][0]["blob"]).substr(1, 3),
+            "PNG");
+  Json tmpl =
+      c.Request("resources/read", {{"uri", "test://template/123/data"}});
+  EXPECT_NE(
+      tmpl["result"]["contents"][0]["text"].get<std::string>().find("123"),
+      std::string::npos);
+  EXPECT_EQ(c.Request("resources/subscribe",
+                      {{"uri", "test://watched-resource"}})["result"],
+            Json::object());
+  Json p = c.Request("prompts/get",
+                     {{"name", "test_prompt_with_arguments"},
+                      {"arguments", {{"arg1", "v1"}, {"arg2", "v2"}}}});
+  std::string msg = p["result"]["messages"].dump();
+  EXPECT_NE(msg.find("v1"), std::string::npos);
+  EXPECT_NE(msg.find("v2"), std::string::npos);
+  EXPECT_EQ(
+      c.Request("prompts/get",
+                {{"name", "test_prompt_with_arguments"}})["error"]["code"],
+      -32602);
+  Json img = c.Request("prompts/get", {{"name", "test_prompt_with_image"}});
+  EXPECT_EQ(img["result"]["messages"][0]["content"]["type"], "image");
+  Json emb =
+      c.Request("prompts/get", {{"name", "test_prompt_with_embedded_resource"},
+                                {"arguments", {{"resourceUri", "test://x"}}}});
+  EXPECT_EQ(emb["result"]["messages"][0]["content"]["type"], "resource");
+  EXPECT_EQ(c.Request("prompts/list")["result"]["prompts"].size(), 5u);
+  EXPECT_EQ(c.Request("resources/templates/list")["result"]["resourceTemplates"]
+                .size(),
+            2u);
+}
+
+TEST_F(ResourcesTest, ServerRejectsBadOptionsAndBindings) {
+  ServerOptions bad = options_;
+  bad.result_token_limit = 1;
+  EXPECT_FALSE(Server::Create(store_.get(), "", bad).ok());
+  bad = options_;
+  bad.subscription_poll_ms = 0;
+  EXPECT_FALSE(Server::Create(store_.get(), "", bad).ok());
+  EXPECT_FALSE(Server::Create(nullptr, "", options_).ok());
+  auto conn = server().Connect({"bad agent!", "s"}, nullptr);
+  EXPECT_EQ(conn.status().code(), StatusCode::kInvalidArgument);
+  conn = server().Connect({"a", ""}, nullptr);
+  EXPECT_EQ(conn.status().code(), StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace ctxkit::mcp::testing

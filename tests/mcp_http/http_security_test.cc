@@ -1,0 +1,146 @@
+// The transport's pure rules: loopback binds, Host/Origin checks, bearer
+// tokens, and how a POST body is classified before it reaches the core.
+
+#include "mcp/http_security.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "mcp/http_message.h"
+#include "mcp/http_session.h"
+
+namespace ctxkit::mcp {
+namespace {
+
+TEST(HttpSecurityTest, LoopbackBinds) {
+  for (const char* a :
+       {"127.0.0.1", "127.1.2.3", "localhost", "::1", "[::1]", "LOCALHOST"}) {
+    EXPECT_TRUE(IsLoopbackBind(a)) << a;
+  }
+  for (const char* a : {"0.0.0.0", "::", "192.168.1.5", "10.0.0.1",
+                        "example.com", "", "128.0.0.1"}) {
+    EXPECT_FALSE(IsLoopbackBind(a)) << a;
+  }
+}
+
+TEST(HttpSecurityTest, HostOfAuthority) {
+  EXPECT_EQ(HostOfAuthority("localhost:8765"), "localhost");
+  EXPECT_EQ(HostOfAuthority("LocalHost"), "localhost");
+  EXPECT_EQ(HostOfAuthority("[::1]:80"), "[::1]");
+  EXPECT_EQ(HostOfAuthority("[::1]"), "[::1]");
+  EXPECT_EQ(HostOfAuthority("127.0.0.1"), "127.0.0.1");
+  for (const char* bad : {"", ":80", "host:", "host:port", "host:123456",
+                          "[::1", "[::1]x", "user@localhost", "a b", "::1"}) {
+    EXPECT_EQ(HostOfAuthority(bad), "") << bad;
+  }
+}
+
+TEST(HttpSecurityTest, OriginsAndHosts) {
+  OriginPolicy p({"https://App.Example:8443/"});
+  EXPECT_TRUE(p.OriginAllowed("http://localhost:3000"));
+  EXPECT_TRUE(p.OriginAllowed("http://127.0.0.1"));
+  EXPECT_TRUE(p.OriginAllowed("https://[::1]:1"));
+  EXPECT_TRUE(p.OriginAllowed("https://app.example:8443"));
+  EXPECT_FALSE(p.OriginAllowed("https://app.example"));      // Other port.
+  EXPECT_FALSE(p.OriginAllowed("http://app.example:8443"));  // Scheme.
+  EXPECT_FALSE(p.OriginAllowed("http://evil.example.com"));
+  EXPECT_FALSE(p.OriginAllowed("http://localhost.evil.com"));
+  EXPECT_FALSE(p.OriginAllowed("null"));
+  EXPECT_FALSE(p.OriginAllowed("file://"));
+  EXPECT_FALSE(p.OriginAllowed("http://localhost/path"));
+  EXPECT_TRUE(p.HostAllowed("localhost:8765"));
+  EXPECT_TRUE(p.HostAllowed("127.0.0.1:1"));
+  EXPECT_TRUE(p.HostAllowed("app.example"));
+  EXPECT_FALSE(p.HostAllowed("evil.example.com"));
+  EXPECT_FALSE(p.HostAllowed(""));
+  OriginPolicy none({});
+  EXPECT_FALSE(none.OriginAllowed("https://app.example:8443"));
+  EXPECT_FALSE(none.HostAllowed("app.example"));
+}
+
+TEST(HttpSecurityTest, BearerTokens) {
+  EXPECT_TRUE(BearerTokenMatches("Bearer s3cret", "s3cret"));
+  EXPECT_TRUE(BearerTokenMatches("bearer s3cret", "s3cret"));
+  EXPECT_TRUE(BearerTokenMatches("Bearer   s3cret ", "s3cret"));
+  EXPECT_FALSE(BearerTokenMatches("Bearer s3cre", "s3cret"));
+  EXPECT_FALSE(BearerTokenMatches("Bearer s3cretx", "s3cret"));
+  EXPECT_FALSE(BearerTokenMatches("Basic s3cret", "s3cret"));
+  EXPECT_FALSE(BearerTokenMatches("s3cret", "s3cret"));
+  EXPECT_FALSE(BearerTokenMatches("", "s3cret"));
+  EXPECT_FALSE(BearerTokenMatches("Bearer ", ""));
+}
+
+TEST(HttpMessageTest, Classifies) {
+  MessageInfo m = ClassifyMessage(
+      R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"method":"x"}})");
+  EXPECT_EQ(m.kind, MessageKind::kRequest);
+  EXPECT_EQ(m.method, "initialize");
+  m = ClassifyMessage(
+      R"({"params":{"id":3},"jsonrpc":"2.0","method":"notifications/initialized"})");
+  EXPECT_EQ(m.kind, MessageKind::kNotification);
+  EXPECT_EQ(m.method, "notifications/initialized");
+  EXPECT_EQ(ClassifyMessage(R"({"jsonrpc":"2.0","id":4,"result":{}})").kind,
+            MessageKind::kResponse);
+  EXPECT_EQ(ClassifyMessage(R"({"jsonrpc":"2.0","id":)").kind,
+            MessageKind::kMalformed);
+  EXPECT_EQ(ClassifyMessage("").kind, MessageKind::kMalformed);
+  EXPECT_EQ(ClassifyMessage(R"({"a":1} {"b":2})").kind,
+            MessageKind::kMalformed);
+  EXPECT_EQ(
+      ClassifyMessage(R"([{"jsonrpc":"2.0","id":1,"method":"ping"}])").kind,
+      MessageKind::kNotAnObject);
+  EXPECT_EQ(ClassifyMessage("42").kind, MessageKind::kNotAnObject);
+  std::string deep(kMaxJsonDepth + 1, '[');
+  deep += std::string(kMaxJsonDepth + 1, ']');
+  EXPECT_EQ(ClassifyMessage(R"({"x":)" + deep + "}").kind,
+            MessageKind::kTooDeep);
+}
+
+TEST(HttpSessionTest, IdsAreRandomAndBindingsHideThem) {
+  Result<std::string> a = NewSessionId();
+  Result<std::string> b = NewSessionId();
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_EQ(a->size(), 32u);
+  EXPECT_NE(*a, *b);
+  EXPECT_EQ(a->find_first_not_of("0123456789abcdef"), std::string::npos);
+  ClientBinding ba = BindingFor(*a);
+  EXPECT_EQ(ba.agent.size(), 20u);
+  EXPECT_EQ(ba.agent.rfind("mcp-", 0), 0u);
+  EXPECT_EQ(ba.agent, ba.session);
+  EXPECT_EQ(a->find(ba.agent.substr(4)), std::string::npos);
+  EXPECT_NE(BindingFor(*b).agent, ba.agent);
+  EXPECT_EQ(BindingFor(*a).agent, ba.agent);  // Stable.
+}
+
+TEST(HttpSessionTest, OutboxStreamsAndReplacement) {
+  Outbox box;
+  box.Push(R"({"a":1})");
+  uint64_t g1 = box.OpenStream();
+  std::string out;
+  EXPECT_EQ(box.Take(g1, std::chrono::milliseconds(10), &out),
+            Outbox::Wait::kMessages);
+  EXPECT_EQ(out, "event: message\ndata: {\"a\":1}\n\n");
+  out.clear();
+  EXPECT_EQ(box.Take(g1, std::chrono::milliseconds(10), &out),
+            Outbox::Wait::kIdle);
+  uint64_t g2 = box.OpenStream();  // A reconnect replaces the old stream.
+  EXPECT_EQ(box.Take(g1, std::chrono::milliseconds(10), &out),
+            Outbox::Wait::kEnded);
+  box.EndStream(g1);  // The old stream's end leaves the new one open.
+  EXPECT_TRUE(box.HasStream());
+  for (size_t i = 0; i < Outbox::kMaxPending + 5; ++i) {
+    box.Push(std::to_string(i));
+  }
+  EXPECT_EQ(box.Take(g2, std::chrono::milliseconds(10), &out),
+            Outbox::Wait::kMessages);
+  EXPECT_EQ(out.find("data: 4\n"), std::string::npos);  // Oldest dropped.
+  EXPECT_NE(out.find("data: 5\n"), std::string::npos);
+  box.Close();
+  EXPECT_EQ(box.Take(g2, std::chrono::milliseconds(10), &out),
+            Outbox::Wait::kEnded);
+  EXPECT_FALSE(box.HasStream());
+}
+
+}  // namespace
+}  // namespace ctxkit::mcp

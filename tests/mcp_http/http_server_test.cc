@@ -1,0 +1,489 @@
+// `ctxkit serve`'s transport end to end over real loopback sockets: the
+// HttpServer on an ephemeral port in front of the real protocol core on a
+// temporary store, driven with raw HTTP requests.
+
+#include "mcp/http_server.h"
+
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "ctxkit/mcp.h"
+#include "ctxkit/store.h"
+#include "mcp_http/http_test_client.h"
+
+namespace ctxkit::mcp::testing {
+namespace {
+
+using Json = nlohmann::json;
+
+const HeaderList kPostHeaders = {
+    {"Content-Type", "application/json"},
+    {"Accept", "application/json, text/event-stream"}};
+
+class HttpServerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const char* base = ::getenv("TMPDIR");
+    std::string pattern =
+        std::string(base && *base ? base : "/tmp") + "/ctxkit-http-XXXXXX";
+    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
+    dir_ = pattern;
+    Options o;
+    o.home = dir_ + "/store";
+    Result<std::unique_ptr<Store>> store = Store::Open(o);
+    ASSERT_TRUE(store.ok()) << store.status().ToString();
+    store_ = std::move(*store);
+    ServerOptions so;
+    so.capture_root = dir_ + "/captures";
+    so.notes_root = dir_ + "/notes";
+    so.subscription_poll_ms = 20;
+    Result<std::unique_ptr<Server>> server =
+        Server::Create(store_.get(), store_->home(), so);
+    ASSERT_TRUE(server.ok()) << server.status().ToString();
+    server_ = std::move(*server);
+  }
+
+  void TearDown() override {
+    http_.reset();
+    server_.reset();
+    store_.reset();
+    std::error_code ec;
+    std::filesystem::remove_all(dir_, ec);
+  }
+
+  void Serve(HttpOptions o = {}) {
+    o.port = 0;
+    Result<std::unique_ptr<HttpServer>> s = HttpServer::Start(server_.get(), o);
+    ASSERT_TRUE(s.ok()) << s.status().ToString();
+    http_ = std::move(*s);
+    port_ = http_->port();
+  }
+
+  static std::string Message(int id, const std::string& method,
+                             Json params = Json::object()) {
+    return Json{{"jsonrpc", "2.0"},
+                {"id", id},
+                {"method", method},
+                {"params", std::move(params)}}
+        .dump();
+  }
+
+  HttpReply Post(const std::string& body, HeaderList extra = {},
+                 const std::string& session = "") {
+    HeaderList h = kPostHeaders;
+    if (!session.empty()) h.push_back({"Mcp-Session-Id", session});
+    h.insert(h.end(), extra.begin(), extra.end());
+    return HttpCall(port_, "POST", body, h);
+  }
+
+  // initialize + notifications/initialized; returns the session id.
+  std::string Open(HeaderList extra = {}) {
+    HttpReply r =
+        Post(Message(1, "initialize",
+                     {{"protocolVersion", "2025-11-25"},
+                      {"capabilities", Json::object()},
+                      {"clientInfo", {{"name", "gtest"}, {"version", "1"}}}}),
+             extra);
+    EXPECT_EQ(r.status, 200) << r.body;
+    std::string id = r.Header("mcp-session-id");
+    EXPECT_FALSE(id.empty());
+    HttpReply n = Post(
+        R"({"jsonrpc":"2.0","method":"notifications/initialized"})", extra, id);
+    EXPECT_EQ(n.status, 202) << n.body;
+    return id;
+  }
+
+  Json Call(const std::string& session, const std::string& tool, Json args,
+            int id = 7) {
+    HttpReply r =
+        Post(Message(id, "tools/call", {{"name", tool}, {"arguments", args}}),
+             {}, session);
+    EXPECT_EQ(r.status, 200) << r.body;
+    Json j = Json::parse(r.body, nullptr, false);
+    EXPECT_TRUE(j.contains("result")) << r.body;
+    return j.contains("result") ? j["result"] : Json();
+  }
+
+  static int RpcCode(const HttpReply& r) {
+    Json j = Json::parse(r.body, nullptr, false);
+    if (!j.is_object() || !j.contains("error")) return 0;
+    return j["error"].value("code", 0);
+  }
+
+  std::string dir_;
+  std::unique_ptr<Store> store_;
+  std::unique_ptr<Server> server_;
+  std::unique_ptr<HttpServer> http_;
+  int port_ = 0;
+};
+
+TEST_F(HttpServerTest, SessionLifecycle) {
+  Serve();
+  std::string id = Open();
+  EXPECT_EQ(id.size(), 32u);
+  EXPECT_EQ(http_->session_count(), 1u);
+  std::string list = Message(2, "tools/list");
+
+  HttpReply r = Post(list);  // No session id.
+  EXPECT_EQ(r.status, 400);
+  EXPECT_EQ(RpcCode(r), -32000);
+  EXPECT_NE(r.body.find("Mcp-Session-Id"), std::string::npos);
+
+  r = Post(list, {}, "0123456789abcdef0123456789abcdef");
+  EXPECT_EQ(r.status, 404);
+  EXPECT_EQ(RpcCode(r), -32001);
+
+  r = Post(list, {}, id);
+  EXPECT_EQ(r.status, 200);
+  EXPECT_NE(r.Header("content-type").find("application/json"),
+            std::string::npos);
+  Json j = Json::parse(r.body);
+  EXPECT_EQ(j["id"], 2);
+  EXPECT_FALSE(j["result"]["tools"].empty());
+
+  // initialize again on an existing session is refused.
+  r = Post(Message(3, "initialize", {{"protocolVersion", "2025-11-25"}}), {},
+           id);
+  EXPECT_EQ(r.status, 400);
+
+  r = HttpCall(port_, "DELETE", "", {{"Mcp-Session-Id", id}});
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(http_->session_count(), 0u);
+  EXPECT_EQ(Post(list, {}, id).status, 404);
+  EXPECT_EQ(HttpCall(port_, "DELETE", "", {{"Mcp-Session-Id", id}}).status,
+            404);
+  EXPECT_EQ(HttpCall(port_, "DELETE", "", {}).status, 400);
+  EXPECT_EQ(HttpCall(port_, "PUT", "{}", kPostHeaders).status, 405);
+}
+
+TEST_F(HttpServerTest, RefusedInitializeOpensNoSession) {
+  Serve();
+  HttpReply r = Post(Message(1, "initialize", {{"protocolVersion", 5}}));
+  EXPECT_EQ(r.status, 200);
+  EXPECT_NE(RpcCode(r), 0) << r.body;
+  EXPECT_TRUE(r.Header("mcp-session-id").empty());
+  EXPECT_EQ(http_->session_count(), 0u);
+}
+
+TEST_F(HttpServerTest, NotificationsAndResponsesGet202) {
+  Serve();
+  std::string id = Open();
+  HttpReply r = Post(
+      R"({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":9}})",
+      {}, id);
+  EXPECT_EQ(r.status, 202);
+  EXPECT_TRUE(r.body.empty());
+  r = Post(R"({"jsonrpc":"2.0","id":"s1","result":{}})", {}, id);
+  EXPECT_EQ(r.status, 202);
+  EXPECT_TRUE(r.body.empty());
+}
+
+TEST_F(HttpServerTest, ProtocolVersionHeader) {
+  Serve();
+  std::string id = Open();
+  std::string ping = Message(4, "ping");
+  EXPECT_EQ(Post(ping, {{"MCP-Protocol-Version", "2025-11-25"}}, id).status,
+            200);
+  EXPECT_EQ(Post(ping, {{"MCP-Protocol-Version", "2025-06-18"}}, id).status,
+            200);
+  HttpReply r = Post(ping, {{"MCP-Protocol-Version", "2024-01-01"}}, id);
+  EXPECT_EQ(r.status, 400);
+  EXPECT_NE(r.body.find("2024-01-01"), std::string::npos);
+}
+
+TEST_F(HttpServerTest, OriginAndHostValidation) {
+  HttpOptions o;
+  o.allowed_origins = {"https://app.example:8443"};
+  Serve(o);
+  std::string init =
+      Message(1, "initialize",
+              {{"protocolVersion", "2025-11-25"},
+               {"capabilities", Json::object()},
+               {"clientInfo", {{"name", "gtest"}, {"version", "1"}}}});
+  HttpReply r = Post(init, {{"Origin", "http://evil.example.com"}});
+  EXPECT_EQ(r.status, 403);
+  EXPECT_EQ(RpcCode(r), -32000);
+  r = Post(init, {{"Host", "evil.example.com"}});
+  EXPECT_EQ(r.status, 403);
+  r = Post(init, {{"Host", "evil.example.com:" + std::to_string(port_)},
+                  {"Origin", "http://evil.example.com"}});
+  EXPECT_EQ(r.status, 403);
+  EXPECT_EQ(http_->session_count(), 0u);
+
+  EXPECT_EQ(Post(init, {{"Origin", "http://localhost:5173"}}).status, 200);
+  EXPECT_EQ(Post(init, {{"Host", "localhost:" + std::to_string(port_)},
+                        {"Origin", "http://localhost"}})
+                .status,
+            200);
+  EXPECT_EQ(Post(init, {{"Origin", "https://app.example:8443"}}).status, 200);
+  EXPECT_EQ(Post(init, {{"Origin", "https://app.example:9999"}}).status, 403);
+  // A GET or DELETE from a foreign origin is refused as well.
+  EXPECT_EQ(HttpCall(port_, "GET", "",
+                     {{"Accept", "text/event-stream"},
+                      {"Origin", "http://evil.example.com"}})
+                .status,
+            403);
+}
+
+TEST_F(HttpServerTest, NonLoopbackBindNeedsTokenAndEveryRequestCarriesIt) {
+  HttpOptions o;
+  o.bind = "0.0.0.0";
+  Result<std::unique_ptr<HttpServer>> refused =
+      HttpServer::Start(server_.get(), o);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(refused.status().message().find("token"), std::string::npos);
+
+  o.token = "tok-123";
+  Serve(o);
+  std::string init =
+      Message(1, "initialize",
+              {{"protocolVersion", "2025-11-25"},
+               {"capabilities", Json::object()},
+               {"clientInfo", {{"name", "gtest"}, {"version", "1"}}}});
+  HttpReply r = Post(init);
+  EXPECT_EQ(r.status, 401);
+  EXPECT_EQ(r.Header("www-authenticate"), "Bearer");
+  EXPECT_EQ(Post(init, {{"Authorization", "Bearer tok-12"}}).status, 401);
+  EXPECT_EQ(Post(init, {{"Authorization", "Basic tok-123"}}).status, 401);
+  std::string id = Open({{"Authorization", "Bearer tok-123"}});
+  EXPECT_EQ(Post(Message(2, "ping"), {}, id).status, 401);
+  EXPECT_EQ(Post(Message(2, "ping"), {{"Authorization", "Bearer tok-123"}}, id)
+                .status,
+            200);
+}
+
+TEST_F(HttpServerTest, TokenAlsoGuardsLoopback) {
+  HttpOptions o;
+  o.token = "abc";
+  Serve(o);
+  EXPECT_EQ(Post(Message(1, "ping")).status, 401);
+}
+
+TEST_F(HttpServerTest, MalformedAndInvalidMessages) {
+  Serve();
+  std::string id = Open();
+  HttpReply r = Post("{\"jsonrpc\":\"2.0\",\"id\":", {}, id);
+  EXPECT_EQ(r.status, 400);
+  EXPECT_EQ(RpcCode(r), -32700);
+  EXPECT_TRUE(Json::parse(r.body)["id"].is_null());
+  r = Post("not json at all");  // Even without a session.
+  EXPECT_EQ(RpcCode(r), -32700);
+  r = Post(R"([{"jsonrpc":"2.0","id":1,"method":"ping"}])", {}, id);
+  EXPECT_EQ(r.status, 400);
+  EXPECT_EQ(RpcCode(r), -32600);
+  std::string deep = R"({"jsonrpc":"2.0","id":1,"method":"ping","params":)" +
+                     std::string(100000, '[') + std::string(100000, ']') + "}";
+  EXPECT_EQ(RpcCode(Post(deep, {}, id)), -32600);
+  r = Post(Message(5, "no/such/method"), {}, id);
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(RpcCode(r), -32601);
+  r = Post(Message(6, "tools/call", {{"name", 42}}), {}, id);
+  EXPECT_EQ(RpcCode(r), -32602);
+  // A failing tool is a result the model can read, not a protocol error.
+  Json res = Call(id, "get", {{"key", "missing/key"}});
+  EXPECT_EQ(res.value("isError", false), true);
+  // Wrong media types.
+  EXPECT_EQ(HttpCall(port_, "POST", Message(8, "ping"),
+                     {{"Content-Type", "text/plain"}, {"Mcp-Session-Id", id}})
+                .status,
+            415);
+  EXPECT_EQ(HttpCall(port_, "POST", Message(8, "ping"),
+                     {{"Content-Type", "application/json"},
+                      {"Accept", "text/html"},
+                      {"Mcp-Session-Id", id}})
+                .status,
+            406);
+  EXPECT_EQ(HttpCall(port_, "POST", Message(8, "ping"),
+                     {{"Content-Type", "application/json"},
+                      {"Content-Encoding", "gzip"},
+                      {"Mcp-Session-Id", id}})
+                .status,
+            415);
+  // The server is still fine.
+  EXPECT_EQ(Post(Message(9, "ping"), {}, id).status, 200);
+}
+
+TEST_F(HttpServerTest, OversizedBodyGets413WithJsonRpcError) {
+  HttpOptions o;
+  o.max_request_bytes = 64 * 1024;
+  Serve(o);
+  std::string id = Open();
+  std::string big = Message(
+      2, "tools/call",
+      {{"name", "set"},
+       {"arguments", {{"key", "big"}, {"value", std::string(100000, 'x')}}}});
+  HttpReply r = Post(big, {}, id);
+  EXPECT_EQ(r.status, 413);
+  EXPECT_EQ(RpcCode(r), -32600);
+  EXPECT_NE(r.body.find("--max-request-bytes"), std::string::npos);
+  EXPECT_FALSE(store_->OpenView("x", "")->Get("big").ok());
+  EXPECT_EQ(Post(Message(3, "ping"), {}, id).status, 200);
+}
+
+TEST_F(HttpServerTest, SixtyFourMebibyteSetAcceptedByDefault) {
+  Serve();
+  std::string id = Open();
+  std::string value(64u << 20, 'v');
+  for (size_t i = 0; i < value.size(); i += 4096) value[i] = '\n';
+  HeaderList h = kPostHeaders;
+  h.push_back({"Mcp-Session-Id", id});
+  // Minutes, not seconds: a sanitizer build parses 64 MiB slowly.
+  HttpReply r =
+      HttpCall(port_, "POST",
+               Message(2, "tools/call",
+                       {{"name", "set"},
+                        {"arguments", {{"key", "huge"}, {"value", value}}}}),
+               h, 240000);
+  ASSERT_EQ(r.status, 200) << r.body.substr(0, 500);
+  Json res = Json::parse(r.body)["result"];
+  EXPECT_EQ(res.value("isError", true), false) << res.dump().substr(0, 500);
+  Result<std::string> got = store_->OpenView("x", "")->Get("huge");
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  EXPECT_EQ(got->size(), value.size());
+  EXPECT_TRUE(*got == value);
+}
+
+TEST_F(HttpServerTest, EventStreamDeliversResourceUpdated) {
+  Serve();
+  std::string id = Open();
+  Call(id, "set", {{"key", "watched"}, {"value", "1"}});
+  HttpReply r = Post(
+      Message(3, "resources/subscribe", {{"uri", "ctxkit://global/watched"}}),
+      {}, id);
+  ASSERT_EQ(r.status, 200) << r.body;
+
+  HttpConn stream(port_);
+  ASSERT_TRUE(
+      stream.Send(port_, "GET", "",
+                  {{"Accept", "text/event-stream"}, {"Mcp-Session-Id", id}}));
+  HttpReply head = stream.ReadHead(5000);
+  ASSERT_EQ(head.status, 200);
+  EXPECT_EQ(head.Header("content-type"), "text/event-stream");
+
+  Call(id, "set", {{"key", "watched"}, {"value", "2"}});
+  std::string got = stream.ReadUntil("notifications/resources/updated", 10000);
+  EXPECT_NE(got.find("notifications/resources/updated"), std::string::npos)
+      << got;
+  EXPECT_NE(got.find("ctxkit://global/watched"), std::string::npos);
+  EXPECT_NE(got.find("event: message\ndata: {"), std::string::npos);
+
+  // Without Accept: text/event-stream the GET is refused.
+  EXPECT_EQ(HttpCall(port_, "GET", "",
+                     {{"Accept", "application/json"}, {"Mcp-Session-Id", id}})
+                .status,
+            406);
+  // DELETE ends the open stream.
+  EXPECT_EQ(HttpCall(port_, "DELETE", "", {{"Mcp-Session-Id", id}}).status,
+            200);
+  stream.ReadUntil("0\r\n\r\n", 5000);
+  EXPECT_TRUE(stream.ReadUntil("0\r\n\r\n", 100).find("0\r\n\r\n") !=
+                  std::string::npos ||
+              stream.peer_closed());
+}
+
+TEST_F(HttpServerTest, SessionsAreIsolated) {
+  Serve();
+  std::string a = Open();
+  std::string b = Open();
+  ASSERT_NE(a, b);
+  for (const char* scope : {"session", "agent"}) {
+    Json res = Call(a, "set",
+                    {{"key", std::string("secret-") + scope},
+                     {"value", "A-ONLY"},
+                     {"scope", scope}});
+    ASSERT_EQ(res.value("isError", true), false) << res.dump();
+    Json mine = Call(a, "get", {{"key", std::string("secret-") + scope}});
+    EXPECT_EQ(mine.value("isError", true), false) << mine.dump();
+    EXPECT_NE(mine.dump().find("A-ONLY"), std::string::npos);
+
+    Json theirs = Call(b, "get", {{"key", std::string("secret-") + scope}});
+    EXPECT_EQ(theirs.value("isError", false), true) << theirs.dump();
+    EXPECT_EQ(theirs.dump().find("A-ONLY"), std::string::npos);
+    HttpReply r = Post(Message(11, "resources/read",
+                               {{"uri", std::string("ctxkit://") + scope +
+                                            "/secret-" + scope}}),
+                       {}, b);
+    EXPECT_NE(RpcCode(r), 0) << r.body;
+    EXPECT_EQ(r.body.find("A-ONLY"), std::string::npos);
+  }
+  HttpReply list = Post(Message(12, "resources/list"), {}, b);
+  EXPECT_EQ(list.body.find("secret-"), std::string::npos) << list.body;
+  list = Post(Message(12, "resources/list"), {}, a);
+  EXPECT_NE(list.body.find("secret-session"), std::string::npos) << list.body;
+}
+
+TEST_F(HttpServerTest, EightConcurrentClients) {
+  Serve();
+  std::atomic<int> ok{0}, bad{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t) {
+    threads.emplace_back([&, t] {
+      std::string id = Open();
+      for (int i = 0; i < 25; ++i) {
+        std::string key = "c" + std::to_string(t) + "/" + std::to_string(i);
+        HttpReply r =
+            Post(Message(100 + i, "tools/call",
+                         {{"name", "set"},
+                          {"arguments", {{"key", key}, {"value", key}}}}),
+                 {}, id);
+        (r.status == 200 && RpcCode(r) == 0 ? ok : bad)++;
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(ok.load(), 200);
+  EXPECT_EQ(bad.load(), 0);
+  EXPECT_EQ(http_->session_count(), 8u);
+}
+
+TEST_F(HttpServerTest, KeepAliveConnectionServesManyRequests) {
+  Serve();
+  std::string id = Open();
+  HttpConn c(port_);
+  HeaderList h = kPostHeaders;
+  h.push_back({"Mcp-Session-Id", id});
+  for (int i = 0; i < 20; ++i) {
+    ASSERT_TRUE(c.Send(port_, "POST", Message(i, "ping"), h)) << i;
+    HttpReply r = c.Read(5000);
+    ASSERT_EQ(r.status, 200) << i;
+    EXPECT_EQ(Json::parse(r.body)["id"], i);
+  }
+}
+
+TEST_F(HttpServerTest, StopEndsOpenStreamsPromptly) {
+  HttpOptions o;
+  o.keepalive_interval = std::chrono::milliseconds(60000);
+  Serve(o);
+  std::string id = Open();
+  HttpConn stream(port_);
+  ASSERT_TRUE(
+      stream.Send(port_, "GET", "",
+                  {{"Accept", "text/event-stream"}, {"Mcp-Session-Id", id}}));
+  ASSERT_EQ(stream.ReadHead(5000).status, 200);
+  auto start = std::chrono::steady_clock::now();
+  http_->Stop();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+}
+
+TEST_F(HttpServerTest, PortInUseIsAnError) {
+  Serve();
+  HttpOptions o;
+  o.port = port_;
+  Result<std::unique_ptr<HttpServer>> again =
+      HttpServer::Start(server_.get(), o);
+  ASSERT_FALSE(again.ok());
+  EXPECT_EQ(again.status().code(), StatusCode::kIoError);
+}
+
+}  // namespace
+}  // namespace ctxkit::mcp::testing
