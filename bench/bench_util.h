@@ -21,9 +21,12 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "ctxkit/store.h"
 
 namespace ctxkit_bench {
 
@@ -66,6 +69,23 @@ class TempDir {
  private:
   std::string path_;
 };
+
+// A store at `dir`/home for a benchmark that measures the code above the
+// disk: process durability, since fsyncs would time the disk instead.
+// nullptr, with the benchmark skipped and the reason given, when it cannot
+// be opened.
+inline std::unique_ptr<ctxkit::Store> OpenBenchStore(benchmark::State& state,
+                                                     const TempDir& dir) {
+  ctxkit::Options o;
+  o.home = dir.Sub("home");
+  o.durability = ctxkit::Durability::kProcess;
+  auto store = ctxkit::Store::Open(o);
+  if (!store.ok()) {
+    state.SkipWithError(store.status().ToString().c_str());
+    return nullptr;
+  }
+  return std::move(*store);
+}
 
 // Deterministic printable text of `size` bytes: words, spaces, newlines and
 // the occasional quote and backslash, so JSON encoders have escaping to do

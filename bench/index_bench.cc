@@ -214,15 +214,9 @@ void BM_Scale(benchmark::State& state) {
   for (auto _ : state) {
     state.PauseTiming();
     TempDir dir;
-    ctxkit::Options o;
-    o.home = dir.Sub("home");
-    o.durability = ctxkit::Durability::kProcess;
-    auto store = ctxkit::Store::Open(o);
-    if (!store.ok()) {
-      state.SkipWithError(store.status().ToString().c_str());
-      return;
-    }
-    auto view = (*store)->OpenView("bench", "");
+    auto store = OpenBenchStore(state, dir);
+    if (store == nullptr) return;
+    auto view = store->OpenView("bench", "");
     uint64_t bytes = 0;
     for (uint64_t i = 0; bytes < total; ++i) {
       std::string d = Doc(i, kVarBytes);
@@ -284,7 +278,7 @@ void BM_Scale(benchmark::State& state) {
     std::error_code ec;
     uint64_t db_bytes = 0;
     for (const char* f : {"/index.db", "/index.db-wal"}) {
-      uint64_t n = std::filesystem::file_size(o.home + f, ec);
+      uint64_t n = std::filesystem::file_size(dir.Sub("home") + f, ec);
       if (!ec) db_bytes += n;
     }
     state.counters["index_db_MB"] = static_cast<double>(db_bytes) / 1e6;

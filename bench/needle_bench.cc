@@ -53,15 +53,9 @@ void BM_NeedleRecall(benchmark::State& state) {
       return;
     }
     TempDir dir;
-    ctxkit::Options o;
-    o.home = dir.Sub("home");
-    o.durability = ctxkit::Durability::kProcess;
-    auto store = ctxkit::Store::Open(o);
-    if (!store.ok()) {
-      state.SkipWithError(store.status().ToString().c_str());
-      return;
-    }
-    auto view = (*store)->OpenView("bench", "");
+    auto store = OpenBenchStore(state, dir);
+    if (store == nullptr) return;
+    auto view = store->OpenView("bench", "");
     std::vector<ctxkit::needle::Case> all;
     double tokens = 0;
     uint64_t bytes = 0;

@@ -47,15 +47,9 @@ void BM_Summarize(benchmark::State& state) {
   const bool json = state.range(0) == 1;
   const size_t size = static_cast<size_t>(state.range(1)) << 20;
   TempDir dir;
-  ctxkit::Options o;
-  o.home = dir.Sub("home");
-  o.durability = ctxkit::Durability::kProcess;
-  auto store = ctxkit::Store::Open(o);
-  if (!store.ok()) {
-    state.SkipWithError(store.status().ToString().c_str());
-    return;
-  }
-  auto view = (*store)->OpenView("bench", "");
+  auto store = OpenBenchStore(state, dir);
+  if (store == nullptr) return;
+  auto view = store->OpenView("bench", "");
   std::string value = json ? MakeJson(size) : MakeText(size, 1);
   ctxkit::SetOptions so;
   so.type = json ? ctxkit::ValueType::kJson : ctxkit::ValueType::kText;
