@@ -16,6 +16,7 @@
 #include "cli/cli_test_util.h"
 #include "common/fake_chat_server.h"
 #include "common/files.h"
+#include "common/temp_store.h"
 #include "ctxkit/store.h"
 #include "ctxkit/toolcall.h"
 
@@ -31,10 +32,7 @@ class CaptureTest : public ::testing::Test {
   void SetUp() override {
     ASSERT_FALSE(tmp_.path().empty());
     root_ = tmp_.path() + "/context";
-    Options o;
-    o.home = tmp_.path() + "/home";
-    o.durability = Durability::kProcess;
-    auto opened = Store::Open(o);
+    auto opened = testing::OpenTempStore(tmp_.path(), "home");
     ASSERT_TRUE(opened.ok()) << opened.status().ToString();
     store_ = std::move(*opened);
     view_ = std::make_unique<View>(*store_->OpenView("agent", "abc123"));
@@ -134,9 +132,7 @@ TEST_F(CaptureTest, SmallOutputStaysInMemoryAndIsAToolcall) {
   EXPECT_TRUE(ref->key.starts_with("toolcall:ctx-"));
   // Another process of the same session (a new store instance) loads and
   // lists it through the store.
-  Options o;
-  o.home = tmp_.path() + "/home";
-  auto opened = Store::Open(o);
+  auto opened = testing::OpenTempStore(tmp_.path(), "home");
   ASSERT_TRUE(opened.ok());
   std::unique_ptr<Store> other_store = std::move(*opened);
   View other_view = *other_store->OpenView("agent", "abc123");

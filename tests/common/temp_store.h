@@ -26,11 +26,14 @@ inline std::string MakeTempDir(const std::string& prefix) {
   return path;
 }
 
-// Opens a store at `dir`/store. Process durability: a test never needs its
-// store to survive a machine crash, and fsyncs would only slow it down.
-inline Result<std::unique_ptr<Store>> OpenTempStore(const std::string& dir) {
+// Opens a store at `dir`/`subdir`. Process durability: a test never needs
+// its store to survive a machine crash, and fsyncs would only slow it down.
+// Opening the same directory again is another instance of the same store
+// (as another process would see it).
+inline Result<std::unique_ptr<Store>> OpenTempStore(
+    const std::string& dir, const std::string& subdir = "store") {
   Options o;
-  o.home = dir + "/store";
+  o.home = dir + "/" + subdir;
   o.durability = Durability::kProcess;
   return Store::Open(o);
 }

@@ -21,6 +21,7 @@
 #include "cli/cli_test_util.h"
 #include "cli/subprocess.h"
 #include "common/files.h"
+#include "common/temp_store.h"
 #include "ctxkit/store.h"
 
 namespace ctxkit {
@@ -36,10 +37,7 @@ class NotesTest : public ::testing::Test {
   void SetUp() override {
     ASSERT_FALSE(tmp_.path().empty());
     root_ = tmp_.path() + "/context";
-    Options o;
-    o.home = tmp_.path() + "/home";
-    o.durability = Durability::kProcess;
-    auto store = Store::Open(o);
+    auto store = testing::OpenTempStore(tmp_.path(), "home");
     ASSERT_TRUE(store.ok()) << store.status().ToString();
     store_ = std::move(*store);
     auto view = store_->OpenView("tester", "");
