@@ -33,9 +33,11 @@
 #ifndef CTXKIT_REF_H_
 #define CTXKIT_REF_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "ctxkit/status.h"
 
@@ -90,6 +92,14 @@ Status ValidateScopeId(std::string_view id);
 // Validates a key: UTF-8, 1-256 bytes, no NUL or other control character.
 Status ValidateKey(std::string_view key);
 
+// Tags label objects for listing (SetOptions::tags, ListFilter::tags).
+inline constexpr size_t kMaxTagBytes = 64;
+inline constexpr size_t kMaxTagsPerObject = 64;
+// Validates one tag: UTF-8, 1-64 bytes, no control character.
+Status ValidateTag(std::string_view tag);
+// Validates a tag list: at most 64 tags, each valid.
+Status ValidateTags(const std::vector<std::string>& tags);
+
 struct Ref {
   std::string id;
   std::string key;
@@ -100,6 +110,12 @@ struct Ref {
   uint64_t version = 0;
 
   bool is_static() const { return version != 0; }
+  // The same object, following its latest version.
+  Ref Dynamic() const {
+    Ref ref = *this;
+    ref.version = 0;
+    return ref;
+  }
   // True for refs to session-only (persist=false) values, which resolve only
   // in the Store instance that holds them.
   bool is_session_only() const { return !id.empty() && id[0] == '~'; }

@@ -26,10 +26,12 @@
 // Rendering returns a provider request (OpenAI or Anthropic JSON) never over
 // a token budget; the counting rule and the layout are in docs/sessions.md.
 //
-// State lives in <home>/sessions.db (SQLite) and is re-read whenever another
-// process changed it: every mutation runs in one write transaction that
-// first reloads a stale copy, so concurrent processes serialize and never
-// lose each other's changes. A failed mutation leaves the session as it was.
+// State is stored through the store's engine (in the embedded engine, in
+// ctxkit.db beside the objects) and is re-read whenever another process
+// changed it: every mutation reloads a stale copy, applies, and commits with
+// a compare-and-set on the session's generation, running again on the new
+// state when another writer came first, so concurrent processes never lose
+// each other's changes. A failed mutation leaves the session as it was.
 //
 //   auto s = ctxkit::Session::Create(*store, "run-7", {});
 //   (*s)->Ingest(log_json, ctxkit::LogFormat::kOpenAI);

@@ -38,7 +38,9 @@ enum class StatusCode {
 // Returns a stable lower-case name such as "not_found".
 std::string_view StatusCodeName(StatusCode code);
 
-class Status {
+// [[nodiscard]]: a Status that is dropped is a failure nobody saw; callers
+// that really do not care say so with `(void)` or `.IgnoreError()`.
+class [[nodiscard]] Status {
  public:
   // Creates an OK status.
   Status() noexcept = default;
@@ -79,6 +81,10 @@ class Status {
   // Returns a copy whose message is "<prefix>: <message>"; OK stays OK.
   Status WithContext(std::string_view prefix) const;
 
+  // Drops the status on purpose (best-effort clean-up, a failure that a
+  // later call reports anyway). Prefer handling it.
+  void IgnoreError() const {}
+
  private:
   struct Rep {
     StatusCode code;
@@ -89,12 +95,22 @@ class Status {
   std::unique_ptr<Rep> rep_;  // Null means OK.
 };
 
+namespace internal {
+// Prints `status` and the misuse to stderr and aborts the process. Never
+// throws: no exception crosses the API, even on a caller's bug.
+[[noreturn]] void DieOnValueOfError(const Status& status);
+}  // namespace internal
+
 // A value of type T or a non-OK Status.
 //
 // REQUIRES: a Result is never built from an OK Status (that is a bug; it is
 // turned into an Internal error so the caller still sees a failure).
+//
+// value(), operator* and operator-> REQUIRE ok(). Calling them on an error
+// is a bug in the caller; it aborts the process with the status printed (it
+// never throws). Check ok() first, or use value_or().
 template <typename T>
-class Result {
+class [[nodiscard]] Result {
  public:
   Result(T value) : data_(std::move(value)) {}  // NOLINT: implicit by design
   Result(Status status)                         // NOLINT: implicit by design
@@ -109,9 +125,9 @@ class Result {
   }
 
   // REQUIRES: ok().
-  T& value() & { return std::get<T>(data_); }
-  const T& value() const& { return std::get<T>(data_); }
-  T&& value() && { return std::get<T>(std::move(data_)); }
+  T& value() & { return *Checked(); }
+  const T& value() const& { return *Checked(); }
+  T&& value() && { return std::move(*Checked()); }
   T* operator->() { return &value(); }
   const T* operator->() const { return &value(); }
   T& operator*() & { return value(); }
@@ -121,6 +137,17 @@ class Result {
   T value_or(T fallback) const& { return ok() ? value() : fallback; }
 
  private:
+  T* Checked() {
+    T* v = std::get_if<T>(&data_);
+    if (v == nullptr) internal::DieOnValueOfError(*std::get_if<Status>(&data_));
+    return v;
+  }
+  const T* Checked() const {
+    const T* v = std::get_if<T>(&data_);
+    if (v == nullptr) internal::DieOnValueOfError(*std::get_if<Status>(&data_));
+    return v;
+  }
+
   std::variant<Status, T> data_;
 };
 

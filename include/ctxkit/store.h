@@ -52,20 +52,12 @@
 
 #include "ctxkit/ref.h"
 #include "ctxkit/status.h"
+#include "ctxkit/types.h"  // Durability, VersionState.
 
 namespace ctxkit {
 
 class StoreImpl;
 class View;
-
-// How hard a durable write is pushed to the disk before Set returns.
-enum class Durability : uint8_t {
-  // fsync on every commit: acknowledged writes survive process crash and
-  // power loss. The default.
-  kFull = 0,
-  // Survives a crash of the process (kill -9), not necessarily power loss.
-  kProcess,
-};
 
 struct Options {
   // The store root. Empty: ResolveHome("") (CTXKIT_HOME, XDG_DATA_HOME/ctxkit,
@@ -94,6 +86,15 @@ Result<std::string> ResolveHome(std::string_view flag);
 //   "agent:<id>", "session:<id>"   fully qualified; PermissionDenied unless
 //                                  it is the view's own.
 using ScopeName = std::string;
+
+// The one scope a non-empty ScopeName names for a view bound to `agent_id`
+// and `session_id` (either may be empty), as every View call resolves it;
+// "" and "global" name the global scope (where an unscoped Set writes).
+// InvalidArgument for a malformed name or "agent"/"session" when the view
+// has no such id; PermissionDenied for another agent's or session's scope.
+// Faces use it to check a --scope argument before they open a store.
+Result<Scope> ResolveScopeName(const ScopeName& name, std::string_view agent_id,
+                               std::string_view session_id);
 
 struct SetOptions {
   ScopeName scope;
@@ -134,13 +135,6 @@ struct ObjectMeta {
   // SetOptions::count_tokens and View::CountTokens); empty until then.
   std::optional<uint64_t> tokens;
 };
-
-enum class VersionState : uint8_t {
-  kPresent = 0,
-  kDeleted,  // A tombstone written by Remove.
-  kMissing,  // The source is gone (used by file watchers).
-};
-std::string_view VersionStateName(VersionState state);
 
 struct VersionMeta {
   uint64_t version = 0;
@@ -223,13 +217,18 @@ class Store {
 
  private:
   friend class View;
+  // ctxkit's own layers that keep durable state through the storage engine
+  // (session state) reach it here; see src/store/store_internals.h.
+  friend class StoreInternals;
   explicit Store(std::unique_ptr<StoreImpl> impl);
   std::unique_ptr<StoreImpl> impl_;
 };
 
 class View {
  public:
-  // Stores `value` under `key`; returns a dynamic ref to the new version.
+  // Stores `value` under `key`; returns the static ref of the version this
+  // call wrote (never another writer's: concurrent Sets of one key each get
+  // their own version). Take Ref::Dynamic() of it to follow the latest.
   // InvalidArgument for a bad key, tag or scope name, or (type json) a value
   // that is not valid JSON; the store is unchanged then.
   Result<Ref> Set(std::string_view key, std::string_view value,
@@ -237,7 +236,8 @@ class View {
 
   // Appends bytes to a stream, creating it (in options.scope) when missing.
   // Each append is a new version whose content is every byte appended so
-  // far; FailedPrecondition when the key holds another type.
+  // far; returns the static ref of that version. FailedPrecondition when the
+  // key holds another type.
   Result<Ref> Append(std::string_view key, std::string_view bytes,
                      const SetOptions& options = {});
 
@@ -249,6 +249,27 @@ class View {
   // instance has seen (an in-memory map), one indexed lookup otherwise.
   // options.version != 0 returns a static ref pinned to that version.
   Result<Ref> RefOf(std::string_view key, const LookupOptions& options = {});
+
+  // The one resolver: what a key, a ref, or either in text names, pinned to
+  // one version. Every face (CLI, MCP, helpers) turns its arguments into a
+  // static ref here, then reads by that ref, so all reads of one call see
+  // one version. The result carries the version's own type and size and the
+  // object's current scope and key.
+  //
+  // By key: looked up as Get does (options.scope, options.version; 0 pins
+  // the latest). NotFound when there is no live value (or no such version).
+  Result<Ref> Pin(std::string_view key, const LookupOptions& options = {});
+  // By ref, a capability: any scope. A dynamic ref pins the latest version;
+  // a static ref must agree with the version it names (InvalidArgument when
+  // its type or size does not). NotFound, Unavailable as Resolve.
+  Result<Ref> Pin(const Ref& ref);
+  // Text from outside (a CLI argument, a tool argument): a string that
+  // begins with "ck:" is a ref in its wire form (InvalidArgument, with the
+  // reason, when it does not parse; options must then be empty, since a ref
+  // names its own scope and version); anything else is a key. A key that
+  // itself begins with "ck:" is read with Pin(key, options).
+  Result<Ref> PinKeyOrRef(std::string_view key_or_ref,
+                          const LookupOptions& options = {});
 
   // The value a ref names: the pinned version of a static ref, the latest of
   // a dynamic one. NotFound when the object is gone or the ref belongs to
@@ -275,6 +296,10 @@ class View {
   // Metadata of the latest version.
   Result<ObjectMeta> Stat(std::string_view key,
                           const LookupOptions& options = {});
+  // The same for the object a ref names (a capability: any scope); its
+  // latest version whatever version the ref pins. NotFound when the object
+  // was removed or is gone.
+  Result<ObjectMeta> Stat(const Ref& ref);
 
   // Writes a tombstone; NotFound when there is no live value under `key`.
   Status Remove(std::string_view key, const LookupOptions& options = {});
@@ -288,6 +313,9 @@ class View {
   // The version history, oldest first, tombstones included.
   Result<std::vector<VersionMeta>> Versions(std::string_view key,
                                             const LookupOptions& options = {});
+  // The history of the object a ref names (a capability: any scope; a
+  // static ref reads it after the object was removed, too).
+  Result<std::vector<VersionMeta>> Versions(const Ref& ref);
 
   // The o200k_base token count of a version (the latest unless
   // options.version), kept in its metadata: the first call streams through

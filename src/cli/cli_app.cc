@@ -97,43 +97,17 @@ int ReportError(const Status& status) {
 }
 
 Status CheckScopeName(std::string_view scope, const GlobalOptions& g) {
-  if (scope.empty() || scope == "global") return Status::Ok();
-  if (scope == "agent" || scope == "session") {
-    const std::string& id = scope == "agent" ? g.agent : g.session;
-    if (id.empty()) {
-      return Status::InvalidArgument(
-          "--scope " + std::string(scope) + " needs --" + std::string(scope) +
-          " (or CTXKIT_" + (scope == "agent" ? "AGENT" : "SESSION") + ")");
-    }
-    return Status::Ok();
-  }
-  Result<Scope> parsed = Scope::Parse(scope);
-  if (!parsed.ok()) {
+  Result<Scope> resolved =
+      ResolveScopeName(std::string(scope), g.agent, g.session);
+  if (resolved.ok()) return Status::Ok();
+  if ((scope == "agent" || scope == "session") &&
+      resolved.status().IsInvalidArgument()) {
+    // The CLI's own way to give the view that id.
     return Status::InvalidArgument(
-        "--scope must be global, agent, session, agent:<id> or "
-        "session:<id>, not '" +
-        std::string(scope) + "'");
+        "--scope " + std::string(scope) + " needs --" + std::string(scope) +
+        " (or CTXKIT_" + (scope == "agent" ? "AGENT" : "SESSION") + ")");
   }
-  const std::string& own =
-      parsed->kind == Scope::Kind::kAgent ? g.agent : g.session;
-  if (parsed->is_global() || parsed->id == own) return Status::Ok();
-  return Status::PermissionDenied("this view (agent '" + g.agent +
-                                  "', session '" + g.session +
-                                  "') may not use scope " + std::string(scope));
-}
-
-Status CheckTag(std::string_view tag) {
-  if (tag.empty() || tag.size() > 64) {
-    return Status::InvalidArgument("a tag must be 1-64 bytes");
-  }
-  for (unsigned char c : tag) {
-    if (c < 0x20 || c == 0x7f) {
-      return Status::InvalidArgument(
-          "a tag may not contain control "
-          "characters");
-    }
-  }
-  return Status::Ok();
+  return resolved.status().WithContext("--scope");
 }
 
 Result<Store*> Context::OpenStore() {

@@ -50,15 +50,10 @@ struct GlobalOptions {
   bool json = false;
 };
 
-// Checks a --scope value against the view's own ids before the store is
-// touched: "", "global", "agent", "session" (InvalidArgument when the view
-// has no such id), "agent:<id>"/"session:<id>" (PermissionDenied unless it
-// is the view's own). The store re-checks; this gives the CLI one clear
-// message and exit code whatever the verb.
+// Checks a --scope value with the library's ResolveScopeName before the
+// store is touched, so every verb gives one clear message and exit code;
+// "agent"/"session" without an id name the flag that supplies it.
 Status CheckScopeName(std::string_view scope, const GlobalOptions& g);
-
-// Tags: 1-64 bytes, no control characters.
-Status CheckTag(std::string_view tag);
 
 // What a verb runs against. The store is opened on first use so that
 // `--help` and usage errors never touch the disk.

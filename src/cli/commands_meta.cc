@@ -138,7 +138,7 @@ int RunList(Context& ctx, const ListArgs& a) {
   Status s = CheckScopeName(a.scope, ctx.options());
   if (!s.ok()) return ReportError(s);
   for (const auto& tag : a.tags) {
-    s = CheckTag(tag);
+    s = ValidateTag(tag);
     if (!s.ok()) return ReportError(s.WithContext("--tag"));
   }
   ListFilter filter;

@@ -113,16 +113,9 @@ Result<std::pair<std::string, Ref>> ParseRefArg(View& parent,
   std::string target = arg.substr(eq + 1);
   Status s = ValidateContextName(name);
   if (!s.ok()) return s.WithContext("--ref");
-  if (target.starts_with("ck:")) {
-    Result<Ref> ref = ParseRef(target);
-    if (!ref.ok()) return ref.status().WithContext("--ref " + name);
-    return std::make_pair(std::move(name), std::move(*ref));
-  }
-  s = ValidateKey(target);
-  if (!s.ok()) return s.WithContext("--ref " + name + " key");
-  Result<ObjectMeta> meta = parent.Stat(target);
-  if (!meta.ok()) return meta.status().WithContext("--ref " + name);
-  return std::make_pair(std::move(name), StaticRefOf(*meta));
+  Result<Ref> ref = parent.PinKeyOrRef(target);
+  if (!ref.ok()) return ref.status().WithContext("--ref " + name);
+  return std::make_pair(std::move(name), std::move(*ref));
 }
 
 // The child's environment: ours, with the ctxkit variables replaced.

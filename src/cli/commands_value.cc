@@ -87,7 +87,7 @@ Result<SetOptions> PrepareWrite(const WriteArgs& a, Context& ctx) {
   s = CheckScopeName(a.scope, ctx.options());
   if (!s.ok()) return s;
   for (const auto& tag : a.tags) {
-    s = CheckTag(tag);
+    s = ValidateTag(tag);
     if (!s.ok()) return s.WithContext("--tag");
   }
   SetOptions opts;

@@ -112,10 +112,8 @@ class Demo {
     opts.producer = std::string("agent:") + kPlanner;
     Result<Ref> ref = planner_->Set(kCorpusKey, v1_text_, opts);
     if (!ref.ok()) return ref.status().WithContext("set demo/corpus");
-    Result<ObjectMeta> meta = planner_->Stat(kCorpusKey);
-    if (!meta.ok()) return meta.status();
-    v1_ = meta->version;
-    wire_ = FormatRef(*ref);
+    v1_ = ref->version;
+    wire_ = FormatRef(ref->Dynamic());  // Follows the latest version.
     Say("2. Planner stored it as " + std::string(kCorpusKey) + " v" +
         std::to_string(v1_) + " (durable on return) and took its ref:");
     Say("     " + wire_);

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "core/encoding.h"
+#include "core/status_macros.h"
 #include "core/value_type_codes.h"
 
 namespace ctxkit {
@@ -64,6 +65,32 @@ Status ValidateScopeId(std::string_view id) {
           "agent/session id '" + std::string(id) +
           "' may contain only letters, digits, '.', '_' and '-'");
     }
+  }
+  return Status::Ok();
+}
+
+Status ValidateTag(std::string_view tag) {
+  if (tag.empty() || tag.size() > kMaxTagBytes) {
+    return Status::InvalidArgument("a tag must be 1-64 bytes");
+  }
+  for (char c : tag) {
+    auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u == 0x7f) {
+      return Status::InvalidArgument("a tag contains a control character");
+    }
+  }
+  if (!core::IsValidUtf8(tag)) {
+    return Status::InvalidArgument("a tag is not valid UTF-8");
+  }
+  return Status::Ok();
+}
+
+Status ValidateTags(const std::vector<std::string>& tags) {
+  if (tags.size() > kMaxTagsPerObject) {
+    return Status::InvalidArgument("at most 64 tags per object");
+  }
+  for (const std::string& tag : tags) {
+    CTXKIT_RETURN_IF_ERROR(ValidateTag(tag));
   }
   return Status::Ok();
 }

@@ -1,5 +1,8 @@
 #include "ctxkit/status.h"
 
+#include <cstdio>
+#include <cstdlib>
+
 namespace ctxkit {
 
 std::string_view StatusCodeName(StatusCode code) {
@@ -94,5 +97,17 @@ Status Status::WithContext(std::string_view prefix) const {
   msg += rep_->message;
   return Status(rep_->code, msg);
 }
+
+namespace internal {
+
+void DieOnValueOfError(const Status& status) {
+  std::fprintf(stderr,
+               "ctxkit: Result::value() called on an error (a bug in the "
+               "caller; check ok() first): %s\n",
+               status.ToString().c_str());
+  std::abort();
+}
+
+}  // namespace internal
 
 }  // namespace ctxkit

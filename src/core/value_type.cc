@@ -3,7 +3,7 @@
 
 #include "core/value_type_codes.h"
 #include "ctxkit/ref.h"
-#include "ctxkit/store.h"
+#include "ctxkit/types.h"
 
 namespace ctxkit {
 namespace {

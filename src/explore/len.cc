@@ -47,12 +47,13 @@ Result<LenResult> LenPinned(View& view, const Ref& ref, const LenOptions& o) {
 
 Result<LenResult> Len(View& view, std::string_view key,
                       const LenOptions& options) {
-  CTXKIT_ASSIGN_OR_RETURN(Ref ref, explore::PinKey(view, key, options.lookup));
+  CTXKIT_ASSIGN_OR_RETURN(Ref ref, view.Pin(key, options.lookup));
   return LenPinned(view, ref, options);
 }
 
 Result<LenResult> Len(View& view, const Ref& ref, const LenOptions& options) {
-  return LenPinned(view, explore::PinRef(view, ref), options);
+  CTXKIT_ASSIGN_OR_RETURN(Ref pinned, view.Pin(ref));
+  return LenPinned(view, pinned, options);
 }
 
 }  // namespace ctxkit

@@ -240,13 +240,14 @@ Result<PeekResult> PeekPinned(View& view, const Ref& ref,
 
 Result<PeekResult> Peek(View& view, std::string_view key,
                         const PeekOptions& options) {
-  CTXKIT_ASSIGN_OR_RETURN(Ref ref, explore::PinKey(view, key, options.lookup));
+  CTXKIT_ASSIGN_OR_RETURN(Ref ref, view.Pin(key, options.lookup));
   return PeekPinned(view, ref, options);
 }
 
 Result<PeekResult> Peek(View& view, const Ref& ref,
                         const PeekOptions& options) {
-  return PeekPinned(view, explore::PinRef(view, ref), options);
+  CTXKIT_ASSIGN_OR_RETURN(Ref pinned, view.Pin(ref));
+  return PeekPinned(view, pinned, options);
 }
 
 }  // namespace ctxkit

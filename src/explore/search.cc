@@ -152,11 +152,12 @@ Result<SearchResult> Search(View& view, std::string_view pattern,
     LookupOptions lookup;
     lookup.scope = options.scope;
     for (const std::string& key : options.keys) {
-      CTXKIT_ASSIGN_OR_RETURN(Ref ref, explore::PinKey(view, key, lookup));
+      CTXKIT_ASSIGN_OR_RETURN(Ref ref, view.Pin(key, lookup));
       targets.push_back(std::move(ref));
     }
     for (const Ref& ref : options.refs) {
-      targets.push_back(explore::PinRef(view, ref));
+      CTXKIT_ASSIGN_OR_RETURN(Ref pinned, view.Pin(ref));
+      targets.push_back(std::move(pinned));
     }
     for (const Ref& ref : targets) {
       if (run.done()) break;

@@ -7,30 +7,6 @@
 
 namespace ctxkit::explore {
 
-Result<Ref> PinKey(View& view, std::string_view key,
-                   const LookupOptions& lookup) {
-  if (lookup.version != 0) return view.RefOf(key, lookup);
-  Result<ObjectMeta> meta = view.Stat(key, lookup);
-  if (!meta.ok()) return meta.status();
-  Ref ref;
-  ref.id = meta->id;
-  ref.key = meta->key;
-  ref.scope = meta->scope;
-  ref.type = meta->type;
-  ref.size_bytes = meta->size_bytes;
-  ref.version = meta->version;
-  return ref;
-}
-
-Ref PinRef(View& view, const Ref& ref) {
-  if (ref.is_static()) return ref;
-  LookupOptions lookup;
-  lookup.scope = ref.scope.ToString();
-  Result<Ref> pinned = PinKey(view, ref.key, lookup);
-  if (pinned.ok() && pinned->id == ref.id) return *pinned;
-  return ref;
-}
-
 Status ViewByteSource::Read(uint64_t offset, uint64_t length,
                             std::string* out) {
   if (offset >= ref_.size_bytes) {
@@ -48,9 +24,7 @@ Status ViewByteSource::Read(uint64_t offset, uint64_t length,
 
 std::vector<uint64_t> StreamChunkBounds(View& view, const Ref& ref) {
   if (ref.type != ValueType::kStream) return {};
-  LookupOptions lookup;
-  lookup.scope = ref.scope.ToString();
-  Result<std::vector<VersionMeta>> versions = view.Versions(ref.key, lookup);
+  Result<std::vector<VersionMeta>> versions = view.Versions(ref);
   if (!versions.ok()) return {};
   std::vector<uint64_t> bounds = {0};
   uint64_t prev = 0;

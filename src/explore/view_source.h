@@ -1,5 +1,5 @@
-// The explore layer's plumbing: pinning a key or ref to one version, and
-// reading that version as a text::ByteSource through View::ReadRange.
+// The explore layer's plumbing: reading a version pinned by View::Pin as
+// a text::ByteSource through View::ReadRange, and the line-index cache.
 
 #ifndef CTXKIT_EXPLORE_VIEW_SOURCE_H_
 #define CTXKIT_EXPLORE_VIEW_SOURCE_H_
@@ -17,14 +17,6 @@
 #include "text/line_index.h"
 
 namespace ctxkit::explore {
-
-// A static ref to the version `key` names now (one metadata lookup).
-Result<Ref> PinKey(View& view, std::string_view key,
-                   const LookupOptions& lookup);
-
-// `ref` itself when static; else a static ref to its latest version when
-// the view can Stat it; else `ref` unchanged (read as it stands).
-Ref PinRef(View& view, const Ref& ref);
 
 // Reads one version through View::ReadRange; counts the bytes read.
 class ViewByteSource : public text::ByteSource {

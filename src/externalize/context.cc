@@ -133,19 +133,7 @@ Status ExternalizedContext::AddVariable(View& view, std::string name,
     }
   }
   // Pin a dynamic ref so every helper reads the version externalized.
-  Ref pinned = ref;
-  if (!ref.is_static()) {
-    Result<ObjectMeta> meta =
-        view.Stat(ref.key, {.scope = ref.scope.ToString()});
-    if (meta.ok() && meta->id == ref.id) {
-      pinned = StaticRefOf(*meta);
-    } else {
-      // Another agent's scope: the view cannot Stat it; a length probe
-      // through the capability pins it as explore does.
-      CTXKIT_ASSIGN_OR_RETURN(LenResult len, ctxkit::Len(view, ref));
-      pinned = len.ref;
-    }
-  }
+  CTXKIT_ASSIGN_OR_RETURN(Ref pinned, view.Pin(ref));
   ContextVariable v;
   v.name = std::move(name);
   v.type = VariableType::kCustom;

@@ -84,11 +84,9 @@ Result<Ref> WriteManifest(View& view, const std::string& name,
     so.type = ValueType::kJson;
     so.tags = {"kind:externalize"};
     so.producer = "ctxkit:externalize";
-    CTXKIT_RETURN_IF_ERROR(view.Set(key, text, so).status());
+    return view.Set(key, text, so);
   }
-  CTXKIT_ASSIGN_OR_RETURN(ObjectMeta meta,
-                          view.Stat(key, {.scope = "session"}));
-  return StaticRefOf(meta);
+  return view.Pin(key, {.scope = "session"});
 }
 
 uint64_t SumSizes(const std::vector<VariableMember>& ms, uint64_t* tokens) {

@@ -13,27 +13,6 @@ namespace ctxkit {
 
 namespace {
 
-// A static ref to the version `key_or_ref` names, when it can be pinned.
-Result<Ref> Pin(View& view, std::string_view key_or_ref,
-                const LookupOptions& lookup) {
-  if (key_or_ref.starts_with("ck:")) {
-    CTXKIT_ASSIGN_OR_RETURN(Ref ref, ParseRef(key_or_ref));
-    if (ref.is_static()) return ref;
-    // Pin to the latest version, unless the view cannot see the key in
-    // that scope (a capability from elsewhere): then read it as it stands.
-    LookupOptions by_scope;
-    by_scope.scope = ref.scope.ToString();
-    Result<ObjectMeta> meta = view.Stat(ref.key, by_scope);
-    if (meta.ok() && meta->id == ref.id) return StaticRefOf(*meta);
-    return ref;
-  }
-  Status s = ValidateKey(key_or_ref);
-  if (!s.ok()) return s.WithContext("key");
-  if (lookup.version != 0) return view.RefOf(key_or_ref, lookup);
-  CTXKIT_ASSIGN_OR_RETURN(ObjectMeta meta, view.Stat(key_or_ref, lookup));
-  return StaticRefOf(meta);
-}
-
 Status CheckBudget(uint32_t max_tokens) {
   if (max_tokens < 1 || max_tokens > kMaxChunkTokens) {
     return Status::InvalidArgument("max_tokens must be 1-" +
@@ -68,7 +47,8 @@ Status ForEachChunk(View& view, std::string_view key_or_ref,
                     uint32_t max_tokens, const ChunkVisitor& visit,
                     const ChunkOptions& options) {
   CTXKIT_RETURN_IF_ERROR(CheckBudget(max_tokens));
-  CTXKIT_ASSIGN_OR_RETURN(const Ref ref, Pin(view, key_or_ref, options.lookup));
+  CTXKIT_ASSIGN_OR_RETURN(const Ref ref,
+                          view.PinKeyOrRef(key_or_ref, options.lookup));
   return ChunkPinned(view, ref, max_tokens, visit);
 }
 
@@ -76,7 +56,8 @@ Result<ChunkList> Chunk(View& view, std::string_view key_or_ref,
                         uint32_t max_tokens, const ChunkOptions& options) {
   CTXKIT_RETURN_IF_ERROR(CheckBudget(max_tokens));
   ChunkList out;
-  CTXKIT_ASSIGN_OR_RETURN(out.ref, Pin(view, key_or_ref, options.lookup));
+  CTXKIT_ASSIGN_OR_RETURN(out.ref,
+                          view.PinKeyOrRef(key_or_ref, options.lookup));
   CTXKIT_RETURN_IF_ERROR(ChunkPinned(view, out.ref, max_tokens,
                                      [&](const Ref&, const ChunkRange& c) {
                                        out.total_tokens += c.tokens;

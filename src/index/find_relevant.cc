@@ -251,7 +251,7 @@ Status FillCovered(SqliteDb* db, const std::vector<ObjectMeta>& covered) {
     auto q = db->Prepare("INSERT OR IGNORE INTO temp.covered(obj) VALUES (?1)");
     Status s = q.ok() ? (*q)->BindText(1, m.id).Run() : q.status();
     if (!s.ok()) {
-      db->Exec("ROLLBACK");
+      db->Exec("ROLLBACK").IgnoreError();  // `s` is the error to report.
       return s;
     }
   }

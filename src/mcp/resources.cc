@@ -62,22 +62,8 @@ Json ResourceEntry(ClientState& c, const ObjectMeta& m) {
 
 // The static ref (when the view can pin it) a parsed URI names.
 Result<Ref> TargetOf(ClientState& c, const ResourceUri& u) {
-  if (u.is_ref) {
-    if (u.ref.is_static()) return u.ref;
-    std::optional<std::string> word =
-        ScopeWord(u.ref.scope, c.binding.agent, c.binding.session);
-    if (word) {
-      Result<ObjectMeta> meta = c.view.Stat(u.ref.key, {.scope = *word});
-      if (meta.ok() && meta->id == u.ref.id) return StaticRefOf(*meta);
-    }
-    return u.ref;
-  }
-  if (u.version != 0) {
-    return c.view.RefOf(u.key, {.scope = u.scope, .version = u.version});
-  }
-  Result<ObjectMeta> meta = c.view.Stat(u.key, {.scope = u.scope});
-  if (!meta.ok()) return meta.status();
-  return StaticRefOf(*meta);
+  if (u.is_ref) return c.view.Pin(u.ref);
+  return c.view.Pin(u.key, {.scope = u.scope, .version = u.version});
 }
 
 }  // namespace

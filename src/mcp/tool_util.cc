@@ -151,11 +151,7 @@ Result<Ref> ResolveTarget(ClientState& c, const Json& args) {
     LookupOptions o;
     o.scope = StrArg(args, "scope");
     o.version = version;
-    std::string key = StrArg(args, "key");
-    if (version != 0) return c.view.RefOf(key, o);
-    Result<ObjectMeta> meta = c.view.Stat(key, o);
-    if (!meta.ok()) return meta.status();
-    return StaticRefOf(*meta);
+    return c.view.Pin(StrArg(args, "key"), o);
   }
   if (args.contains("scope")) {
     return Status::InvalidArgument(
@@ -169,19 +165,8 @@ Result<Ref> ResolveTarget(ClientState& c, const Json& args) {
         "\"version\" applies to \"key\" lookups; a ref names its version "
         "(take a static ref with the ref or versions tool)");
   }
-  if (ref->is_static()) return *ref;
-  // Pin a dynamic ref to the latest version when the view can see its
-  // scope, so every read of one call sees one version. Otherwise it is a
-  // capability into another scope and is read as it stands.
-  std::optional<std::string> word =
-      ScopeWord(ref->scope, c.binding.agent, c.binding.session);
-  if (word) {
-    LookupOptions o;
-    o.scope = *word;
-    Result<ObjectMeta> meta = c.view.Stat(ref->key, o);
-    if (meta.ok() && meta->id == ref->id) return StaticRefOf(*meta);
-  }
-  return *ref;
+  // Pinned, so every read of one call sees one version.
+  return c.view.Pin(*ref);
 }
 
 std::string Grouped(uint64_t n) {

@@ -70,9 +70,9 @@ std::optional<Ref> OutputRef(ClientState& c, const std::string& pointer) {
     return std::nullopt;
   }
   std::string key = "toolcall:ctx-" + pointer.substr(dash + 1, dot - dash - 1);
-  Result<ObjectMeta> meta = c.view.Stat(key, {.scope = "session"});
-  if (!meta.ok()) return std::nullopt;
-  return StaticRefOf(*meta);
+  Result<Ref> pinned = c.view.Pin(key, {.scope = "session"});
+  if (!pinned.ok()) return std::nullopt;
+  return *pinned;
 }
 
 Result<ToolResult> RunLoad(ClientState& c, const Json& a) {

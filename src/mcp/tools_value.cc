@@ -54,13 +54,12 @@ Result<ToolResult> RunSet(ClientState& c, const Json& a) {
                         ? c.view.Append(StrArg(a, "key"), value, o)
                         : c.view.Set(StrArg(a, "key"), value, o);
   if (!ref.ok()) return ref.status();
-  Result<ObjectMeta> meta = c.view.Stat(ref->key, {.scope = o.scope});
-  Ref pinned = meta.ok() ? StaticRefOf(*meta) : *ref;
+  // The version this call wrote, even when other clients write the key.
   c.Log(LogLevel::kInfo, "ctxkit.set",
-        {{"key", ref->key}, {"ref", FormatRef(pinned)}});
-  Json s = RefJson(pinned);
-  s["dynamic_ref"] = FormatRef(*ref);
-  return JsonResult(FormatRef(pinned), std::move(s));
+        {{"key", ref->key}, {"ref", FormatRef(*ref)}});
+  Json s = RefJson(*ref);
+  s["dynamic_ref"] = FormatRef(ref->Dynamic());
+  return JsonResult(FormatRef(*ref), std::move(s));
 }
 
 Result<ToolResult> RunGet(ClientState& c, const Json& a) {

@@ -16,7 +16,7 @@ namespace {
 
 constexpr size_t kMaxAgentBytes = 48;
 constexpr size_t kMaxSessionBytes = 56;
-constexpr size_t kMaxTagBytes = 60;
+constexpr size_t kMaxNoteTagBytes = 60;
 constexpr size_t kMaxSlugBytes = 64;
 
 constexpr std::string_view kTypeNames[] = {"finding", "decision", "artifact",
@@ -74,7 +74,7 @@ Status ValidateNoteSessionId(std::string_view session_id) {
 }
 
 Status ValidateNoteTag(std::string_view tag) {
-  if (tag.empty() || tag.size() > kMaxTagBytes) {
+  if (tag.empty() || tag.size() > kMaxNoteTagBytes) {
     return Status::InvalidArgument("a note tag must be 1-60 bytes");
   }
   if (!core::IsValidUtf8(tag)) {

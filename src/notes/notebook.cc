@@ -241,9 +241,8 @@ class NotebookImpl {
       o.type = ValueType::kNote;
       o.tags = StoreTags(n.header);
       o.producer = producer;
+      // Pinned: the version this row indexes.
       CTXKIT_ASSIGN_OR_RETURN(Ref ref, view->Set(key, content, o));
-      CTXKIT_ASSIGN_OR_RETURN(ObjectMeta meta, view->Stat(key, {"global", 0}));
-      ref.version = meta.version;  // Pinned: the version this row indexes.
       n.ref = FormatRef(ref);
     }
     CTXKIT_RETURN_IF_ERROR(index->Put(n, content));
@@ -412,7 +411,8 @@ class NotebookImpl {
     }
     if (!s.ok()) {
       for (size_t i = 0; i < written; ++i) {
-        root->Replace(changes[i].first, originals[i]);  // Best effort.
+        // Best effort: `s` is the error to report.
+        root->Replace(changes[i].first, originals[i]).IgnoreError();
       }
     }
     return s;
@@ -577,7 +577,8 @@ Result<std::string> Notebook::Add(const NewNote& note) {
   }
   if (s.ok()) s = txn.Commit();
   if (!s.ok()) {
-    impl_->root->Remove(rel);  // Nobody was told about it yet.
+    // Nobody was told about it yet; `s` is the error to report.
+    impl_->root->Remove(rel).IgnoreError();
     return s;
   }
   return rel;

@@ -12,8 +12,8 @@
 #include "ctxkit/toolcall.h"
 #include "session/log_parse.h"
 #include "session/object_info.h"
-#include "session/session_db.h"
 #include "session/session_impl.h"
+#include "store/store_internals.h"
 
 namespace ctxkit {
 namespace {
@@ -29,10 +29,9 @@ Status Locked(std::string_view object, std::string_view verb) {
 Result<std::unique_ptr<SessionImpl>> MakeImpl(Store& store,
                                               std::string_view id) {
   CTXKIT_RETURN_IF_ERROR(ValidateScopeId(id).WithContext("session id"));
-  CTXKIT_ASSIGN_OR_RETURN(auto db, session::SessionDb::Open(store.home()));
   CTXKIT_ASSIGN_OR_RETURN(View view, store.OpenView("", id));
   return std::make_unique<SessionImpl>(&store, std::move(view), std::string(id),
-                                       std::move(db));
+                                       &StoreInternals::BackendOf(store));
 }
 
 // Chain hash of the log prefix: h0 binds the format and system text, each
@@ -75,24 +74,14 @@ Result<std::unique_ptr<Session>> Session::Create(Store& store,
                                                  const SessionPolicy& policy) {
   CTXKIT_RETURN_IF_ERROR(session::ValidatePolicy(policy));
   CTXKIT_ASSIGN_OR_RETURN(auto impl, MakeImpl(store, id));
-  session::SessionDb& db = impl->db();
-  CTXKIT_RETURN_IF_ERROR(db.Begin());
-  Result<std::optional<uint64_t>> gen = db.Generation(std::string(id));
-  if (!gen.ok() || gen->has_value()) {
-    db.Rollback();
-    if (!gen.ok()) return gen.status();
-    return Status::AlreadyExists("session '" + std::string(id) +
-                                 "' already exists");
-  }
   session::State state;
   state.id = std::string(id);
   state.policy = policy;
-  Status s = db.InsertSession(state.id, session::EncodeState(state));
-  if (s.ok()) s = db.Commit();
-  if (!s.ok()) {
-    db.Rollback();
-    return s;
-  }
+  storage::SessionWrite create;
+  create.id = state.id;
+  create.expected_generation = 0;  // AlreadyExists when it exists.
+  create.state_json = session::EncodeState(state);
+  CTXKIT_RETURN_IF_ERROR(impl->backend().WriteSession(create).status());
   CTXKIT_RETURN_IF_ERROR(impl->Refresh());
   return std::unique_ptr<Session>(new Session(std::move(impl)));
 }
@@ -105,8 +94,7 @@ Result<std::unique_ptr<Session>> Session::Open(Store& store,
 }
 
 Result<std::vector<std::string>> Session::List(Store& store) {
-  CTXKIT_ASSIGN_OR_RETURN(auto db, session::SessionDb::Open(store.home()));
-  return db->ListIds();
+  return StoreInternals::BackendOf(store).ListSessions();
 }
 
 Result<SessionSnapshot> Session::Snapshot() {
@@ -313,23 +301,17 @@ Result<IngestReport> Session::Ingest(std::string_view log_json,
     CTXKIT_ASSIGN_OR_RETURN(std::string old_system, impl_->SystemText());
     if (log.system != old_system) {
       SetOptions opts{.scope = "session", .producer = "session:" + impl_->id()};
-      CTXKIT_RETURN_IF_ERROR(
-          view.Set(session::kSystemKey, log.system, opts).status());
-      CTXKIT_ASSIGN_OR_RETURN(
-          ObjectMeta meta,
-          view.Stat(session::kSystemKey, {.scope = impl_->session_scope()}));
-      st.system_version = meta.version;
+      CTXKIT_ASSIGN_OR_RETURN(Ref system,
+                              view.Set(session::kSystemKey, log.system, opts));
+      st.system_version = system.version;
     }
     SetOptions chat_opts{.scope = "session",
                          .type = ValueType::kChat,
                          .producer = "session:" + impl_->id()};
-    CTXKIT_RETURN_IF_ERROR(
-        view.Set(session::kChatKey, session::EncodeChat(chat), chat_opts)
-            .status());
     CTXKIT_ASSIGN_OR_RETURN(
-        ObjectMeta chat_meta,
-        view.Stat(session::kChatKey, {.scope = impl_->session_scope()}));
-    st.chat_version = chat_meta.version;
+        Ref chat_ref,
+        view.Set(session::kChatKey, session::EncodeChat(chat), chat_opts));
+    st.chat_version = chat_ref.version;
     st.chat_messages = chat.size();
     st.ingest_format = format_name;
     st.ingested_items = log.items.size();

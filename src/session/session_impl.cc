@@ -20,20 +20,17 @@ constexpr uint64_t kCountCacheBytes = 256ull << 20;
 
 Status SessionImpl::Load() {
   loaded_ = false;
+  CTXKIT_ASSIGN_OR_RETURN(storage::SessionRecord rec,
+                          backend_->LoadSession(id_));
   session::State fresh;
-  CTXKIT_ASSIGN_OR_RETURN(auto gen, db_->Generation(id_));
-  if (!gen) return Status::NotFound("no session '" + id_ + "'");
-  CTXKIT_ASSIGN_OR_RETURN(std::string text, db_->LoadState(id_));
-  CTXKIT_RETURN_IF_ERROR(session::DecodeState(text, &fresh));
-  fresh.generation = *gen;
-  CTXKIT_RETURN_IF_ERROR(
-      db_->LoadEntries(id_, [&](const std::string& json) -> Status {
-        CTXKIT_ASSIGN_OR_RETURN(PoolEntry e, session::DecodeEntry(json));
-        fresh.by_seq[e.seq] = e.id;
-        std::string eid = e.id;
-        fresh.entries.emplace(std::move(eid), std::move(e));
-        return Status::Ok();
-      }));
+  CTXKIT_RETURN_IF_ERROR(session::DecodeState(rec.state_json, &fresh));
+  fresh.generation = rec.generation;
+  for (const storage::SessionEntryRow& row : rec.entries) {
+    CTXKIT_ASSIGN_OR_RETURN(PoolEntry e, session::DecodeEntry(row.entry_json));
+    fresh.by_seq[e.seq] = e.id;
+    std::string eid = e.id;
+    fresh.entries.emplace(std::move(eid), std::move(e));
+  }
   state_ = std::move(fresh);
   loaded_ = true;
   lists_generation_ = 0;
@@ -43,47 +40,52 @@ Status SessionImpl::Load() {
 
 Status SessionImpl::Refresh() {
   if (loaded_) {
-    CTXKIT_ASSIGN_OR_RETURN(auto gen, db_->Generation(id_));
+    CTXKIT_ASSIGN_OR_RETURN(auto gen, backend_->SessionGeneration(id_));
     if (!gen) return Status::NotFound("no session '" + id_ + "'");
     if (*gen == state_.generation) return Status::Ok();
   }
   return Load();
 }
 
-Status SessionImpl::Mutate(const std::function<Status(SessionChanges&)>& fn) {
-  CTXKIT_RETURN_IF_ERROR(db_->Begin());
-  auto fail = [&](Status s) {
-    db_->Rollback();
-    loaded_ = false;  // The copy may hold half a mutation: reload it.
-    return s;
-  };
-  Status s = Refresh();
-  if (!s.ok()) return fail(s);
-  SessionChanges changes;
-  s = fn(changes);
-  if (!s.ok()) return fail(s);
-  if (!changes.any()) {
-    db_->Rollback();
-    return Status::Ok();
-  }
-  for (const std::string& id : changes.removed) {
-    s = db_->DeleteEntry(id_, id);
-    if (!s.ok()) return fail(s);
-  }
+storage::SessionWrite SessionImpl::WriteOf(const SessionChanges& changes) {
+  storage::SessionWrite w;
+  w.id = id_;
+  w.expected_generation = state_.generation;
+  w.state_json = session::EncodeState(state_);
+  w.removed_entries.assign(changes.removed.begin(), changes.removed.end());
   for (const std::string& id : changes.dirty) {
     auto it = state_.entries.find(id);
     if (it == state_.entries.end()) continue;
-    s = db_->PutEntry(id_, id, it->second.seq,
-                      session::EncodeEntry(it->second));
-    if (!s.ok()) return fail(s);
+    w.put_entries.push_back(
+        {id, it->second.seq, session::EncodeEntry(it->second)});
   }
-  const uint64_t next = state_.generation + 1;
-  s = db_->UpdateState(id_, next, session::EncodeState(state_));
-  if (!s.ok()) return fail(s);
-  s = db_->Commit();
-  if (!s.ok()) return fail(s);
-  state_.generation = next;
-  return Status::Ok();
+  return w;
+}
+
+Status SessionImpl::Mutate(const std::function<Status(SessionChanges&)>& fn) {
+  for (int attempt = 0; attempt < kMutateAttempts; ++attempt) {
+    Status s = Refresh();
+    SessionChanges changes;
+    if (s.ok()) s = fn(changes);
+    if (!s.ok()) {
+      loaded_ = false;  // The copy may hold half a mutation: reload it.
+      return s;
+    }
+    if (!changes.any()) return Status::Ok();
+    Result<uint64_t> written = backend_->WriteSession(WriteOf(changes));
+    if (written.ok()) {
+      state_.generation = *written;
+      return Status::Ok();
+    }
+    loaded_ = false;
+    // FailedPrecondition: another writer came first; go again on its state.
+    if (written.status().code() != StatusCode::kFailedPrecondition) {
+      return written.status();
+    }
+  }
+  return Status::Unavailable("session '" + id_ + "' is changing too often (" +
+                             std::to_string(kMutateAttempts) +
+                             " attempts lost to other writers); try again");
 }
 
 bool SessionImpl::IsLocked(const ObjectMeta& meta) const {

@@ -15,8 +15,8 @@
 
 #include "ctxkit/session.h"
 #include "ctxkit/store.h"
-#include "session/session_db.h"
 #include "session/session_state.h"
+#include "storage/backend.h"
 
 namespace ctxkit {
 
@@ -30,27 +30,32 @@ struct SessionChanges {
 
 class SessionImpl {
  public:
+  // `backend` holds the session's state (see store/store_internals.h).
   SessionImpl(Store* store, View view, std::string id,
-              std::unique_ptr<session::SessionDb> db)
+              storage::Backend* backend)
       : store_(store),
         view_(std::move(view)),
         id_(std::move(id)),
-        db_(std::move(db)) {}
+        backend_(backend) {}
 
   Store* store() { return store_; }
   View& view() { return view_; }
   const std::string& id() const { return id_; }
   session::State& state() { return state_; }
-  session::SessionDb& db() { return *db_; }
+  storage::Backend& backend() { return *backend_; }
   std::string session_scope() const { return "session:" + id_; }
 
   // Reloads the state when another process (or a failed mutation) made the
   // loaded copy stale. NotFound when the session was never created.
   Status Refresh();
 
-  // Runs `fn` inside one write transaction on a fresh copy of the state and
-  // commits what it reports changed. When `fn` fails, nothing is written
-  // and the in-memory copy is reloaded before next use.
+  // Runs `fn` on a fresh copy of the state and writes what it reports
+  // changed with a compare-and-set on the generation. When another writer
+  // came first, the state is reloaded and `fn` runs again on it (so `fn`
+  // must start from the state, not from what an earlier attempt did), up
+  // to kMutateAttempts times, then Unavailable. When `fn` fails, nothing is
+  // written and the in-memory copy is reloaded before next use.
+  static constexpr int kMutateAttempts = 32;
   Status Mutate(const std::function<Status(SessionChanges&)>& fn);
 
   // The object a CLI/API name stands for (a key, a ref, "chat", "system").
@@ -98,11 +103,13 @@ class SessionImpl {
 
  private:
   Status Load();
+  // The conditional write of what `changes` names, from the loaded state.
+  storage::SessionWrite WriteOf(const SessionChanges& changes);
 
   Store* store_;
   View view_;
   std::string id_;
-  std::unique_ptr<session::SessionDb> db_;
+  storage::Backend* backend_;
   session::State state_;
   bool loaded_ = false;
 

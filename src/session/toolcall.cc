@@ -16,7 +16,6 @@ namespace {
 constexpr size_t kMaxCallIdBytes = 128;
 constexpr size_t kMaxToolBytes = 128;
 constexpr size_t kMaxProducerBytes = 256;
-constexpr size_t kMaxTagBytes = 64;
 
 bool HasControlChar(std::string_view text) {
   for (unsigned char c : text) {
@@ -208,10 +207,9 @@ Result<Ref> RecordToolCall(View& view, const ToolCall& call,
     opts.tags = {"kind:toolcall", CutUtf8("tool:" + call.tool, kMaxTagBytes),
                  "status:" + call.status};
     opts.producer = want.call.producer;
-    CTXKIT_ASSIGN_OR_RETURN(ref, view.Set(key, call.output, opts));
-    CTXKIT_ASSIGN_OR_RETURN(ObjectMeta written,
-                            view.Stat(key, {.scope = lookup_scope}));
+    CTXKIT_ASSIGN_OR_RETURN(Ref written, view.Set(key, call.output, opts));
     want.output_version = written.version;
+    ref = written.Dynamic();
   } else {
     CTXKIT_ASSIGN_OR_RETURN(ref, view.RefOf(key, {.scope = lookup_scope}));
   }

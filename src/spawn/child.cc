@@ -62,11 +62,8 @@ Result<Ref> SetResult(View& child, const Manifest& manifest,
   opts.scope = "agent";
   opts.type = type;
   opts.producer = "agent:" + manifest.child_agent;
-  CTXKIT_RETURN_IF_ERROR(child.Set(manifest.result_key, value, opts).status());
-  // Set returns a dynamic ref; the parent should get the version written.
-  CTXKIT_ASSIGN_OR_RETURN(ObjectMeta meta,
-                          child.Stat(manifest.result_key, {"agent", 0}));
-  return StaticRefOf(meta);
+  // The parent gets the version written.
+  return child.Set(manifest.result_key, value, opts);
 }
 
 Result<Ref> CollectResult(View& parent, const Manifest& manifest) {

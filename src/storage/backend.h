@@ -20,7 +20,7 @@
 
 #include "ctxkit/ref.h"
 #include "ctxkit/status.h"
-#include "ctxkit/store.h"
+#include "ctxkit/types.h"
 
 namespace ctxkit::storage {
 
@@ -101,6 +101,34 @@ struct ObjectQuery {
   bool include_deleted = false;
 };
 
+// Session state: the context manager's pools (docs/sessions.md). A session
+// is a small state document plus one row per pool entry, so a change
+// rewrites only what changed; the documents are the session layer's JSON,
+// opaque to the engine. A generation number, bumped by every write, lets
+// readers tell whether their copy is stale and writers compare-and-set.
+struct SessionEntryRow {
+  std::string object_id;
+  uint64_t seq = 0;  // Order of first appearance in the session.
+  std::string entry_json;
+};
+
+struct SessionRecord {
+  std::string id;
+  uint64_t generation = 0;  // >= 1 once created.
+  std::string state_json;
+  std::vector<SessionEntryRow> entries;  // Ordered by seq.
+};
+
+struct SessionWrite {
+  std::string id;
+  // 0: create the session (AlreadyExists when it exists). N: the write
+  // applies only while the stored generation is still N.
+  uint64_t expected_generation = 0;
+  std::string state_json;
+  std::vector<SessionEntryRow> put_entries;  // Inserted or replaced.
+  std::vector<std::string> removed_entries;  // Object ids.
+};
+
 struct BackendStats {
   uint64_t objects = 0;
   uint64_t live_objects = 0;
@@ -164,6 +192,25 @@ class Backend {
                                    uint64_t offset, uint64_t length) = 0;
 
   virtual Result<BackendStats> Stats() = 0;
+
+  // ---- Session state ----
+
+  // The stored generation of session `id`; nullopt when there is none.
+  virtual Result<std::optional<uint64_t>> SessionGeneration(
+      std::string_view id) = 0;
+  // The whole session, read in one snapshot. NotFound when there is none.
+  virtual Result<SessionRecord> LoadSession(std::string_view id) = 0;
+  // A conditional put of a session (see SessionWrite), in one transaction;
+  // returns the new generation (expected + 1). FailedPrecondition, with the
+  // store unchanged, when the session's generation is no longer the
+  // expected one (another writer came first: reload and retry); NotFound
+  // when it was removed.
+  virtual Result<uint64_t> WriteSession(const SessionWrite& write) = 0;
+  // Every session id, sorted.
+  virtual Result<std::vector<std::string>> ListSessions() = 0;
+  // Deletes the session's state and entries (not the objects they name).
+  // NotFound when there is none.
+  virtual Status RemoveSession(std::string_view id) = 0;
 
   // A number that changes whenever another connection or process commits,
   // so callers can tell when their caches of records may be stale. Commits

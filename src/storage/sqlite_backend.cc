@@ -13,6 +13,7 @@
 #include "storage/file_util.h"
 #include "storage/sqlite_db.h"
 #include "storage/sqlite_schema.h"
+#include "storage/sqlite_sessions.h"
 
 namespace ctxkit::storage {
 namespace {
@@ -61,7 +62,9 @@ class SqliteBackend final : public Backend {
     CTXKIT_RETURN_IF_ERROR(db_->Exec(options_.durability == Durability::kFull
                                          ? "PRAGMA synchronous=FULL"
                                          : "PRAGMA synchronous=NORMAL"));
-    return EnsureSchema(db_.get());
+    CTXKIT_RETURN_IF_ERROR(EnsureSchema(db_.get()));
+    return sqlite_sessions::ImportLegacy(db_.get(),
+                                         options_.home + "/sessions.db");
   }
 
   Result<WriteResult> Put(const PutRequest& req) override {
@@ -399,6 +402,34 @@ class SqliteBackend final : public Backend {
     stats.content_bytes = (*q)->Int(0);
     stats.blob_files = (*q)->Int(1);
     return stats;
+  }
+
+  Result<std::optional<uint64_t>> SessionGeneration(
+      std::string_view id) override {
+    std::lock_guard lock(mu_);
+    return sqlite_sessions::Generation(db_.get(), id);
+  }
+
+  Result<SessionRecord> LoadSession(std::string_view id) override {
+    std::lock_guard lock(mu_);
+    return sqlite_sessions::Load(db_.get(), id);
+  }
+
+  // Session writes do not touch the change sequence: no cached object or
+  // version record can go stale through them.
+  Result<uint64_t> WriteSession(const SessionWrite& write) override {
+    std::lock_guard lock(mu_);
+    return sqlite_sessions::Write(db_.get(), write);
+  }
+
+  Result<std::vector<std::string>> ListSessions() override {
+    std::lock_guard lock(mu_);
+    return sqlite_sessions::List(db_.get());
+  }
+
+  Status RemoveSession(std::string_view id) override {
+    std::lock_guard lock(mu_);
+    return sqlite_sessions::Remove(db_.get(), id);
   }
 
   Result<uint64_t> ChangeCounter() override {

@@ -82,6 +82,25 @@ CREATE INDEX stream_chunks_by_offset
   ON stream_chunks(object_id, stream_base, offset);
 )sql";
 
+// v2: session state (the context manager's pools), formerly in a
+// sessions.db file of its own, moves into the store database so that it
+// goes wherever the store goes.
+constexpr const char* kSchemaV2 = R"sql(
+CREATE TABLE sessions(
+  id         TEXT PRIMARY KEY,
+  generation INTEGER NOT NULL,
+  state      TEXT NOT NULL
+) WITHOUT ROWID;
+
+CREATE TABLE session_entries(
+  session   TEXT NOT NULL,
+  object_id TEXT NOT NULL,
+  seq       INTEGER NOT NULL,
+  entry     TEXT NOT NULL,
+  PRIMARY KEY(session, object_id)
+) WITHOUT ROWID;
+)sql";
+
 }  // namespace
 
 Status EnsureSchema(SqliteDb* db) {
@@ -114,8 +133,8 @@ Status EnsureSchema(SqliteDb* db) {
   if (current == 0) {
     s = db->Exec(kSchemaV1);
     if (!s.ok()) return s;
-    s = db->Exec("INSERT INTO meta(name, value) VALUES ('schema_version', '" +
-                 std::to_string(kSchemaVersion) + "')");
+    s = db->Exec(
+        "INSERT INTO meta(name, value) VALUES ('schema_version', '1')");
     if (!s.ok()) return s;
     // Each store numbers its objects from its own random base, so an id
     // taken from one store practically never names an object in another
@@ -129,8 +148,13 @@ Status EnsureSchema(SqliteDb* db) {
                  std::to_string(base) + "')");
     if (!s.ok()) return s;
   }
-  // Later versions: `if (current < 2) { migrate 1 -> 2 }` and so on, each
-  // step inside this same transaction.
+  // Each later step runs inside this same transaction.
+  if (current < 2) {
+    s = db->Exec(kSchemaV2);
+    if (!s.ok()) return s;
+    s = db->Exec("UPDATE meta SET value = '2' WHERE name = 'schema_version'");
+    if (!s.ok()) return s;
+  }
   return txn.Commit();
 }
 

@@ -4,8 +4,37 @@
 
 #include "core/status_macros.h"
 #include "store/store_impl.h"
+#include "store/store_internals.h"
 
 namespace ctxkit {
+
+Result<Scope> ResolveScopeName(const ScopeName& name, std::string_view agent_id,
+                               std::string_view session_id) {
+  if (name.empty() || name == "global") return Scope::Global();
+  if (name == "agent" || name == "session") {
+    std::string_view id = name == "agent" ? agent_id : session_id;
+    if (id.empty()) {
+      return Status::InvalidArgument("this view has no " + name +
+                                     " (open it with an " + name + " id)");
+    }
+    return Scope{name == "agent" ? Scope::Kind::kAgent : Scope::Kind::kSession,
+                 std::string(id)};
+  }
+  CTXKIT_ASSIGN_OR_RETURN(Scope scope, Scope::Parse(name));
+  const bool own =
+      scope.is_global() ||
+      (scope.kind == Scope::Kind::kAgent && scope.id == agent_id) ||
+      (scope.kind == Scope::Kind::kSession && scope.id == session_id);
+  if (!own) {
+    return Status::PermissionDenied(
+        "scope " + scope.ToString() +
+        " belongs to another agent or session; this view sees only global" +
+        (agent_id.empty() ? "" : ", agent:" + std::string(agent_id)) +
+        (session_id.empty() ? "" : ", session:" + std::string(session_id)) +
+        " (pass a ref to share a value)");
+  }
+  return scope;
+}
 
 Store::Store(std::unique_ptr<StoreImpl> impl) : impl_(std::move(impl)) {}
 Store::~Store() = default;
@@ -31,6 +60,10 @@ Result<StoreStats> Store::Stats() { return impl_->Stats(); }
 
 const std::string& Store::home() const { return impl_->home(); }
 
+storage::Backend& StoreInternals::BackendOf(Store& store) {
+  return store.impl_->backend();
+}
+
 namespace {
 ViewIdentity IdentityOf(const View& view) {
   return ViewIdentity{view.agent_id(), view.session_id()};
@@ -54,6 +87,30 @@ Result<std::string> View::Get(std::string_view key,
 
 Result<Ref> View::RefOf(std::string_view key, const LookupOptions& options) {
   return store_->impl_->RefOf(IdentityOf(*this), key, options);
+}
+
+Result<Ref> View::Pin(std::string_view key, const LookupOptions& options) {
+  return store_->impl_->Pin(IdentityOf(*this), key, options);
+}
+
+Result<Ref> View::Pin(const Ref& ref) { return store_->impl_->Pin(ref); }
+
+Result<Ref> View::PinKeyOrRef(std::string_view key_or_ref,
+                              const LookupOptions& options) {
+  if (!key_or_ref.starts_with("ck:")) return Pin(key_or_ref, options);
+  Result<Ref> ref = ParseRef(key_or_ref);
+  if (!ref.ok()) {
+    return ref.status().WithContext("'" +
+                                    std::string(key_or_ref.substr(0, 64)) +
+                                    "' begins with ck: and is read as a ref");
+  }
+  if (!options.scope.empty() || options.version != 0) {
+    return Status::InvalidArgument(
+        "a scope or version applies to a key; a ref names its own scope and "
+        "version (take a static ref of another version with RefOf or "
+        "Versions)");
+  }
+  return Pin(*ref);
 }
 
 Result<std::string> View::Resolve(const Ref& ref) {
@@ -94,6 +151,14 @@ Result<ListPage> View::List(const ListFilter& filter) {
 Result<std::vector<VersionMeta>> View::Versions(std::string_view key,
                                                 const LookupOptions& options) {
   return store_->impl_->Versions(IdentityOf(*this), key, options);
+}
+
+Result<ObjectMeta> View::Stat(const Ref& ref) {
+  return store_->impl_->Stat(ref);
+}
+
+Result<std::vector<VersionMeta>> View::Versions(const Ref& ref) {
+  return store_->impl_->Versions(ref);
 }
 
 Ref StaticRefOf(const ObjectMeta& meta) {

@@ -14,8 +14,6 @@
 namespace ctxkit {
 namespace {
 
-constexpr size_t kMaxTagBytes = 64;
-constexpr size_t kMaxTags = 64;
 constexpr size_t kMaxListLimit = 10000;
 // Bookkeeping caches outside the memory ceiling are bounded by entry count
 // (see docs/storage-format.md, "Memory").
@@ -44,27 +42,6 @@ std::string NameKey(const Scope& scope, std::string_view key) {
   std::string name;
   AppendNameKey(scope, key, &name);
   return name;
-}
-
-Status ValidateTags(const std::vector<std::string>& tags) {
-  if (tags.size() > kMaxTags) {
-    return Status::InvalidArgument("at most 64 tags per object");
-  }
-  for (const auto& tag : tags) {
-    if (tag.empty() || tag.size() > kMaxTagBytes) {
-      return Status::InvalidArgument("a tag must be 1-64 bytes");
-    }
-    for (char c : tag) {
-      auto u = static_cast<unsigned char>(c);
-      if (u < 0x20 || u == 0x7f) {
-        return Status::InvalidArgument("a tag contains a control character");
-      }
-    }
-    if (!core::IsValidUtf8(tag)) {
-      return Status::InvalidArgument("a tag is not valid UTF-8");
-    }
-  }
-  return Status::Ok();
 }
 
 Status ValidateValue(std::string_view value, ValueType type) {
@@ -130,9 +107,7 @@ Result<std::unique_ptr<StoreImpl>> StoreImpl::Open(const Options& in) {
 
 Result<Scope> StoreImpl::WriteScope(const ViewIdentity& view,
                                     const ScopeName& name) const {
-  CTXKIT_ASSIGN_OR_RETURN(ScopeList scopes,
-                          LookupScopes(view, name.empty() ? "global" : name));
-  return scopes.front();
+  return ResolveScopeName(name, view.agent, view.session);
 }
 
 Result<StoreImpl::ScopeList> StoreImpl::LookupScopes(
@@ -149,33 +124,8 @@ Result<StoreImpl::ScopeList> StoreImpl::LookupScopes(
     add(Scope::Kind::kGlobal, {});
     return out;
   }
-  if (name == "global") {
-    add(Scope::Kind::kGlobal, {});
-    return out;
-  }
-  if (name == "agent" || name == "session") {
-    std::string_view id = name == "agent" ? view.agent : view.session;
-    if (id.empty()) {
-      return Status::InvalidArgument("this view has no " + name +
-                                     " (open it with an " + name + " id)");
-    }
-    add(name == "agent" ? Scope::Kind::kAgent : Scope::Kind::kSession, id);
-    return out;
-  }
-  CTXKIT_ASSIGN_OR_RETURN(Scope scope, Scope::Parse(name));
-  const bool own =
-      scope.is_global() ||
-      (scope.kind == Scope::Kind::kAgent && scope.id == view.agent) ||
-      (scope.kind == Scope::Kind::kSession && scope.id == view.session);
-  if (!own) {
-    return Status::PermissionDenied(
-        "scope " + scope.ToString() +
-        " belongs to another agent or session; this view sees only global" +
-        (view.agent.empty() ? "" : ", agent:" + std::string(view.agent)) +
-        (view.session.empty() ? "" : ", session:" + std::string(view.session)) +
-        " (pass a ref to share a value)");
-  }
-  out.items[0] = std::move(scope);
+  CTXKIT_ASSIGN_OR_RETURN(out.items[0],
+                          ResolveScopeName(name, view.agent, view.session));
   out.size = 1;
   return out;
 }
@@ -325,6 +275,7 @@ Result<StoreImpl::Target> StoreImpl::TargetOf(const Located& where,
     }
     target.session_object = where.session_object;
     target.session_index = version - 1;
+    target.version = version;
     target.size_bytes = v.meta.size_bytes;
     target.type = v.meta.type;
     return target;
@@ -344,12 +295,18 @@ Result<StoreImpl::Target> StoreImpl::TargetOf(const Located& where,
                             obj.key + "' is a tombstone");
   }
   target.durable = std::move(v).value();
+  target.version = version;
   target.size_bytes = target.durable.size_bytes;
   target.type = target.durable.type;
   return target;
 }
 
 Result<StoreImpl::Target> StoreImpl::TargetOfRef(const Ref& ref) {
+  CTXKIT_ASSIGN_OR_RETURN(Located where, LocateRef(ref));
+  return TargetOf(where, ref.version);
+}
+
+Result<StoreImpl::Located> StoreImpl::LocateRef(const Ref& ref) {
   Located where;
   if (ref.is_session_only()) {
     std::string tag = ref.id.substr(1, ref.id.find('.') - 1);
@@ -391,7 +348,44 @@ Result<StoreImpl::Target> StoreImpl::TargetOfRef(const Ref& ref) {
     }
     where.durable = std::move(record).value();
   }
-  return TargetOf(where, ref.version);
+  return where;
+}
+
+ObjectMeta StoreImpl::MetaOf(const Located& where) {
+  if (where.session_object != nullptr) {
+    std::lock_guard lock(mu_);
+    return where.session_object->Meta();
+  }
+  return MetaOf(*where.durable);
+}
+
+Ref StoreImpl::PinnedRef(const Located& where, const Target& target) {
+  ObjectMeta meta = MetaOf(where);
+  meta.type = target.type;
+  meta.size_bytes = target.size_bytes;
+  return MakeRef(meta, target.version);
+}
+
+Result<Ref> StoreImpl::Pin(const ViewIdentity& view, std::string_view key,
+                           const LookupOptions& options) {
+  CTXKIT_ASSIGN_OR_RETURN(Located where,
+                          Locate(view, key, options.scope,
+                                 /*include_removed=*/options.version != 0));
+  CTXKIT_ASSIGN_OR_RETURN(Target target, TargetOf(where, options.version));
+  return PinnedRef(where, target);
+}
+
+Result<Ref> StoreImpl::Pin(const Ref& ref) {
+  CTXKIT_ASSIGN_OR_RETURN(Located where, LocateRef(ref));
+  CTXKIT_ASSIGN_OR_RETURN(Target target, TargetOf(where, ref.version));
+  if (ref.is_static() &&
+      (ref.type != target.type || ref.size_bytes != target.size_bytes)) {
+    return Status::InvalidArgument(
+        "ref " + FormatRef(ref) + " disagrees with the version it names (" +
+        std::string(ValueTypeName(target.type)) + ", " +
+        std::to_string(target.size_bytes) + " bytes)");
+  }
+  return PinnedRef(where, target);
 }
 
 Result<std::string> StoreImpl::ReadSessionVersion(
@@ -499,7 +493,8 @@ Result<Ref> StoreImpl::SetSessionOnly(const ViewIdentity& view,
   obj->updated_unix_ns = now;
   if (!continues) obj->tags = SortedUnique(options.tags);
   ref_memo_.clear();
-  return MakeRef(obj->Meta(), 0);
+  const ObjectMeta meta = obj->Meta();
+  return MakeRef(meta, meta.version);
 }
 
 Result<Ref> StoreImpl::Set(const ViewIdentity& view, std::string_view key,
@@ -543,7 +538,7 @@ Result<Ref> StoreImpl::Set(const ViewIdentity& view, std::string_view key,
     memory_.Insert({written.version.object_id, written.version.version},
                    std::make_shared<const std::string>(value));
   }
-  return MakeRef(MetaOf(written.object), 0);
+  return WrittenRef(written);
 }
 
 Result<Ref> StoreImpl::Append(const ViewIdentity& view, std::string_view key,
@@ -574,7 +569,7 @@ Result<Ref> StoreImpl::Append(const ViewIdentity& view, std::string_view key,
   std::lock_guard lock(mu_);
   Remember(written.object);
   Remember(written.version);
-  return MakeRef(MetaOf(written.object), 0);
+  return WrittenRef(written);
 }
 
 Status StoreImpl::Remove(const ViewIdentity& view, std::string_view key,
@@ -815,13 +810,7 @@ Result<Ref> StoreImpl::RefOf(const ViewIdentity& view, std::string_view key,
   CTXKIT_ASSIGN_OR_RETURN(Located where,
                           Locate(view, key, options.scope,
                                  /*include_removed=*/options.version != 0));
-  ObjectMeta meta;
-  if (where.session_object != nullptr) {
-    std::lock_guard lock(mu_);
-    meta = where.session_object->Meta();
-  } else {
-    meta = MetaOf(*where.durable);
-  }
+  ObjectMeta meta = MetaOf(where);
   if (options.version != 0) {
     CTXKIT_ASSIGN_OR_RETURN(Target target, TargetOf(where, options.version));
     meta.type = target.type;
@@ -899,41 +888,41 @@ Result<ObjectMeta> StoreImpl::Stat(const ViewIdentity& view,
                                    std::string_view key,
                                    const LookupOptions& options) {
   CTXKIT_ASSIGN_OR_RETURN(Located where, Locate(view, key, options.scope));
-  if (where.session_object != nullptr) {
-    std::lock_guard lock(mu_);
-    return where.session_object->Meta();
-  }
-  return MetaOf(*where.durable);
+  return MetaOf(where);
+}
+
+Result<ObjectMeta> StoreImpl::Stat(const Ref& ref) {
+  CTXKIT_ASSIGN_OR_RETURN(Located where, LocateRef(ref.Dynamic()));
+  return MetaOf(where);
 }
 
 Result<std::vector<VersionMeta>> StoreImpl::Versions(
     const ViewIdentity& view, std::string_view key,
     const LookupOptions& options) {
-  CTXKIT_RETURN_IF_ERROR(ValidateKey(key));
-  CTXKIT_ASSIGN_OR_RETURN(ScopeList scopes, LookupScopes(view, options.scope));
-  SyncRecordCache();
   // Unlike Get, history is shown for removed objects too.
-  for (const Scope& scope : scopes) {
-    {
-      std::lock_guard lock(mu_);
-      if (store::SessionObject* obj = session_objects_.Find(scope, key)) {
-        std::vector<VersionMeta> out;
-        for (const auto& v : obj->versions) out.push_back(v.meta);
-        return out;
-      }
-    }
-    Result<storage::ObjectRecord> record = FindDurable(scope, key);
-    if (record.ok()) {
-      CTXKIT_ASSIGN_OR_RETURN(std::vector<storage::VersionRecord> versions,
-                              backend_->ListVersions(record->id));
-      std::vector<VersionMeta> out;
-      out.reserve(versions.size());
-      for (const auto& v : versions) out.push_back(VersionMetaOf(v));
-      return out;
-    }
-    if (!record.status().IsNotFound()) return record.status();
+  CTXKIT_ASSIGN_OR_RETURN(Located where, Locate(view, key, options.scope,
+                                                /*include_removed=*/true));
+  return VersionsOf(where);
+}
+
+Result<std::vector<VersionMeta>> StoreImpl::Versions(const Ref& ref) {
+  // A static ref reads the history of a removed object too.
+  CTXKIT_ASSIGN_OR_RETURN(Located where, LocateRef(ref));
+  return VersionsOf(where);
+}
+
+Result<std::vector<VersionMeta>> StoreImpl::VersionsOf(const Located& where) {
+  std::vector<VersionMeta> out;
+  if (where.session_object != nullptr) {
+    std::lock_guard lock(mu_);
+    for (const auto& v : where.session_object->versions) out.push_back(v.meta);
+    return out;
   }
-  return Status::NotFound("no key '" + std::string(key) + "'");
+  CTXKIT_ASSIGN_OR_RETURN(std::vector<storage::VersionRecord> versions,
+                          backend_->ListVersions(where.durable->id));
+  out.reserve(versions.size());
+  for (const auto& v : versions) out.push_back(VersionMetaOf(v));
+  return out;
 }
 
 Result<ListPage> StoreImpl::List(const ViewIdentity& view,
@@ -1020,6 +1009,13 @@ Result<StoreStats> StoreImpl::Stats() {
 }
 
 // ---- Conversions ------------------------------------------------------
+
+Ref StoreImpl::WrittenRef(const storage::WriteResult& written) {
+  Ref ref = MakeRef(MetaOf(written.object), written.version.version);
+  ref.type = written.version.type;
+  ref.size_bytes = written.version.size_bytes;
+  return ref;
+}
 
 Ref StoreImpl::MakeRef(const ObjectMeta& meta, uint64_t pinned_version) {
   Ref ref;

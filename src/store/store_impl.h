@@ -41,6 +41,10 @@ class StoreImpl {
                           const LookupOptions& options);
   Result<Ref> RefOf(const ViewIdentity& view, std::string_view key,
                     const LookupOptions& options);
+  // View::Pin: the static ref of the version a key (or a ref) names.
+  Result<Ref> Pin(const ViewIdentity& view, std::string_view key,
+                  const LookupOptions& options);
+  Result<Ref> Pin(const Ref& ref);
   Result<std::string> ReadRange(const Ref& ref, uint64_t offset,
                                 uint64_t length);
   Status Scan(const Ref& ref, uint64_t offset, uint64_t length,
@@ -55,6 +59,8 @@ class StoreImpl {
   Result<std::vector<VersionMeta>> Versions(const ViewIdentity& view,
                                             std::string_view key,
                                             const LookupOptions& options);
+  Result<std::vector<VersionMeta>> Versions(const Ref& ref);
+  Result<ObjectMeta> Stat(const Ref& ref);
   Result<Ref> Promote(const ViewIdentity& view, std::string_view key);
   Result<Ref> Rename(const ViewIdentity& view, std::string_view from_key,
                      std::string_view to_key, const LookupOptions& options);
@@ -64,6 +70,7 @@ class StoreImpl {
   Status EndSession(std::string_view session_id);
   Result<StoreStats> Stats();
   const std::string& home() const { return options_.home; }
+  storage::Backend& backend() { return *backend_; }
 
  private:
   // Where a key was found: at most one of `session_object` / `durable`.
@@ -75,10 +82,15 @@ class StoreImpl {
   struct Target {
     std::shared_ptr<store::SessionObject> session_object;
     size_t session_index = 0;  // Into session_object->versions.
+    uint64_t version = 0;      // The resolved version number (never 0).
     uint64_t size_bytes = 0;
     ValueType type = ValueType::kText;
     storage::VersionRecord durable;
   };
+  // The latest metadata of the object `where` holds.
+  ObjectMeta MetaOf(const Located& where);
+  // The static ref of `target`, a version of the object `where` holds.
+  Ref PinnedRef(const Located& where, const Target& target);
 
   StoreImpl(Options options, std::unique_ptr<storage::Backend> backend,
             std::string instance_tag);
@@ -108,6 +120,11 @@ class StoreImpl {
   // The version `version` (0: latest) of a located object.
   Result<Target> TargetOf(const Located& where, uint64_t version);
   Result<Target> TargetOfRef(const Ref& ref);
+  Result<std::vector<VersionMeta>> VersionsOf(const Located& where);
+  // The object a ref names, by id (a capability: any scope). NotFound when
+  // it is gone, removed (dynamic refs) or the key disagrees (another
+  // store's ref); Unavailable for another instance's session-only value.
+  Result<Located> LocateRef(const Ref& ref);
   Result<std::string> ReadTarget(const Target& target, uint64_t offset,
                                  uint64_t length);
   // REQUIRES: mu_ held.
@@ -135,6 +152,8 @@ class StoreImpl {
   void ApplyChangeCounterLocked(const Result<uint64_t>& counter);
 
   static Ref MakeRef(const ObjectMeta& meta, uint64_t pinned_version);
+  // The static ref of the version a write produced.
+  static Ref WrittenRef(const storage::WriteResult& written);
   static ObjectMeta MetaOf(const storage::ObjectRecord& record);
   static VersionMeta VersionMetaOf(const storage::VersionRecord& record);
 

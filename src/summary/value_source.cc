@@ -6,6 +6,7 @@
 
 #include "core/encoding.h"
 #include "core/sha256.h"
+#include "core/status_macros.h"
 #include "summary/stats.h"
 
 namespace ctxkit::summary {
@@ -39,29 +40,12 @@ void AddBytesRead(uint64_t n) {
 Result<Target> ResolveTarget(View& view, std::string_view key_or_ref,
                              const ScopeName& scope) {
   Target t;
-  if (key_or_ref.starts_with("ck:")) {
-    Result<Ref> ref = ParseRef(key_or_ref);
-    if (!ref.ok()) return ref.status();
-    t.ref = *ref;
-  } else {
-    Status s = ValidateKey(key_or_ref);
-    if (!s.ok()) return s.WithContext("key");
-    Result<Ref> ref = view.RefOf(key_or_ref, LookupOptions{scope, 0});
-    if (!ref.ok()) return ref.status();
-    t.ref = *ref;
-  }
+  CTXKIT_ASSIGN_OR_RETURN(t.ref,
+                          view.PinKeyOrRef(key_or_ref, LookupOptions{scope}));
 
-  // The version history gives the content hash without reading the value.
-  // It is only trusted when the key still names the same object in that
-  // scope (a ref may outlive a promotion, and may name another agent's
-  // scope, which this view cannot list).
-  const LookupOptions by_scope{t.ref.scope.ToString(), 0};
-  Result<Ref> current = view.RefOf(t.ref.key, by_scope);
-  Result<std::vector<VersionMeta>> versions =
-      current.ok() && current->id == t.ref.id
-          ? view.Versions(t.ref.key, by_scope)
-          : Result<std::vector<VersionMeta>>(
-                Status::NotFound("history not visible"));
+  // The version history (read through the pinned ref, a capability) gives
+  // the content hash without reading the value.
+  Result<std::vector<VersionMeta>> versions = view.Versions(t.ref);
   if (versions.ok() && !versions->empty()) {
     const VersionMeta* pick = nullptr;
     if (t.ref.version != 0) {

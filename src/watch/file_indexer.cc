@@ -118,14 +118,12 @@ Status FileIndexer::Sync(const std::string& path) {
   set.scope = "global";
   set.type = snap.type;
   set.producer = options_->producer;
-  CTXKIT_ASSIGN_OR_RETURN(Ref ref, view_.Set(key, snap.content, set));
-  (void)ref;  // A dynamic ref; the version number comes from Stat.
-  CTXKIT_ASSIGN_OR_RETURN(ObjectMeta meta, view_.Stat(key, Global()));
-  known_[path] = Known{snap.hash_hex, meta.version};
+  CTXKIT_ASSIGN_OR_RETURN(Ref written, view_.Set(key, snap.content, set));
+  known_[path] = Known{snap.hash_hex, written.version};
   bool update = !latest.empty();
   ++(update ? report_->updated : report_->created);
   Notify(update ? WatchChange::Kind::kUpdated : WatchChange::Kind::kCreated,
-         key, "", meta.version);
+         key, "", written.version);
   return Status::Ok();
 }
 

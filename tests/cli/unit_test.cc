@@ -76,10 +76,10 @@ TEST(ScopeCheckTest, ViewOwnScopesOnly) {
   EXPECT_TRUE(CheckScopeName("agent:bob", g).IsPermissionDenied());
   EXPECT_TRUE(CheckScopeName("session:s", g).IsPermissionDenied());
   EXPECT_TRUE(CheckScopeName("planet", g).IsInvalidArgument());
-  EXPECT_TRUE(CheckTag("ok").ok());
-  EXPECT_FALSE(CheckTag("").ok());
-  EXPECT_FALSE(CheckTag(std::string(65, 't')).ok());
-  EXPECT_FALSE(CheckTag("a\tb").ok());
+  EXPECT_TRUE(ValidateTag("ok").ok());
+  EXPECT_FALSE(ValidateTag("").ok());
+  EXPECT_FALSE(ValidateTag(std::string(65, 't')).ok());
+  EXPECT_FALSE(ValidateTag("a\tb").ok());
 }
 
 TEST(DigestTest, KnownVector) {

@@ -36,11 +36,12 @@ TEST_F(CliTest, SetPrintsRefThatGetAndResolveRead) {
   EXPECT_EQ(ref->key, "greeting");
   EXPECT_EQ(ref->size_bytes, 11u);
   EXPECT_TRUE(ref->scope.is_global());
-  EXPECT_FALSE(ref->is_static());
+  // The static ref of the version this set wrote; `ref KEY` is dynamic.
+  EXPECT_EQ(ref->version, 1u);
 
   EXPECT_EQ(Ok({"get", "greeting"}), "hello world");
   EXPECT_EQ(Ok({"resolve", wire}), "hello world");
-  EXPECT_EQ(Chomp(Ok({"ref", "greeting"})), wire);
+  EXPECT_EQ(Chomp(Ok({"ref", "greeting"})), FormatRef(ref->Dynamic()));
 }
 
 TEST_F(CliTest, BinaryValueFromStdinIsByteExact) {
@@ -84,7 +85,8 @@ TEST_F(CliTest, SetFromFile) {
 }
 
 TEST_F(CliTest, VersionsStaticAndDynamicRefs) {
-  std::string dyn = Chomp(Ok({"set", "doc", "one"}));
+  std::string written = Chomp(Ok({"set", "doc", "one"}));
+  std::string dyn = Chomp(Ok({"ref", "doc"}));
   Ok({"set", "doc", "two!"});
   Ok({"set", "doc", "three"});
 
@@ -115,6 +117,8 @@ TEST_F(CliTest, VersionsStaticAndDynamicRefs) {
   EXPECT_EQ(pinned->size_bytes, 3u);
   Ok({"set", "doc", "four"});
   EXPECT_EQ(Ok({"resolve", v1}), "one");
+  EXPECT_EQ(Ok({"resolve", written}), "one");
+  EXPECT_EQ(v1, written);
   EXPECT_EQ(Ok({"resolve", dyn}), "four");
   EXPECT_EQ(Ok({"get", "doc", "--version", std::to_string(first + 1)}), "two!");
 
@@ -167,7 +171,8 @@ TEST_F(CliTest, TypesTagsAndScopesAreRecorded) {
   EXPECT_EQ(ref["type"], "json");
   EXPECT_EQ(ref["key"], "cfg");
   EXPECT_EQ(ref["scope"], "global");
-  EXPECT_EQ(ref["version"], 0);
+  EXPECT_EQ(ref["version"], 1);
+  EXPECT_EQ(ref["static"], true);
   EXPECT_TRUE(ref["ref"].get<std::string>().starts_with("ck:"));
   nlohmann::json stat = Json({"stat", "cfg"});
   EXPECT_EQ(stat["tags"], nlohmann::json({"x", "y"}));

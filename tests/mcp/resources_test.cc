@@ -68,7 +68,7 @@ TEST_F(ResourcesTest, ReadTextBinaryVersionsAndRefs) {
   EXPECT_EQ(r["result"]["contents"][0]["text"], "{\"a\":1}");
   // Binary: not UTF-8, served as a base64 blob.
   std::string bin("\x89PNG\r\n\x1a\n\x00\xff\xfe", 11);
-  store_->OpenView("agent-a", "sess-a")->Set("img", bin, {});
+  ASSERT_TRUE(store_->OpenView("agent-a", "sess-a")->Set("img", bin, {}).ok());
   r = c.Request("resources/read", {{"uri", "ctxkit://global/img"}});
   const Json& blob = r["result"]["contents"][0];
   EXPECT_FALSE(blob.contains("text"));

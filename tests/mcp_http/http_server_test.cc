@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -444,6 +445,53 @@ TEST_F(HttpServerTest, EightConcurrentClients) {
   EXPECT_EQ(ok.load(), 200);
   EXPECT_EQ(bad.load(), 0);
   EXPECT_EQ(http_->session_count(), 8u);
+}
+
+// Eight clients writing one key: each set must hand back the static ref of
+// the version it wrote (a set followed by a lookup named other clients'
+// versions under this load).
+TEST_F(HttpServerTest, ConcurrentSetsOfOneKeyReturnEachWritersVersion) {
+  Serve();
+  constexpr int kClients = 8;
+  constexpr int kSets = 50;
+  std::vector<std::vector<std::pair<std::string, std::string>>> got(kClients);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kClients; ++t) {
+    threads.emplace_back([&, t] {
+      std::string id = Open();
+      for (int i = 0; i < kSets; ++i) {
+        std::string value =
+            "client " + std::to_string(t) + " write " + std::to_string(i);
+        HttpReply r = Post(
+            Message(100 + i, "tools/call",
+                    {{"name", "set"},
+                     {"arguments", {{"key", "shared"}, {"value", value}}}}),
+            {}, id);
+        Json j = Json::parse(r.body, nullptr, false);
+        if (!j.is_object() || !j.contains("result")) continue;
+        Json structured = j["result"].value("structuredContent", Json());
+        got[t].push_back({structured.value("ref", ""), value});
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  auto view = store_->OpenView("", "");
+  ASSERT_TRUE(view.ok());
+  std::set<uint64_t> versions;
+  for (int t = 0; t < kClients; ++t) {
+    ASSERT_EQ(got[t].size(), static_cast<size_t>(kSets)) << "client " << t;
+    for (const auto& [wire, value] : got[t]) {
+      Result<Ref> ref = ParseRef(wire);
+      ASSERT_TRUE(ref.ok()) << wire;
+      EXPECT_TRUE(ref->is_static()) << wire;
+      versions.insert(ref->version);
+      Result<std::string> read = view->Resolve(*ref);
+      ASSERT_TRUE(read.ok()) << read.status().ToString();
+      EXPECT_EQ(*read, value) << wire << " names another client's version";
+    }
+  }
+  EXPECT_EQ(versions.size(), static_cast<size_t>(kClients * kSets))
+      << "a version number was handed out twice";
 }
 
 TEST_F(HttpServerTest, KeepAliveConnectionServesManyRequests) {

@@ -63,8 +63,8 @@ TEST_F(CliInteropTest, CliResolvesRefsMadeThroughTheApi) {
   lo.version = 1;
   ASSERT_OK_AND_ASSIGN(Ref pinned, view().RefOf("blob", lo));
   // Another agent's process, holding only the ref strings.
-  CliResult dyn = RunCli(
-      dir_, {"--home", home(), "--agent", "other", "resolve", FormatRef(r)});
+  CliResult dyn = RunCli(dir_, {"--home", home(), "--agent", "other", "resolve",
+                                FormatRef(r.Dynamic())});
   EXPECT_EQ(dyn.exit_code, 0);
   EXPECT_EQ(dyn.out, "v2");
   CliResult st = RunCli(dir_, {"--home", home(), "--agent", "other", "resolve",

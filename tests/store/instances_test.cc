@@ -32,7 +32,8 @@ class InstancesTest : public StoreTest {
 };
 
 TEST_F(InstancesTest, NewVersionFromOtherInstanceIsSeenByCachedReaders) {
-  ASSERT_OK_AND_ASSIGN(Ref dyn, view().Set("k", "v1"));
+  ASSERT_OK_AND_ASSIGN(Ref written, view().Set("k", "v1"));
+  const Ref dyn = written.Dynamic();
   // Warm every cache this instance has.
   ASSERT_OK(view().Get("k"));
   ASSERT_OK(view().RefOf("k"));
@@ -53,7 +54,8 @@ TEST_F(InstancesTest, NewVersionFromOtherInstanceIsSeenByCachedReaders) {
 }
 
 TEST_F(InstancesTest, RemoveFromOtherInstanceIsSeen) {
-  ASSERT_OK_AND_ASSIGN(Ref dyn, view().Set("k", "v1"));
+  ASSERT_OK_AND_ASSIGN(Ref written, view().Set("k", "v1"));
+  const Ref dyn = written.Dynamic();
   ASSERT_OK(view().Get("k"));
   ASSERT_OK(view().RefOf("k"));
   ASSERT_OK(other().Remove("k"));

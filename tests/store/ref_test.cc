@@ -329,7 +329,7 @@ TEST(RefWireTest, EveryParsableStringFormatsBackIdentically) {
 
 class StoreRefTest : public StoreTest {};
 
-TEST_F(StoreRefTest, SetReturnsDynamicRefWithMetadata) {
+TEST_F(StoreRefTest, SetReturnsStaticRefWithMetadata) {
   SetOptions o;
   o.type = ValueType::kMemory;
   ASSERT_OK_AND_ASSIGN(Ref r, view().Set("doc", "hello world", o));
@@ -338,8 +338,8 @@ TEST_F(StoreRefTest, SetReturnsDynamicRefWithMetadata) {
   EXPECT_EQ(r.scope, Scope::Global());
   EXPECT_EQ(r.type, ValueType::kMemory);
   EXPECT_EQ(r.size_bytes, 11u);
-  EXPECT_EQ(r.version, 0u);
-  EXPECT_FALSE(r.is_static());
+  EXPECT_EQ(r.version, 1u);
+  EXPECT_TRUE(r.is_static());
   EXPECT_FALSE(r.is_session_only());
   for (char c : r.id) {
     EXPECT_TRUE((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z'))
@@ -350,7 +350,7 @@ TEST_F(StoreRefTest, SetReturnsDynamicRefWithMetadata) {
 TEST_F(StoreRefTest, RefOfIsMetadataOnlyAndMatchesSet) {
   ASSERT_OK_AND_ASSIGN(Ref set_ref, view().Set("k", "abc"));
   ASSERT_OK_AND_ASSIGN(Ref r, view().RefOf("k"));
-  EXPECT_EQ(r, set_ref);
+  EXPECT_EQ(r, set_ref.Dynamic());
   ASSERT_OK_AND_ASSIGN(Ref again, view().Set("k", "abcdef"));
   EXPECT_EQ(again.id, set_ref.id);
   EXPECT_EQ(again.size_bytes, 6u);

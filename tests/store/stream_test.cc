@@ -68,7 +68,10 @@ TEST_F(StreamTest, AppendInAScope) {
   EXPECT_EQ(v, "xy");
   View bob = MakeView("bob", "");
   EXPECT_THAT(bob.Get("mine"), StatusIs(StatusCode::kNotFound));
+  // The first append's ref pins its prefix; its Dynamic() follows the stream.
   ASSERT_OK_AND_ASSIGN(v, bob.Resolve(r));
+  EXPECT_EQ(v, "x");
+  ASSERT_OK_AND_ASSIGN(v, bob.Resolve(r.Dynamic()));
   EXPECT_EQ(v, "xy");
 }
 

@@ -240,7 +240,8 @@ TEST_F(VersionsTest, SetWithoutTagsReplacesTagsWithNone) {
 }
 
 TEST_F(VersionsTest, ReadRangeOfRemovedObject) {
-  ASSERT_OK_AND_ASSIGN(Ref dyn, view().Set("k", "0123456789"));
+  ASSERT_OK_AND_ASSIGN(Ref written, view().Set("k", "0123456789"));
+  const Ref dyn = written.Dynamic();
   LookupOptions v1;
   v1.version = 1;
   ASSERT_OK_AND_ASSIGN(Ref pinned, view().RefOf("k", v1));

@@ -1,0 +1,189 @@
+#include "storage/sqlite_sessions.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <string>
+
+#include "core/status_macros.h"
+#include "storage/file_util.h"
+
+namespace ctxkit::storage::sqlite_sessions {
+namespace {
+
+// Ends a read transaction on destruction (reads never fail to end).
+class ReadTransaction {
+ public:
+  explicit ReadTransaction(SqliteDb* db) : db_(db) {}
+  ~ReadTransaction() {
+    if (open_) db_->Exec("COMMIT").IgnoreError();
+  }
+  Status Begin() {
+    CTXKIT_RETURN_IF_ERROR(db_->Exec("BEGIN"));
+    open_ = true;
+    return Status::Ok();
+  }
+
+ private:
+  SqliteDb* db_;
+  bool open_ = false;
+};
+
+Status PutEntries(SqliteDb* db, const SessionWrite& w) {
+  for (const std::string& object_id : w.removed_entries) {
+    CTXKIT_ASSIGN_OR_RETURN(
+        auto q, db->Prepare("DELETE FROM session_entries "
+                            "WHERE session = ?1 AND object_id = ?2"));
+    CTXKIT_RETURN_IF_ERROR(q->BindText(1, w.id).BindText(2, object_id).Run());
+  }
+  for (const SessionEntryRow& e : w.put_entries) {
+    CTXKIT_ASSIGN_OR_RETURN(
+        auto q,
+        db->Prepare(
+            "INSERT OR REPLACE INTO session_entries"
+            "(session, object_id, seq, entry) VALUES (?1, ?2, ?3, ?4)"));
+    CTXKIT_RETURN_IF_ERROR(q->BindText(1, w.id)
+                               .BindText(2, e.object_id)
+                               .Bind(3, static_cast<int64_t>(e.seq))
+                               .BindText(4, e.entry_json)
+                               .Run());
+  }
+  return Status::Ok();
+}
+
+// A string literal for SQL text ('it''s').
+std::string SqlQuote(std::string_view text) {
+  std::string out = "'";
+  for (char c : text) {
+    out += c;
+    if (c == '\'') out += '\'';
+  }
+  return out + "'";
+}
+
+}  // namespace
+
+Result<std::optional<uint64_t>> Generation(SqliteDb* db, std::string_view id) {
+  CTXKIT_ASSIGN_OR_RETURN(
+      auto q, db->Prepare("SELECT generation FROM sessions WHERE id = ?1"));
+  q->BindText(1, id);
+  CTXKIT_ASSIGN_OR_RETURN(bool row, q->Step());
+  if (!row) return std::optional<uint64_t>();
+  return std::optional<uint64_t>(static_cast<uint64_t>(q->Int(0)));
+}
+
+Result<SessionRecord> Load(SqliteDb* db, std::string_view id) {
+  ReadTransaction snapshot(db);
+  CTXKIT_RETURN_IF_ERROR(snapshot.Begin());
+  SessionRecord rec;
+  rec.id = std::string(id);
+  {
+    CTXKIT_ASSIGN_OR_RETURN(
+        auto q,
+        db->Prepare("SELECT generation, state FROM sessions WHERE id = ?1"));
+    q->BindText(1, id);
+    CTXKIT_ASSIGN_OR_RETURN(bool row, q->Step());
+    if (!row) return Status::NotFound("no session '" + rec.id + "'");
+    rec.generation = static_cast<uint64_t>(q->Int(0));
+    rec.state_json = q->Text(1);
+  }
+  CTXKIT_ASSIGN_OR_RETURN(
+      auto q, db->Prepare("SELECT object_id, seq, entry FROM session_entries "
+                          "WHERE session = ?1 ORDER BY seq"));
+  q->BindText(1, id);
+  while (true) {
+    CTXKIT_ASSIGN_OR_RETURN(bool row, q->Step());
+    if (!row) break;
+    rec.entries.push_back(
+        {q->Text(0), static_cast<uint64_t>(q->Int(1)), q->Text(2)});
+  }
+  return rec;
+}
+
+Result<uint64_t> Write(SqliteDb* db, const SessionWrite& w) {
+  WriteTransaction txn(db);
+  CTXKIT_RETURN_IF_ERROR(txn.Begin());
+  CTXKIT_ASSIGN_OR_RETURN(std::optional<uint64_t> stored, Generation(db, w.id));
+  if (w.expected_generation == 0) {
+    if (stored) {
+      return Status::AlreadyExists("session '" + w.id + "' already exists");
+    }
+  } else if (!stored) {
+    return Status::NotFound("no session '" + w.id + "' (it was removed)");
+  } else if (*stored != w.expected_generation) {
+    return Status::FailedPrecondition(
+        "session '" + w.id + "' changed meanwhile (generation " +
+        std::to_string(*stored) + ", expected " +
+        std::to_string(w.expected_generation) + ")");
+  }
+  const uint64_t next = w.expected_generation + 1;
+  CTXKIT_ASSIGN_OR_RETURN(
+      auto q, db->Prepare("INSERT OR REPLACE INTO sessions(id, generation, "
+                          "state) VALUES (?1, ?2, ?3)"));
+  CTXKIT_RETURN_IF_ERROR(q->BindText(1, w.id)
+                             .Bind(2, static_cast<int64_t>(next))
+                             .BindText(3, w.state_json)
+                             .Run());
+  CTXKIT_RETURN_IF_ERROR(PutEntries(db, w));
+  CTXKIT_RETURN_IF_ERROR(txn.Commit());
+  return next;
+}
+
+Result<std::vector<std::string>> List(SqliteDb* db) {
+  CTXKIT_ASSIGN_OR_RETURN(auto q,
+                          db->Prepare("SELECT id FROM sessions ORDER BY id"));
+  std::vector<std::string> ids;
+  while (true) {
+    CTXKIT_ASSIGN_OR_RETURN(bool row, q->Step());
+    if (!row) break;
+    ids.push_back(q->Text(0));
+  }
+  return ids;
+}
+
+Status Remove(SqliteDb* db, std::string_view id) {
+  WriteTransaction txn(db);
+  CTXKIT_RETURN_IF_ERROR(txn.Begin());
+  CTXKIT_ASSIGN_OR_RETURN(std::optional<uint64_t> stored, Generation(db, id));
+  if (!stored) return Status::NotFound("no session '" + std::string(id) + "'");
+  for (const char* sql : {"DELETE FROM session_entries WHERE session = ?1",
+                          "DELETE FROM sessions WHERE id = ?1"}) {
+    CTXKIT_ASSIGN_OR_RETURN(auto q, db->Prepare(sql));
+    CTXKIT_RETURN_IF_ERROR(q->BindText(1, id).Run());
+  }
+  return txn.Commit();
+}
+
+Status ImportLegacy(SqliteDb* db, const std::string& legacy_path) {
+  if (!PathExists(legacy_path)) return Status::Ok();
+  {
+    // Fold the old file's WAL into it, so the copy below sees every commit
+    // and the renamed file is whole on its own.
+    CTXKIT_ASSIGN_OR_RETURN(auto old, SqliteDb::Open(legacy_path, 30000));
+    CTXKIT_RETURN_IF_ERROR(old->Exec("PRAGMA wal_checkpoint(TRUNCATE)"));
+  }
+  CTXKIT_RETURN_IF_ERROR(
+      db->Exec("ATTACH DATABASE " + SqlQuote(legacy_path) + " AS legacy"));
+  Status s = [&]() -> Status {
+    WriteTransaction txn(db);
+    CTXKIT_RETURN_IF_ERROR(txn.Begin());
+    CTXKIT_RETURN_IF_ERROR(
+        db->Exec("INSERT OR IGNORE INTO main.sessions(id, generation, state) "
+                 "SELECT id, generation, state FROM legacy.sessions;"
+                 "INSERT OR IGNORE INTO main.session_entries"
+                 "(session, object_id, seq, entry) "
+                 "SELECT session, object_id, seq, entry FROM legacy.entries"));
+    return txn.Commit();
+  }();
+  db->Exec("DETACH DATABASE legacy").IgnoreError();
+  CTXKIT_RETURN_IF_ERROR(s.WithContext("import " + legacy_path));
+  const std::string done = legacy_path + ".imported";
+  if (std::rename(legacy_path.c_str(), done.c_str()) != 0) {
+    return ErrnoStatus("rename", legacy_path);
+  }
+  for (const char* suffix : {"-wal", "-shm"}) {
+    std::remove((legacy_path + suffix).c_str());
+  }
+  return SyncDir(std::filesystem::path(legacy_path).parent_path().string());
+}
+
+}  // namespace ctxkit::storage::sqlite_sessions

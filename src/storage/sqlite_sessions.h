@@ -1,0 +1,37 @@
+// Session state in the embedded engine: the `sessions` and
+// `session_entries` tables of ctxkit.db (schema v2; docs/storage-format.md),
+// and the one-time import of the sessions.db file that older builds kept
+// beside it. The SqliteBackend calls these under its connection mutex.
+
+#ifndef CTXKIT_STORAGE_SQLITE_SESSIONS_H_
+#define CTXKIT_STORAGE_SQLITE_SESSIONS_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ctxkit/status.h"
+#include "storage/backend.h"
+#include "storage/sqlite_db.h"
+
+namespace ctxkit::storage::sqlite_sessions {
+
+Result<std::optional<uint64_t>> Generation(SqliteDb* db, std::string_view id);
+// Reads the state and entries inside one read transaction (one snapshot).
+Result<SessionRecord> Load(SqliteDb* db, std::string_view id);
+// One write transaction; see Backend::WriteSession.
+Result<uint64_t> Write(SqliteDb* db, const SessionWrite& write);
+Result<std::vector<std::string>> List(SqliteDb* db);
+Status Remove(SqliteDb* db, std::string_view id);
+
+// Moves the sessions of a pre-v2 `<home>/sessions.db` (path `legacy_path`)
+// into `db`, then renames the old file to `<legacy_path>.imported` so it is
+// imported once. Sessions already present in `db` are kept as they are.
+// Does nothing when the file does not exist.
+Status ImportLegacy(SqliteDb* db, const std::string& legacy_path);
+
+}  // namespace ctxkit::storage::sqlite_sessions
+
+#endif  // CTXKIT_STORAGE_SQLITE_SESSIONS_H_
