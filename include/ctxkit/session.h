@@ -167,6 +167,15 @@ class Session {
                                                std::string_view id);
   // Every session id of the store, sorted.
   static Result<std::vector<std::string>> List(Store& store);
+  // Removes session `id`: every live object in its session scope (the chat,
+  // the system prompt, toolcalls, externalized variables, values stored
+  // with scope "session") gets a tombstone, its session-only values in this
+  // Store instance are dropped, then its state (pools, policy) is deleted.
+  // History stays readable by static ref until `gc` collects it; objects in
+  // other scopes are not touched. Interrupted, it can simply be run again.
+  // Returns how many objects were removed; NotFound when there is no such
+  // session.
+  static Result<uint64_t> Remove(Store& store, std::string_view id);
 
   ~Session();
   Session(const Session&) = delete;

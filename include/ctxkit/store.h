@@ -188,6 +188,21 @@ struct StoreStats {
   uint64_t spills = 0;
 };
 
+// Stored bytes of one group of versions, as `ctxkit du` shows them.
+struct UsageRow {
+  Scope scope;
+  ValueType type = ValueType::kText;
+  // Where the bytes are: "inline" (rows of the store database), "blob"
+  // (content-addressed files under <home>/blobs; a blob shared by two rows
+  // counts in each, StoreStats::content_bytes is the deduplicated total) or
+  // "session" (session-only values of this Store instance, in memory or in
+  // its spill file).
+  std::string tier;
+  uint64_t objects = 0;   // Objects with at least one version stored so.
+  uint64_t versions = 0;  // Versions (stream appends) stored so.
+  uint64_t bytes = 0;
+};
+
 // A static ref to the version `meta` describes (its latest, as Stat and
 // List return it), built without a lookup.
 Ref StaticRefOf(const ObjectMeta& meta);
@@ -213,6 +228,11 @@ class Store {
   // Counts from the database plus this instance's memory tier. Fails
   // (IoError, Unavailable) when the database cannot be read.
   Result<StoreStats> Stats();
+  // Stored bytes by scope, type and tier (every durable version, removed
+  // objects and superseded versions included, plus this instance's
+  // session-only values), sorted by scope, type, tier. A full scan of the
+  // store's metadata: for maintenance, not hot paths.
+  Result<std::vector<UsageRow>> Usage();
   const std::string& home() const;
 
  private:

@@ -183,6 +183,7 @@ int Main(int argc, char** argv) {
   try {
     RegisterValueCommands(app, table);
     RegisterMetaCommands(app, table);
+    RegisterMaintenanceCommands(app, table);
     RegisterDemoCommand(app, table);
     RegisterExploreCommands(app, table);
     RegisterSummaryCommands(app, table);

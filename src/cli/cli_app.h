@@ -101,7 +101,8 @@ void RegisterExploreCommands(CLI::App& app,
 void RegisterSummaryCommands(CLI::App& app,
                              CommandTable& table);  // summarize tokens
 void RegisterMetaCommands(CLI::App& app, CommandTable& table);  // ls stats...
-void RegisterDemoCommand(CLI::App& app, CommandTable& table);   // demo
+void RegisterMaintenanceCommands(CLI::App& app, CommandTable& table);  // du
+void RegisterDemoCommand(CLI::App& app, CommandTable& table);          // demo
 void RegisterIndexCommands(CLI::App& app,
                            CommandTable& table);  // find
 void RegisterSessionCommands(CLI::App& app,

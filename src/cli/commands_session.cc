@@ -1,5 +1,5 @@
-// Session verbs: session new/ls/show/ingest/activate/deactivate/pin/unpin/
-// track, and render (include/ctxkit/session.h, docs/sessions.md).
+// Session verbs: session new/ls/show/rm/ingest/activate/deactivate/pin/
+// unpin/track, and render (include/ctxkit/session.h, docs/sessions.md).
 
 #include <CLI/CLI.hpp>
 #include <cstdint>
@@ -80,6 +80,19 @@ int RunLs(Context& ctx) {
   std::string out;
   for (const auto& id : *ids) out += id + "\n";
   return Emit(out);
+}
+
+int RunRm(Context& ctx, const SessionArgs& a) {
+  Result<Store*> store = ctx.OpenStore();
+  if (!store.ok()) return ReportError(store.status());
+  Result<uint64_t> removed = Session::Remove(**store, a.id);
+  if (!removed.ok()) return ReportError(removed.status());
+  if (ctx.json()) {
+    PrintJson({{"session", a.id}, {"removed_objects", *removed}});
+    return kExitOk;
+  }
+  return Emit("removed session " + a.id + " (" + std::to_string(*removed) +
+              " objects; their history stays until gc)\n");
 }
 
 int RunShow(Context& ctx, const SessionArgs& a) {
@@ -276,6 +289,16 @@ void RegisterSessionCommands(CLI::App& app, CommandTable& table) {
     CLI::App* sub = WithId(
         session->add_subcommand("show", "Show a session's pools"), a.get());
     table.Add(sub, [a](Context& ctx) { return RunShow(ctx, *a); });
+  }
+  {
+    auto a = std::make_shared<SessionArgs>();
+    CLI::App* sub = WithId(
+        session->add_subcommand(
+            "rm",
+            "Remove a session: its state, and its session-scoped objects "
+            "(tombstoned; history stays until gc)"),
+        a.get());
+    table.Add(sub, [a](Context& ctx) { return RunRm(ctx, *a); });
   }
   {
     auto a = std::make_shared<SessionArgs>();

@@ -97,6 +97,33 @@ Result<std::vector<std::string>> Session::List(Store& store) {
   return StoreInternals::BackendOf(store).ListSessions();
 }
 
+Result<uint64_t> Session::Remove(Store& store, std::string_view id) {
+  CTXKIT_RETURN_IF_ERROR(ValidateScopeId(id).WithContext("session id"));
+  storage::Backend& backend = StoreInternals::BackendOf(store);
+  CTXKIT_ASSIGN_OR_RETURN(std::optional<uint64_t> gen,
+                          backend.SessionGeneration(id));
+  if (!gen) return Status::NotFound("no session '" + std::string(id) + "'");
+  CTXKIT_ASSIGN_OR_RETURN(View view, store.OpenView("", id));
+  // Objects first: if this stops half way, the session still exists and
+  // running Remove again finishes the job.
+  uint64_t removed = 0;
+  ListFilter filter{.scope = "session", .limit = 1000};
+  while (true) {
+    CTXKIT_ASSIGN_OR_RETURN(ListPage page, view.List(filter));
+    for (const ObjectMeta& m : page.items) {
+      Status s = view.Remove(m.key, {.scope = "session"});
+      if (s.ok()) ++removed;
+      if (!s.ok() && !s.IsNotFound()) return s;
+    }
+    if (page.next_cursor.empty()) break;
+    filter.cursor = page.next_cursor;
+  }
+  CTXKIT_RETURN_IF_ERROR(store.EndSession(id));
+  Status s = backend.RemoveSession(id);
+  if (!s.ok() && !s.IsNotFound()) return s;
+  return removed;
+}
+
 Result<SessionSnapshot> Session::Snapshot() {
   CTXKIT_RETURN_IF_ERROR(impl_->Refresh());
   const session::State& st = impl_->state();

@@ -129,6 +129,19 @@ struct SessionWrite {
   std::vector<std::string> removed_entries;  // Object ids.
 };
 
+// Stored bytes of one (scope, type, medium) group, for `ctxkit du`.
+struct UsageRecord {
+  enum class Medium : uint8_t { kInline = 0, kBlob };
+  Scope scope;
+  ValueType type = ValueType::kText;
+  Medium medium = Medium::kInline;
+  uint64_t objects = 0;   // Objects with at least one version stored so.
+  uint64_t versions = 0;  // Versions (or stream appends) stored so.
+  // Bytes stored: inline rows, or distinct blob files (a blob shared by
+  // two groups counts in each; BackendStats has the deduplicated total).
+  uint64_t bytes = 0;
+};
+
 struct BackendStats {
   uint64_t objects = 0;
   uint64_t live_objects = 0;
@@ -192,6 +205,9 @@ class Backend {
                                    uint64_t offset, uint64_t length) = 0;
 
   virtual Result<BackendStats> Stats() = 0;
+  // Stored bytes grouped by scope, type and medium (a full scan: for
+  // maintenance, not for hot paths). Sorted by scope, type, medium.
+  virtual Result<std::vector<UsageRecord>> Usage() = 0;
 
   // ---- Session state ----
 

@@ -14,6 +14,7 @@
 #include "storage/sqlite_db.h"
 #include "storage/sqlite_schema.h"
 #include "storage/sqlite_sessions.h"
+#include "storage/sqlite_usage.h"
 
 namespace ctxkit::storage {
 namespace {
@@ -402,6 +403,11 @@ class SqliteBackend final : public Backend {
     stats.content_bytes = (*q)->Int(0);
     stats.blob_files = (*q)->Int(1);
     return stats;
+  }
+
+  Result<std::vector<UsageRecord>> Usage() override {
+    std::lock_guard lock(mu_);
+    return SqliteUsage(db_.get());
   }
 
   Result<std::optional<uint64_t>> SessionGeneration(

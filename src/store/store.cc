@@ -58,6 +58,8 @@ Status Store::EndSession(std::string_view session_id) {
 
 Result<StoreStats> Store::Stats() { return impl_->Stats(); }
 
+Result<std::vector<UsageRow>> Store::Usage() { return impl_->Usage(); }
+
 const std::string& Store::home() const { return impl_->home(); }
 
 storage::Backend& StoreInternals::BackendOf(Store& store) {

@@ -1008,6 +1008,37 @@ Result<StoreStats> StoreImpl::Stats() {
   return stats;
 }
 
+Result<std::vector<UsageRow>> StoreImpl::Usage() {
+  CTXKIT_ASSIGN_OR_RETURN(std::vector<storage::UsageRecord> records,
+                          backend_->Usage());
+  std::vector<UsageRow> rows;
+  rows.reserve(records.size());
+  for (const storage::UsageRecord& r : records) {
+    const bool blob = r.medium == storage::UsageRecord::Medium::kBlob;
+    rows.push_back({r.scope, r.type, blob ? "blob" : "inline", r.objects,
+                    r.versions, r.bytes});
+  }
+  std::lock_guard lock(mu_);
+  for (const store::SessionObject* obj : session_objects_.Sorted()) {
+    const ValueType type = obj->latest().meta.type;
+    auto row = std::find_if(rows.begin(), rows.end(), [&](const UsageRow& u) {
+      return u.tier == "session" && u.scope == obj->scope && u.type == type;
+    });
+    if (row == rows.end()) {
+      rows.push_back({obj->scope, type, "session", 0, 0, 0});
+      row = rows.end() - 1;
+    }
+    ++row->objects;
+    row->versions += obj->versions.size();
+    for (const store::SessionChunk& c : obj->chunks) row->bytes += c.size;
+  }
+  std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
+    return std::make_pair(a.scope.ToString(), static_cast<int>(a.type)) <
+           std::make_pair(b.scope.ToString(), static_cast<int>(b.type));
+  });
+  return rows;
+}
+
 // ---- Conversions ------------------------------------------------------
 
 Ref StoreImpl::WrittenRef(const storage::WriteResult& written) {

@@ -69,6 +69,7 @@ class StoreImpl {
   Result<uint64_t> CountTokens(const Ref& ref);
   Status EndSession(std::string_view session_id);
   Result<StoreStats> Stats();
+  Result<std::vector<UsageRow>> Usage();
   const std::string& home() const { return options_.home; }
   storage::Backend& backend() { return *backend_; }
 

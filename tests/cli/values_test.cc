@@ -214,5 +214,25 @@ TEST_F(CliTest, ExistingValueIsPreservedAcrossProcesses) {
   for (int i = 0; i < 3; ++i) EXPECT_EQ(Ok({"get", "durable"}), "still here");
 }
 
+TEST_F(CliTest, DuShowsBytesByScopeTypeAndTier) {
+  Ok({"set", "a", "12345"});
+  Ok({"set", "a", "1234567"});
+  Ok({"--agent", "ann", "set", "notes", "abc", "--scope", "agent"});
+  nlohmann::json du = Json({"du"});
+  ASSERT_TRUE(du["rows"].is_array()) << du.dump();
+  uint64_t global_text = 0, agent_text = 0;
+  for (const auto& r : du["rows"]) {
+    if (r["tier"] != "inline" || r["type"] != "text") continue;
+    if (r["scope"] == "global") global_text = r["bytes"];
+    if (r["scope"] == "agent:ann") agent_text = r["bytes"];
+  }
+  EXPECT_EQ(global_text, 12u);
+  EXPECT_EQ(agent_text, 3u);
+  EXPECT_EQ(du["content_bytes"], 15u);
+  std::string text = Ok({"du"});
+  EXPECT_NE(text.find("agent:ann"), std::string::npos) << text;
+  EXPECT_NE(text.find("content stored"), std::string::npos) << text;
+}
+
 }  // namespace
 }  // namespace ctxkit::cli::testing

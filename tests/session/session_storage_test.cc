@@ -133,5 +133,41 @@ TEST_F(SessionStorageTest, LegacySessionsFileIsImportedOnce) {
   EXPECT_EQ(again->size(), 1u);
 }
 
+TEST_F(SessionStorageTest, RemoveTombstonesSessionObjectsAndDeletesState) {
+  auto s = Session::Create(store(), "gone", {});
+  ASSERT_TRUE(s.ok());
+  ASSERT_TRUE(view().Set("shared/doc", "global text").ok());
+  auto sv = store().OpenView("", "gone");
+  ASSERT_TRUE(sv.ok());
+  auto mine = sv->Set("notes", "session text", {.scope = "session"});
+  ASSERT_TRUE(mine.ok());
+  ASSERT_TRUE(
+      sv->Set("scratch", "x", {.scope = "session", .persist = false}).ok());
+  ASSERT_TRUE((*s)->Activate("shared/doc").ok());
+  ASSERT_TRUE((*s)->Activate("notes").ok());
+  s->reset();
+
+  auto removed = Session::Remove(store(), "gone");
+  ASSERT_TRUE(removed.ok()) << removed.status().ToString();
+  EXPECT_EQ(*removed, 2u);
+  EXPECT_EQ(Session::Open(store(), "gone").status().code(),
+            StatusCode::kNotFound);
+  auto ids = Session::List(store());
+  ASSERT_TRUE(ids.ok());
+  EXPECT_TRUE(ids->empty());
+  // Its objects are removed, their history is not; other scopes untouched.
+  EXPECT_EQ(sv->Get("notes").status().code(), StatusCode::kNotFound);
+  auto old = sv->Resolve(*mine);
+  ASSERT_TRUE(old.ok());
+  EXPECT_EQ(*old, "session text");
+  EXPECT_EQ(sv->Get("scratch").status().code(), StatusCode::kNotFound);
+  EXPECT_TRUE(view().Get("shared/doc").ok());
+  // Again: nothing left to remove.
+  EXPECT_EQ(Session::Remove(store(), "gone").status().code(),
+            StatusCode::kNotFound);
+  // The id can be used afresh.
+  EXPECT_TRUE(Session::Create(store(), "gone", {}).ok());
+}
+
 }  // namespace
 }  // namespace ctxkit
