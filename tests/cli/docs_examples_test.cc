@@ -168,8 +168,11 @@ TEST_F(CliTest, EveryDocumentedCommandRuns) {
       skipped_seen.insert(e.command);
       continue;
     }
-    script += e.command + " || echo \"docs-example-failed " +
-              std::to_string(run.size()) + " $?\" >&2\n";
+    // pipefail catches a failing ctxkit before a pipe; 141 (SIGPIPE) is
+    // what `ctxkit ... | head` gives when head stops reading, as in a shell.
+    script += e.command + " || { c=$?; [ $c -eq 141 ] || echo " +
+              "\"docs-example-failed " + std::to_string(run.size()) +
+              " $c\" >&2; }\n";
     run.push_back(&e);
   }
   // A skip entry whose command left the docs is stale: drop it.
