@@ -212,9 +212,9 @@ class Session {
   Result<IngestReport> Ingest(std::string_view log_json, LogFormat format);
 
   // The request the model sees. InvalidArgument for budget 0;
-  // ResourceExhausted when the locked and pinned content alone exceed the
-  // budget (the message gives the counts). Same state, same options: the
-  // same bytes.
+  // FailedPrecondition when the locked and pinned content alone exceed the
+  // budget (the message gives the smallest budget that renders). Same state,
+  // same options: the same bytes.
   Result<RenderResult> Render(const RenderOptions& options);
 
  private:

@@ -27,6 +27,7 @@
 #include "llm/chat_client.h"
 #include "notes/safe_dir.h"
 #include "storage/file_util.h"
+#include "text/json_parse.h"
 
 namespace ctxkit {
 
@@ -259,16 +260,15 @@ Result<std::string> ContextManager::SaveContext(std::string_view tool_name,
                                                 std::string_view result_json,
                                                 std::string_view task_id,
                                                 std::string_view query_id) {
-  nlohmann::json args = args_json.empty()
-                            ? nlohmann::json::object()
-                            : nlohmann::json::parse(args_json, nullptr, false);
+  nlohmann::json args = nlohmann::json::object();
+  if (!args_json.empty()) {
+    CTXKIT_ASSIGN_OR_RETURN(args, text::ParseJson(args_json, "args"));
+  }
   if (!args.is_object()) {
     return Status::InvalidArgument("args must be a JSON object");
   }
-  nlohmann::json result = nlohmann::json::parse(result_json, nullptr, false);
-  if (result.is_discarded()) {
-    return Status::InvalidArgument("the result must be JSON");
-  }
+  CTXKIT_ASSIGN_OR_RETURN(nlohmann::json result,
+                          text::ParseJson(result_json, "the result"));
   CTXKIT_RETURN_IF_ERROR(ValidateId("task id", task_id));
   CTXKIT_RETURN_IF_ERROR(ValidateId("query id", query_id));
   std::string args_text = args.dump();

@@ -63,6 +63,31 @@ int HandleParseError(const CLI::App& app, const CLI::ParseError& e) {
   return kExitUsage;
 }
 
+// A ref string given where a verb wants a key: the store answers "no key
+// 'ck:...' in <scope>". Every verb reports through ReportError, so the hint
+// saying how to pass it is added here, once.
+Status ExplainRefGivenAsKey(const Status& status) {
+  if (!status.IsNotFound()) return status;
+  const std::string& message = status.message();
+  constexpr std::string_view kNoKey = "no key '";
+  size_t begin = message.find(kNoKey);
+  size_t end = message.rfind("' in ");
+  if (begin == std::string::npos || end == std::string::npos) return status;
+  begin += kNoKey.size();
+  if (end <= begin) return status;
+  std::string text = message.substr(begin, end - begin);
+  if (!text.starts_with("ck:")) return status;
+  Result<Ref> ref = ParseRef(text);
+  if (!ref.ok()) return status;
+  std::string key_flags = "--scope " + ref->scope.ToString();
+  if (ref->is_static())
+    key_flags += " --version " + std::to_string(ref->version);
+  return Status::NotFound(message + "; '" + text +
+                          "' is a ref, not a key: read it with `ctxkit "
+                          "resolve REF`, or pass its key '" +
+                          ref->key + "' with " + key_flags);
+}
+
 }  // namespace
 
 int ExitCodeFor(const Status& status) {
@@ -92,7 +117,8 @@ int ExitCodeFor(const Status& status) {
 
 int ReportError(const Status& status) {
   std::fflush(stdout);
-  std::fprintf(stderr, "ctxkit: %s\n", status.ToString().c_str());
+  std::fprintf(stderr, "ctxkit: %s\n",
+               ExplainRefGivenAsKey(status).ToString().c_str());
   return ExitCodeFor(status);
 }
 
@@ -126,7 +152,7 @@ Result<View*> Context::OpenView() {
   if (view_ != nullptr) return view_.get();
   Result<Store*> store = OpenStore();
   if (!store.ok()) return store.status();
-  Result<View> view = (*store)->OpenView(options_->agent, options_->session);
+  Result<View> view = (*store)->OpenView(options_->agent, session());
   if (!view.ok()) return view.status();
   view_ = std::make_unique<View>(std::move(*view));
   return view_.get();

@@ -66,13 +66,21 @@ class Context {
 
   // The store at the resolved home, opened once.
   Result<Store*> OpenStore();
-  // A view bound to --agent/--session on OpenStore().
+  // A view bound to --agent and session() on OpenStore().
   Result<View*> OpenView();
+  // For verbs that need a session: the one to use when neither --session
+  // nor CTXKIT_SESSION names one. Call before OpenView.
+  void SetDefaultSession(std::string id) { default_session_ = std::move(id); }
+  // --session (or CTXKIT_SESSION), else the default set above; may be empty.
+  const std::string& session() const {
+    return options_->session.empty() ? default_session_ : options_->session;
+  }
   // "agent:<id>" when an agent is set, else "cli": recorded per version.
   std::string Producer() const;
 
  private:
   const GlobalOptions* options_;
+  std::string default_session_;
   std::unique_ptr<Store> store_;
   std::unique_ptr<View> view_;
 };

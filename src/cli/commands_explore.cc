@@ -21,16 +21,66 @@ namespace ctxkit::cli {
 
 namespace {
 
-// A signed decimal (peek bounds may count from the end).
+// A signed decimal of at most 18 digits (peek bounds may count from the
+// end).
+std::optional<int64_t> ParseSigned(std::string_view text) {
+  bool negative = !text.empty() && text[0] == '-';
+  std::string_view digits = negative ? text.substr(1) : text;
+  if (digits.empty() || digits.size() > 18 ||
+      digits.find_first_not_of("0123456789") != std::string_view::npos) {
+    return std::nullopt;
+  }
+  int64_t n = 0;
+  for (char c : digits) n = n * 10 + (c - '0');
+  return negative ? -n : n;
+}
+
 CLI::Validator SignedNumber() {
   return CLI::Validator(
       [](std::string& text) -> std::string {
-        std::string_view digits = text;
-        if (!digits.empty() && digits[0] == '-') digits.remove_prefix(1);
-        bool ok =
-            !digits.empty() && digits.size() <= 18 &&
-            digits.find_first_not_of("0123456789") == std::string_view::npos;
-        return ok ? "" : "expected an integer, got '" + text + "'";
+        return ParseSigned(text) ? ""
+                                 : "expected an integer, got '" + text + "'";
+      },
+      "");
+}
+
+// peek's START: an integer, or a Python slice START:END with either side
+// optional ("100:" and "-200:" run to the end, ":20" is "0:20").
+struct PeekSlice {
+  int64_t start = 0;
+  std::optional<int64_t> end;  // Set only by the slice form.
+};
+
+std::optional<PeekSlice> ParsePeekStart(std::string_view text) {
+  size_t colon = text.find(':');
+  if (colon == std::string_view::npos) {
+    std::optional<int64_t> start = ParseSigned(text);
+    if (!start) return std::nullopt;
+    return PeekSlice{*start, std::nullopt};
+  }
+  std::string_view left = text.substr(0, colon);
+  std::string_view right = text.substr(colon + 1);
+  PeekSlice slice{0, kPeekToEnd};
+  if (!left.empty()) {
+    std::optional<int64_t> start = ParseSigned(left);
+    if (!start) return std::nullopt;
+    slice.start = *start;
+  }
+  if (!right.empty()) {
+    slice.end = ParseSigned(right);
+    if (!slice.end) return std::nullopt;
+  }
+  return slice;
+}
+
+CLI::Validator PeekStart() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        return ParsePeekStart(text) ? ""
+                                    : "expected an integer or a slice "
+                                      "START:END (either side optional), "
+                                      "got '" +
+                                          text + "'";
       },
       "");
 }
@@ -39,8 +89,10 @@ struct PeekArgs {
   std::string key;
   std::string scope;
   uint64_t version = 0;
-  int64_t start = 0;
+  std::string start_text;  // START: an integer or a slice.
+  int64_t start = 0;       // --start.
   int64_t end = 10;
+  CLI::Option* start_pos = nullptr;
   CLI::Option* end_pos = nullptr;
   CLI::Option* end_opt = nullptr;
   std::string unit = "auto";
@@ -87,9 +139,22 @@ int RunPeek(Context& ctx, const PeekArgs& a) {
   PeekOptions o;
   o.start = a.start;
   o.end = a.end;
-  if (a.end_pos->count() == 0 && a.end_opt->count() == 0) {
-    o.end = a.start >= 0 ? a.start + 10
-                         : (a.start + 10 >= 0 ? kPeekToEnd : a.start + 10);
+  const bool end_given = a.end_pos->count() > 0 || a.end_opt->count() > 0;
+  if (a.start_pos->count() > 0) {
+    PeekSlice slice = *ParsePeekStart(a.start_text);  // Validated by CLI11.
+    o.start = slice.start;
+    if (slice.end) {
+      if (end_given) {
+        return ReportError(Status::InvalidArgument(
+            "START '" + a.start_text +
+            "' is a slice and already has its end; drop END / --end"));
+      }
+      o.end = *slice.end;
+    }
+  }
+  if (!end_given && a.start_text.find(':') == std::string::npos) {
+    // Like x[-200:] in Python, a negative START alone runs to the end.
+    o.end = o.start >= 0 ? o.start + 10 : kPeekToEnd;
   }
   o.unit = *unit;
   o.max_bytes = a.max_bytes;
@@ -253,16 +318,21 @@ void RegisterExploreCommands(CLI::App& app, CommandTable& table) {
         "(text), JSON items, stream chunks, or bytes. Python slice rules: "
         "0-based, END exclusive, negative counts from the end, clamped");
     sub->add_option("KEY", a->key, "The key")->required();
-    CLI::Option* start_pos =
-        sub->add_option("START", a->start, "First unit (default 0)")
-            ->check(SignedNumber());
+    a->start_pos =
+        sub->add_option("START", a->start_text,
+                        "First unit (default 0); negative counts from the "
+                        "end. Or a slice START:END, either side optional: "
+                        "100: and -200: run to the end")
+            ->check(PeekStart());
     a->end_pos =
-        sub->add_option("END", a->end, "End unit, exclusive (default START+10)")
+        sub->add_option("END", a->end,
+                        "End unit, exclusive (default START+10, or the end "
+                        "when START is negative)")
             ->check(SignedNumber());
     sub->add_option("--start", a->start, "As START")
         ->type_name("N")
         ->check(SignedNumber())
-        ->excludes(start_pos);
+        ->excludes(a->start_pos);
     a->end_opt = sub->add_option("--end", a->end, "As END")
                      ->type_name("N")
                      ->check(SignedNumber())
@@ -289,10 +359,9 @@ void RegisterExploreCommands(CLI::App& app, CommandTable& table) {
     sub->add_option("PATTERN", a->pattern, "A literal string or RE2 regex")
         ->required();
     sub->add_option("KEY", a->keys, "Variables to search (default: all)");
-    sub->add_option("--key,-k", a->key_opts,
-                    "A variable to search (repeatable)")
-        ->type_name("KEY")
-        ->allow_extra_args(false);
+    AddRepeatableOption(sub, "--key,-k", &a->key_opts,
+                        "A variable to search (repeatable)")
+        ->type_name("KEY");
     sub->add_flag("--regex,-E", a->regex, "PATTERN is an RE2 regex");
     sub->add_flag("-i,--ignore-case", a->ignore_case, "Case-insensitive");
     sub->add_option("--max,-m", a->max, "Stop after N matches (default 10)")

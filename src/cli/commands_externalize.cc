@@ -96,8 +96,8 @@ Result<ExternalizedContext> Load(Context& ctx, const ContextArgs& a,
 }
 
 void AddContextOptions(CLI::App* sub, ContextArgs* a) {
-  sub->add_option("--var", a->vars,
-                  "Add a custom variable NAME=REF (repeatable)")
+  AddRepeatableOption(sub, "--var", &a->vars,
+                      "Add a custom variable NAME=REF (repeatable)")
       ->type_name("NAME=REF");
 }
 

@@ -294,9 +294,9 @@ void RegisterMetaCommands(CLI::App& app, CommandTable& table) {
         ->type_name("TYPE");
     sub->add_option("--prefix,-p", a->prefix, "Only keys starting with PREFIX")
         ->type_name("PREFIX");
-    sub->add_option("--tag", a->tags, "Only objects with this tag (repeatable)")
-        ->type_name("TAG")
-        ->allow_extra_args(false);
+    AddRepeatableOption(sub, "--tag", &a->tags,
+                        "Only objects with this tag (repeatable)")
+        ->type_name("TAG");
     sub->add_option("--limit,-n", a->limit, "Page size, 1-10000 (default 100)")
         ->type_name("N")
         ->check(CLI::Range(1, 10000));

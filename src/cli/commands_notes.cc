@@ -381,8 +381,9 @@ void RegisterNotesCommands(CLI::App& app, CommandTable& table) {
                   "finding, decision, artifact, reference or summary")
       ->required()
       ->type_name("T");
-  add->add_option("--tag", a->tags, "A tag (repeatable)")->type_name("X");
-  add->add_option("--link", a->links, "Link to a note (repeatable)")
+  AddRepeatableOption(add, "--tag", &a->tags, "A tag (repeatable)")
+      ->type_name("X");
+  AddRepeatableOption(add, "--link", &a->links, "Link to a note (repeatable)")
       ->type_name("PATH");
   add->add_option("--slug", a->slug, "Short description for the file name")
       ->required()
@@ -420,7 +421,8 @@ void RegisterNotesCommands(CLI::App& app, CommandTable& table) {
   search->add_option("--agent", a->agent, "Only this agent's notes")
       ->type_name("A");
   search->add_option("--type", a->type, "Only this type")->type_name("T");
-  search->add_option("--tag", a->tags, "Only notes with this tag (repeatable)")
+  AddRepeatableOption(search, "--tag", &a->tags,
+                      "Only notes with this tag (repeatable)")
       ->type_name("X");
   search->add_option("--session", a->session, "Only this session's notes")
       ->type_name("S");

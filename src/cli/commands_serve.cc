@@ -118,9 +118,9 @@ void RegisterServeCommands(CLI::App& app, CommandTable& table) {
                   "a resource link")
       ->type_name("N")
       ->check(UnsignedNumber());
-  sub->add_option("--allowed-origin", args->allowed_origins,
-                  "A browser origin allowed besides loopback ones, e.g. "
-                  "https://app.example:8443 (repeatable)")
+  AddRepeatableOption(sub, "--allowed-origin", &args->allowed_origins,
+                      "A browser origin allowed besides loopback ones, e.g. "
+                      "https://app.example:8443 (repeatable)")
       ->type_name("ORIGIN");
   AddConformanceFixturesFlag(sub, args->server);
   table.Add(sub, [args](Context& ctx) { return RunServe(ctx, *args); });

@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdint>
+#include <cstdlib>
 #include <limits>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -20,6 +21,7 @@
 #include "ctxkit/ref.h"
 #include "ctxkit/spawn.h"
 #include "ctxkit/store.h"
+#include "text/json_parse.h"
 
 extern char** environ;
 
@@ -28,6 +30,10 @@ namespace ctxkit::cli {
 namespace {
 
 constexpr char kManifestEnv[] = "CTXKIT_MANIFEST";
+// Set by `spawn` for its child to the manifest path: `result set` with that
+// manifest prints nothing, because spawn prints the result's ref once when
+// the child exits (the child shares spawn's stdout).
+constexpr char kSpawnPrintsEnv[] = "CTXKIT_RESULT_PRINTED_BY_SPAWN";
 
 struct SpawnArgs {
   std::string manifest;
@@ -125,7 +131,8 @@ std::vector<std::string> ChildEnv(const Manifest& m, const std::string& path) {
     std::string_view kv(*e);
     if (kv.starts_with("CTXKIT_HOME=") || kv.starts_with("CTXKIT_AGENT=") ||
         kv.starts_with("CTXKIT_SESSION=") ||
-        kv.starts_with(std::string(kManifestEnv) + "=")) {
+        kv.starts_with(std::string(kManifestEnv) + "=") ||
+        kv.starts_with(std::string(kSpawnPrintsEnv) + "=")) {
       continue;
     }
     env.emplace_back(kv);
@@ -136,6 +143,7 @@ std::vector<std::string> ChildEnv(const Manifest& m, const std::string& path) {
     env.push_back("CTXKIT_SESSION=" + m.child_session);
   }
   env.push_back(std::string(kManifestEnv) + "=" + path);
+  env.push_back(std::string(kSpawnPrintsEnv) + "=" + path);
   return env;
 }
 
@@ -204,9 +212,9 @@ int RunResultSet(Context& ctx, const ManifestArgs& a) {
   Result<std::string> value =
       ReadValue(a.value_opt->count() > 0, a.value, a.file);
   if (!value.ok()) return ReportError(value.status());
-  if (*type == ValueType::kJson && !nlohmann::json::accept(*value)) {
-    return ReportError(
-        Status::InvalidArgument("value is not valid JSON (--type json)"));
+  if (*type == ValueType::kJson) {
+    Status s = text::CheckJson(*value, "the value (--type json)");
+    if (!s.ok()) return ReportError(s);
   }
   Result<Opened> o = OpenManifest(ctx, a.manifest);
   if (!o.ok()) return ReportError(o.status());
@@ -214,6 +222,10 @@ int RunResultSet(Context& ctx, const ManifestArgs& a) {
   if (!child.ok()) return ReportError(child.status());
   Result<Ref> ref = SetResult(*child, o->manifest, *value, *type);
   if (!ref.ok()) return ReportError(ref.status());
+  const char* printed_by = std::getenv(kSpawnPrintsEnv);
+  if (!ctx.json() && printed_by != nullptr && a.manifest == printed_by) {
+    return kExitOk;
+  }
   if (ctx.json()) {
     PrintJson(RefToJson(*ref));
     return kExitOk;
@@ -348,11 +360,10 @@ void RegisterSpawn(CLI::App& app, CommandTable& table) {
                   "Write the manifest to FILE (default: "
                   "<home>/spawn/<child agent>.json)")
       ->type_name("FILE");
-  sub->add_option("--ref,-r", a->refs,
-                  "Pass NAME=REF (a ck: ref string) or NAME=KEY (a key in "
-                  "this view, pinned to its latest version); repeatable")
-      ->type_name("NAME=REF")
-      ->allow_extra_args(false);
+  AddRepeatableOption(sub, "--ref,-r", &a->refs,
+                      "Pass NAME=REF (a ck: ref string) or NAME=KEY (a key in "
+                      "this view, pinned to its latest version); repeatable")
+      ->type_name("NAME=REF");
   sub->add_option("--prompt,-p", a->prompt, "The child's task")
       ->type_name("TEXT");
   sub->add_option("--child-agent", a->child_agent,

@@ -21,6 +21,11 @@ namespace ctxkit::cli {
 
 namespace {
 
+// The session of tool outputs saved without --session or CTXKIT_SESSION, so
+// that `rg ... | ctxkit tools save --tool grep` works in a plain shell and a
+// later `tools ls` / `load` / `select` there finds what it saved.
+constexpr char kDefaultToolsSession[] = "default";
+
 struct ToolsArgs {
   std::string root;
   uint64_t threshold = 32 << 10;
@@ -88,7 +93,7 @@ int Print(const std::string& text) {
 
 int RunSave(Context& ctx, const ToolsArgs& a, notes::Invocation& inv) {
   inv.agent = ctx.options().agent;
-  inv.session_id = ctx.options().session;
+  inv.session_id = ctx.session();
   inv.input = "tool=" + a.tool + " args=" + a.args;
   Result<std::string> in = ReadStdin();
   if (!in.ok()) return ReportError(in.status());
@@ -113,7 +118,7 @@ int RunSave(Context& ctx, const ToolsArgs& a, notes::Invocation& inv) {
 
 int RunLoad(Context& ctx, const ToolsArgs& a, notes::Invocation& inv) {
   inv.agent = ctx.options().agent;
-  inv.session_id = ctx.options().session;
+  inv.session_id = ctx.session();
   inv.input = a.pointer;
   Result<std::unique_ptr<ContextManager>> cm = OpenManager(ctx, a);
   if (!cm.ok()) return ReportError(cm.status());
@@ -129,7 +134,7 @@ int RunLoad(Context& ctx, const ToolsArgs& a, notes::Invocation& inv) {
 
 int RunLs(Context& ctx, const ToolsArgs& a, notes::Invocation& inv) {
   inv.agent = ctx.options().agent;
-  inv.session_id = ctx.options().session;
+  inv.session_id = ctx.session();
   Result<std::unique_ptr<ContextManager>> cm = OpenManager(ctx, a);
   if (!cm.ok()) return ReportError(cm.status());
   std::string session = a.session.empty() ? (*cm)->session_id() : a.session;
@@ -154,7 +159,7 @@ int RunLs(Context& ctx, const ToolsArgs& a, notes::Invocation& inv) {
 
 int RunClear(Context& ctx, const ToolsArgs& a, notes::Invocation& inv) {
   inv.agent = ctx.options().agent;
-  inv.session_id = ctx.options().session;
+  inv.session_id = ctx.session();
   Result<std::unique_ptr<ContextManager>> cm = OpenManager(ctx, a);
   if (!cm.ok()) return ReportError(cm.status());
   Result<uint64_t> n = (*cm)->ClearContexts();
@@ -170,7 +175,7 @@ int RunClear(Context& ctx, const ToolsArgs& a, notes::Invocation& inv) {
 
 int RunSelect(Context& ctx, const ToolsArgs& a, notes::Invocation& inv) {
   inv.agent = ctx.options().agent;
-  inv.session_id = ctx.options().session;
+  inv.session_id = ctx.session();
   inv.input = a.text;
   Result<std::unique_ptr<ContextManager>> cm = OpenManager(ctx, a);
   if (!cm.ok()) return ReportError(cm.status());
@@ -216,6 +221,7 @@ void AddLogged(CommandTable& table, CLI::App* sub, const std::string& name,
                std::shared_ptr<ToolsArgs> a,
                int (*fn)(Context&, const ToolsArgs&, notes::Invocation&)) {
   table.Add(sub, [a, name, fn](Context& ctx) {
+    ctx.SetDefaultSession(kDefaultToolsSession);
     return notes::RunLogged(LogPath(ctx), name, [&](notes::Invocation& inv) {
       return fn(ctx, *a, inv);
     });
@@ -228,7 +234,8 @@ void RegisterToolsCommands(CLI::App& app, CommandTable& table) {
   auto a = std::make_shared<ToolsArgs>();
   CLI::App* tools = app.add_subcommand(
       "tools",
-      "Tool-output capture for the session (--session): small outputs in "
+      "Tool-output capture for the session (--session, default 'default'): "
+      "small outputs in "
       "the store, large ones as JSON files under $CTXKIT_TOOL_CONTEXT_DIR "
       "(default ~/.agent/context)");
   tools->require_subcommand(1);

@@ -14,6 +14,7 @@
 #include "cli/output.h"
 #include "ctxkit/ref.h"
 #include "ctxkit/store.h"
+#include "text/json_parse.h"
 
 namespace ctxkit::cli {
 
@@ -62,9 +63,8 @@ void AddWriteOptions(CLI::App* sub, WriteArgs* a, bool with_type) {
                   "global (default), agent or session: the view's own scope "
                   "of that kind")
       ->type_name("SCOPE");
-  sub->add_option("--tag", a->tags, "Tag the object (repeatable)")
-      ->type_name("TAG")
-      ->allow_extra_args(false);
+  AddRepeatableOption(sub, "--tag", &a->tags, "Tag the object (repeatable)")
+      ->type_name("TAG");
   sub->add_flag("--no-persist", a->no_persist, kNoPersistHelp);
 }
 
@@ -115,9 +115,9 @@ int RunSet(Context& ctx, const WriteArgs& a) {
   Result<std::string> value =
       ReadValue(a.value_opt->count() > 0, a.value, a.file);
   if (!value.ok()) return ReportError(value.status());
-  if (opts->type == ValueType::kJson && !nlohmann::json::accept(*value)) {
-    return ReportError(
-        Status::InvalidArgument("value is not valid JSON (--type json)"));
+  if (opts->type == ValueType::kJson) {
+    Status s = text::CheckJson(*value, "the value (--type json)");
+    if (!s.ok()) return ReportError(s);
   }
   Result<View*> view = ctx.OpenView();
   if (!view.ok()) return ReportError(view.status());

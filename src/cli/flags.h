@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <vector>
 
 namespace ctxkit::cli {
 
@@ -42,6 +43,17 @@ struct ByteRangeArgs {
                                    : std::numeric_limits<uint64_t>::max();
   }
 };
+
+// A repeatable option: every occurrence takes exactly one value
+// (`--tag a --tag b`). CLI11 would otherwise let one occurrence take every
+// word that follows, so `notes search --tag security jwt` would read `jwt`
+// as a second tag instead of the query. Every option that collects into a
+// vector is added through here.
+inline CLI::Option* AddRepeatableOption(CLI::App* sub, const std::string& name,
+                                        std::vector<std::string>* values,
+                                        const std::string& help) {
+  return sub->add_option(name, *values, help)->allow_extra_args(false);
+}
 
 inline void AddByteRangeOptions(CLI::App* sub, ByteRangeArgs* a) {
   a->offset_opt =

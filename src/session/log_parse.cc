@@ -13,6 +13,7 @@
 
 #include "core/encoding.h"
 #include "core/status_macros.h"
+#include "text/json_parse.h"
 
 namespace ctxkit::session {
 namespace {
@@ -284,10 +285,7 @@ Result<ParsedLog> ParseLog(std::string_view text, LogFormat format) {
   if (!core::IsValidUtf8(text)) {
     return Status::InvalidArgument("log: not valid UTF-8");
   }
-  json root = json::parse(text, nullptr, false);
-  if (root.is_discarded()) {
-    return Status::InvalidArgument("log: not valid JSON");
-  }
+  CTXKIT_ASSIGN_OR_RETURN(json root, text::ParseJson(text, "log"));
   CTXKIT_ASSIGN_OR_RETURN(const json* msgs, MessagesOf(root, format));
   if (format == LogFormat::kOpenAI) return ParseOpenAI(*msgs);
   return ParseAnthropic(root, *msgs);

@@ -327,12 +327,13 @@ Result<RenderResult> Session::Render(const RenderOptions& options) {
     }
   }
   if (tokens > options.budget_tokens) {
-    return Status::ResourceExhausted(
-        "render of session '" + s.id() + "' needs " + N(tokens) +
-        " tokens after dropping every unpinned active output and the index, "
-        "over the budget of " +
-        N(options.budget_tokens) +
-        " (system, pinned objects and the chat cannot be dropped)");
+    // Everything droppable is gone, so `tokens` is the smallest budget
+    // this session renders in.
+    return Status::FailedPrecondition(
+        "render of session '" + s.id() + "' needs a budget of at least " +
+        N(tokens) + " tokens, over the budget of " + N(options.budget_tokens) +
+        " (the system prompt, pinned objects and the chat cannot be dropped; "
+        "every unpinned active output and the index already were)");
   }
   result.index_listed = has_index ? listed : 0;
   result.index_total = s.IndexTotal();

@@ -14,6 +14,7 @@
 #include "core/encoding.h"
 #include "ctxkit/spawn.h"
 #include "storage/file_util.h"
+#include "text/json_parse.h"
 
 namespace ctxkit {
 
@@ -261,11 +262,10 @@ Result<Manifest> ParseManifest(std::string_view text) {
   if (text.size() > kMaxManifestBytes) {
     return Bad("larger than " + std::to_string(kMaxManifestBytes) + " bytes");
   }
-  Json j = Json::parse(text.begin(), text.end(), nullptr,
-                       /*allow_exceptions=*/false);
-  if (j.is_discarded()) return Bad("not valid JSON");
+  Result<Json> j = text::ParseJson(text, "the file");
+  if (!j.ok()) return Bad(std::string(j.status().message()));
   try {
-    return ParseManifestJson(j);
+    return ParseManifestJson(*j);
   } catch (const Json::exception& e) {
     // The accessors check types first; this is a last line of defence.
     return Bad(e.what());

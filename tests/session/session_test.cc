@@ -215,7 +215,7 @@ TEST_F(SessionTest, BudgetNeverExceeded) {
     for (uint64_t budget = 1; budget <= full + 50; budget += 37) {
       auto r = s->Render({.budget_tokens = budget, .format = f});
       if (!r.ok()) {
-        EXPECT_EQ(r.status().code(), StatusCode::kResourceExhausted)
+        EXPECT_EQ(r.status().code(), StatusCode::kFailedPrecondition)
             << r.status().ToString();
         ++exhausted;
         continue;

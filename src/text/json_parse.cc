@@ -1,0 +1,68 @@
+#include "text/json_parse.h"
+
+#include <string>
+
+namespace ctxkit::text {
+
+namespace {
+
+using nlohmann::json;
+
+// Accepts every event and keeps the parser's error, which carries the
+// line and column.
+class ErrorLocator final : public nlohmann::json_sax<json> {
+ public:
+  bool null() override { return true; }
+  bool boolean(bool) override { return true; }
+  bool number_integer(number_integer_t) override { return true; }
+  bool number_unsigned(number_unsigned_t) override { return true; }
+  bool number_float(number_float_t, const string_t&) override { return true; }
+  bool string(string_t&) override { return true; }
+  bool binary(binary_t&) override { return true; }
+  bool start_object(std::size_t) override { return true; }
+  bool key(string_t&) override { return true; }
+  bool end_object() override { return true; }
+  bool start_array(std::size_t) override { return true; }
+  bool end_array() override { return true; }
+  bool parse_error(std::size_t, const std::string&,
+                   const nlohmann::detail::exception& ex) override {
+    error_ = ex.what();
+    // "[json.exception.parse_error.101] parse error at line 1, ..." ->
+    // "parse error at line 1, ...".
+    if (error_.starts_with("[json.exception.")) {
+      size_t end = error_.find("] ");
+      if (end != std::string::npos) error_.erase(0, end + 2);
+    }
+    return false;
+  }
+
+  const std::string& error() const { return error_; }
+
+ private:
+  std::string error_;
+};
+
+}  // namespace
+
+Status CheckJson(std::string_view text, std::string_view what) {
+  ErrorLocator locator;
+  if (json::sax_parse(text, &locator) && locator.error().empty()) {
+    return Status::Ok();
+  }
+  std::string reason =
+      locator.error().empty() ? "parse error" : locator.error();
+  return Status::InvalidArgument(std::string(what) +
+                                 " is not valid JSON: " + reason);
+}
+
+Result<json> ParseJson(std::string_view text, std::string_view what) {
+  json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_discarded()) return j;
+  Status s = CheckJson(text, what);
+  if (!s.ok()) return s;
+  // The two parses disagree only on input nlohmann's DOM parser discards
+  // while its SAX parser accepts; report it without a position.
+  return Status::InvalidArgument(std::string(what) + " is not valid JSON");
+}
+
+}  // namespace ctxkit::text
