@@ -61,9 +61,12 @@ TEST_F(ToolsCliTest, SaveLoadListClear) {
   r = Run({"tools", "hash-query", "  Hello "}, Opts());
   ProcessResult r2 = Run({"tools", "hash-query", "hello"}, Opts());
   EXPECT_EQ(r.out, r2.out);
-  // Without a session there is nothing to save into.
+  // Without a session the tools verbs use the session "default".
   r = Run({"tools", "save", "--tool", "x"}, Opts("1"));
-  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  r = Run({"--session", "default", "--json", "tools", "ls"}, Opts());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out).size(), 1u);
   r = Run({"--session", "s1", "tools", "load", "/etc/passwd"}, Opts());
   EXPECT_EQ(r.exit_code, 2);
 }
