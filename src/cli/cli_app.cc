@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cli/output.h"
+#include "core/status_macros.h"
 #include "ctxkit/notes.h"
 #include "ctxkit/ref.h"
 
@@ -134,6 +135,28 @@ Status CheckScopeName(std::string_view scope, const GlobalOptions& g) {
         " (or CTXKIT_" + (scope == "agent" ? "AGENT" : "SESSION") + ")");
   }
   return resolved.status().WithContext("--scope");
+}
+
+Result<KeyOrRef> ParseKeyOrRef(const std::string& text,
+                               const std::string& scope, uint64_t version,
+                               const GlobalOptions& g) {
+  KeyOrRef out;
+  if (text.starts_with("ck:")) {
+    Result<Ref> ref = ParseRef(text);
+    if (!ref.ok()) return ref.status();
+    if (!scope.empty() || version != 0) {
+      return Status::InvalidArgument(
+          "--scope and --version apply to a key; a ref names its own scope "
+          "and version");
+    }
+    out.ref = std::move(*ref);
+    return out;
+  }
+  Status s = ValidateKey(text);
+  if (!s.ok()) return s.WithContext("key");
+  CTXKIT_RETURN_IF_ERROR(CheckScopeName(scope, g));
+  out.key = text;
+  return out;
 }
 
 Result<Store*> Context::OpenStore() {

@@ -120,20 +120,15 @@ struct LenArgs {
   bool count = false;
 };
 
-Status CheckKeyAndScope(const std::string& key, const std::string& scope,
-                        Context& ctx) {
-  Status s = ValidateKey(key);
-  if (!s.ok()) return s.WithContext("key");
-  return CheckScopeName(scope, ctx.options());
-}
-
 nlohmann::json OptionalJson(const std::optional<uint64_t>& v) {
   return v.has_value() ? nlohmann::json(*v) : nlohmann::json(nullptr);
 }
 
 int RunPeek(Context& ctx, const PeekArgs& a) {
-  Status s = CheckKeyAndScope(a.key, a.scope, ctx);
-  if (!s.ok()) return ReportError(s);
+  Result<KeyOrRef> target =
+      ParseKeyOrRef(a.key, a.scope, a.version, ctx.options());
+  if (!target.ok()) return ReportError(target.status());
+  Status s;
   Result<PeekUnit> unit = ParsePeekUnit(a.unit);
   if (!unit.ok()) return ReportError(unit.status().WithContext("--unit"));
   PeekOptions o;
@@ -162,7 +157,8 @@ int RunPeek(Context& ctx, const PeekArgs& a) {
   o.lookup = LookupOptions{a.scope, a.version};
   Result<View*> view = ctx.OpenView();
   if (!view.ok()) return ReportError(view.status());
-  Result<PeekResult> r = Peek(**view, a.key, o);
+  Result<PeekResult> r =
+      target->ref ? Peek(**view, *target->ref, o) : Peek(**view, a.key, o);
   if (!r.ok()) return ReportError(r.status());
   if (!ctx.json()) {
     s = WriteStdout(r->text);
@@ -201,13 +197,19 @@ int RunSearch(Context& ctx, const SearchArgs& a) {
   o.case_insensitive = a.ignore_case;
   o.max_results = a.max;
   o.context_lines = a.context;
-  o.keys = a.keys;
-  o.keys.insert(o.keys.end(), a.key_opts.begin(), a.key_opts.end());
   o.scope = a.scope;
   o.key_prefix = a.prefix;
-  for (const auto& key : o.keys) {
-    Status s = ValidateKey(key);
-    if (!s.ok()) return ReportError(s.WithContext("key"));
+  std::vector<std::string> targets = a.keys;
+  targets.insert(targets.end(), a.key_opts.begin(), a.key_opts.end());
+  for (const auto& text : targets) {
+    // Keys take --scope; refs name their own.
+    Result<KeyOrRef> t = ParseKeyOrRef(text, "", 0, ctx.options());
+    if (!t.ok()) return ReportError(t.status());
+    if (t->ref) {
+      o.refs.push_back(*t->ref);
+    } else {
+      o.keys.push_back(t->key);
+    }
   }
   Status s = CheckScopeName(a.scope, ctx.options());
   if (!s.ok()) return ReportError(s);
@@ -264,14 +266,17 @@ int RunSearch(Context& ctx, const SearchArgs& a) {
 }
 
 int RunLen(Context& ctx, const LenArgs& a) {
-  Status s = CheckKeyAndScope(a.key, a.scope, ctx);
-  if (!s.ok()) return ReportError(s);
+  Result<KeyOrRef> target =
+      ParseKeyOrRef(a.key, a.scope, a.version, ctx.options());
+  if (!target.ok()) return ReportError(target.status());
+  Status s;
   LenOptions o;
   o.lookup = LookupOptions{a.scope, a.version};
   o.count = a.count;
   Result<View*> view = ctx.OpenView();
   if (!view.ok()) return ReportError(view.status());
-  Result<LenResult> r = Len(**view, a.key, o);
+  Result<LenResult> r =
+      target->ref ? Len(**view, *target->ref, o) : Len(**view, a.key, o);
   if (!r.ok()) return ReportError(r.status());
   if (ctx.json()) {
     PrintJson({{"key", r->ref.key},
@@ -317,7 +322,7 @@ void RegisterExploreCommands(CLI::App& app, CommandTable& table) {
         "Print units [START, END) of KEY without reading the rest: lines "
         "(text), JSON items, stream chunks, or bytes. Python slice rules: "
         "0-based, END exclusive, negative counts from the end, clamped");
-    sub->add_option("KEY", a->key, "The key")->required();
+    sub->add_option("KEY", a->key, "The key, or a ref (ck:...)")->required();
     a->start_pos =
         sub->add_option("START", a->start_text,
                         "First unit (default 0); negative counts from the "
@@ -358,7 +363,8 @@ void RegisterExploreCommands(CLI::App& app, CommandTable& table) {
         "sees. Literal by default; --regex for RE2 syntax (linear time)");
     sub->add_option("PATTERN", a->pattern, "A literal string or RE2 regex")
         ->required();
-    sub->add_option("KEY", a->keys, "Variables to search (default: all)");
+    sub->add_option("KEY", a->keys,
+                    "Variables (keys or refs) to search (default: all)");
     AddRepeatableOption(sub, "--key,-k", &a->key_opts,
                         "A variable to search (repeatable)")
         ->type_name("KEY");
@@ -385,7 +391,7 @@ void RegisterExploreCommands(CLI::App& app, CommandTable& table) {
         "len",
         "Size of KEY: bytes (metadata only), lines and JSON items (counted "
         "for values up to 16 MiB, or with --count), stream chunks");
-    sub->add_option("KEY", a->key, "The key")->required();
+    sub->add_option("KEY", a->key, "The key, or a ref (ck:...)")->required();
     sub->add_flag("--count", a->count,
                   "Count lines and items even for a large value (full scan)");
     AddLookup(sub, &a->scope, &a->version);

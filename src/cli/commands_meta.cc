@@ -36,7 +36,7 @@ struct ListArgs {
 };
 
 void AddKeyOptions(CLI::App* sub, KeyArgs* a, bool with_version) {
-  sub->add_option("KEY", a->key, "The key")->required();
+  sub->add_option("KEY", a->key, "The key, or a ref (ck:...)")->required();
   sub->add_option("--scope,-s", a->scope,
                   "Look only in this scope (global, agent, session or "
                   "agent:<id>/session:<id>); default session, agent, global")
@@ -62,11 +62,10 @@ constexpr uint64_t kListCountLimitBytes = 8u << 20;
 // Counts the tokens of `meta`'s latest version and keeps them (a session-
 // only value held by another process stays uncounted). Values over
 // `max_bytes` are left uncounted.
-Status FillTokens(View& view, const ScopeName& scope, ObjectMeta* meta,
-                  uint64_t max_bytes) {
+Status FillTokens(View& view, ObjectMeta* meta, uint64_t max_bytes) {
   if (meta->size_bytes > max_bytes) return Status::Ok();
-  Result<uint64_t> tokens =
-      view.CountTokens(meta->key, LookupOptions{scope, meta->version});
+  // By the version's static ref: it reads in whichever scope it is.
+  Result<uint64_t> tokens = view.CountTokens(StaticRefOf(*meta));
   if (tokens.ok()) {
     meta->tokens = *tokens;
     return Status::Ok();
@@ -82,13 +81,14 @@ std::string TagsCell(const std::vector<std::string>& tags) {
 }
 
 int RunRef(Context& ctx, const KeyArgs& a) {
-  Status s = ValidateKey(a.key);
-  if (!s.ok()) return ReportError(s.WithContext("key"));
-  s = CheckScopeName(a.scope, ctx.options());
-  if (!s.ok()) return ReportError(s);
+  Result<KeyOrRef> target =
+      ParseKeyOrRef(a.key, a.scope, a.version, ctx.options());
+  if (!target.ok()) return ReportError(target.status());
   Result<View*> view = ctx.OpenView();
   if (!view.ok()) return ReportError(view.status());
-  Result<Ref> ref = (*view)->RefOf(a.key, LookupOptions{a.scope, a.version});
+  // A key: its dynamic ref (or --version's static one); a ref: pinned.
+  Result<Ref> ref = target->ref ? (*view)->Pin(*target->ref)
+                                : (*view)->RefOf(a.key, {a.scope, a.version});
   if (!ref.ok()) return ReportError(ref.status());
   if (ctx.json()) {
     // Counted once, then kept with the version.
@@ -103,16 +103,15 @@ int RunRef(Context& ctx, const KeyArgs& a) {
 }
 
 int RunStat(Context& ctx, const KeyArgs& a) {
-  Status s = ValidateKey(a.key);
-  if (!s.ok()) return ReportError(s.WithContext("key"));
-  s = CheckScopeName(a.scope, ctx.options());
-  if (!s.ok()) return ReportError(s);
+  Result<KeyOrRef> target = ParseKeyOrRef(a.key, a.scope, 0, ctx.options());
+  if (!target.ok()) return ReportError(target.status());
   Result<View*> view = ctx.OpenView();
   if (!view.ok()) return ReportError(view.status());
-  Result<ObjectMeta> meta = (*view)->Stat(a.key, LookupOptions{a.scope, 0});
+  Result<ObjectMeta> meta = target->ref ? (*view)->Stat(*target->ref)
+                                        : (*view)->Stat(a.key, {a.scope, 0});
   if (!meta.ok()) return ReportError(meta.status());
   if (!meta->tokens) {
-    s = FillTokens(**view, a.scope, &*meta, UINT64_MAX);
+    Status s = FillTokens(**view, &*meta, UINT64_MAX);
     if (!s.ok()) return ReportError(s);
   }
   if (ctx.json()) {
@@ -158,7 +157,7 @@ int RunList(Context& ctx, const ListArgs& a) {
   if (!page.ok()) return ReportError(page.status());
   for (ObjectMeta& m : page->items) {
     if (m.tokens) continue;
-    s = FillTokens(**view, m.scope.ToString(), &m, kListCountLimitBytes);
+    s = FillTokens(**view, &m, kListCountLimitBytes);
     if (!s.ok()) return ReportError(s);
   }
   if (ctx.json()) {
@@ -186,19 +185,19 @@ int RunList(Context& ctx, const ListArgs& a) {
 }
 
 int RunVersions(Context& ctx, const KeyArgs& a) {
-  Status s = ValidateKey(a.key);
-  if (!s.ok()) return ReportError(s.WithContext("key"));
-  s = CheckScopeName(a.scope, ctx.options());
-  if (!s.ok()) return ReportError(s);
+  Result<KeyOrRef> target = ParseKeyOrRef(a.key, a.scope, 0, ctx.options());
+  if (!target.ok()) return ReportError(target.status());
   Result<View*> view = ctx.OpenView();
   if (!view.ok()) return ReportError(view.status());
   Result<std::vector<VersionMeta>> versions =
-      (*view)->Versions(a.key, LookupOptions{a.scope, 0});
+      target->ref ? (*view)->Versions(*target->ref)
+                  : (*view)->Versions(a.key, {a.scope, 0});
   if (!versions.ok()) return ReportError(versions.status());
   if (ctx.json()) {
     nlohmann::json items = nlohmann::json::array();
     for (const auto& v : *versions) items.push_back(VersionMetaToJson(v));
-    PrintJson({{"key", a.key}, {"versions", std::move(items)}});
+    const std::string& key = target->ref ? target->ref->key : a.key;
+    PrintJson({{"key", key}, {"versions", std::move(items)}});
     return kExitOk;
   }
   Table t({"VER", "STATE", "TYPE", "SIZE", "TOKENS", "SHA256", "CREATED",

@@ -45,13 +45,7 @@ int Emit(const std::string& text) {
 // KEY is a key, or a ref ("ck:...") which is a capability of its own.
 Status CheckTarget(const std::string& target, const std::string& scope,
                    const GlobalOptions& g) {
-  if (target.starts_with("ck:")) {
-    Result<Ref> ref = ParseRef(target);
-    return ref.ok() ? Status::Ok() : ref.status();
-  }
-  Status s = ValidateKey(target);
-  if (!s.ok()) return s.WithContext("key");
-  return CheckScopeName(scope, g);
+  return ParseKeyOrRef(target, scope, 0, g).status();
 }
 
 int RunSummarize(Context& ctx, const SummarizeArgs& a) {

@@ -155,20 +155,20 @@ int EmitValue(View* view, const Ref& ref, const ReadArgs& a) {
 }
 
 int RunGet(Context& ctx, const ReadArgs& a) {
-  Status s = ValidateKey(a.key);
-  if (!s.ok()) return ReportError(s.WithContext("key"));
-  s = CheckScopeName(a.scope, ctx.options());
-  if (!s.ok()) return ReportError(s);
+  Result<KeyOrRef> target =
+      ParseKeyOrRef(a.key, a.scope, a.version, ctx.options());
+  if (!target.ok()) return ReportError(target.status());
   Result<View*> view = ctx.OpenView();
   if (!view.ok()) return ReportError(view.status());
-  LookupOptions lookup{a.scope, a.version};
-  if (!a.range.ranged()) {
-    Result<std::string> bytes = (*view)->Get(a.key, lookup);
+  if (!a.range.ranged() && !target->ref) {
+    Result<std::string> bytes =
+        (*view)->Get(a.key, LookupOptions{a.scope, a.version});
     if (!bytes.ok()) return ReportError(bytes.status());
-    s = WriteStdout(*bytes);
+    Status s = WriteStdout(*bytes);
     return s.ok() ? kExitOk : ReportError(s);
   }
-  Result<Ref> ref = (*view)->RefOf(a.key, lookup);
+  Result<Ref> ref = target->ref ? (*view)->Pin(*target->ref)
+                                : (*view)->Pin(a.key, {a.scope, a.version});
   if (!ref.ok()) return ReportError(ref.status());
   return EmitValue(*view, *ref, a);
 }
@@ -223,8 +223,8 @@ void RegisterValueCommands(CLI::App& app, CommandTable& table) {
   {
     auto a = std::make_shared<ReadArgs>();
     CLI::App* sub = app.add_subcommand(
-        "get", "Write the value of KEY to stdout, byte-exact");
-    sub->add_option("KEY", a->key, "The key")->required();
+        "get", "Write the value of KEY (or a ref) to stdout, byte-exact");
+    sub->add_option("KEY", a->key, "The key, or a ref (ck:...)")->required();
     sub->add_option("--scope,-s", a->scope,
                     "Look only in this scope (global, agent, session or "
                     "agent:<id>/session:<id>); default session, agent, global")

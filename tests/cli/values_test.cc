@@ -234,5 +234,31 @@ TEST_F(CliTest, DuShowsBytesByScopeTypeAndTier) {
   EXPECT_NE(text.find("content stored"), std::string::npos) << text;
 }
 
+// Every read verb that takes a KEY also takes a ref, which is a capability:
+// alice reads bob's agent-scoped value through the ref bob handed her.
+TEST_F(CliTest, ReadVerbsTakeARefInPlaceOfAKey) {
+  std::string ref = Chomp(Ok({"--agent", "bob", "set", "secret",
+                              "line1\nline2\nline3\n", "--scope", "agent"}));
+  auto as_alice = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), {"--agent", "alice"});
+    return args;
+  };
+  EXPECT_EQ(Ok(as_alice({"get", ref})), "line1\nline2\nline3\n");
+  EXPECT_EQ(Ok(as_alice({"get", ref, "--offset", "6", "--length", "5"})),
+            "line2");
+  EXPECT_EQ(Ok(as_alice({"peek", ref, "1:"})), "line2\nline3\n");
+  EXPECT_EQ(Json(as_alice({"stat", ref}))["scope"], "agent:bob");
+  EXPECT_EQ(Json(as_alice({"versions", ref}))["versions"].size(), 1u);
+  EXPECT_EQ(Json(as_alice({"len", ref}))["lines"], 3);
+  EXPECT_EQ(Chomp(Ok(as_alice({"ref", ref}))), ref);
+  EXPECT_NE(Ok(as_alice({"search", "line2", "--key", ref})).find("line2"),
+            std::string::npos);
+  EXPECT_FALSE(Chomp(Ok(as_alice({"tokens", ref}))).empty());
+  // By name the scope stays closed; a ref takes no --scope.
+  EXPECT_EQ(Run(as_alice({"get", "secret", "--scope", "agent:bob"})).exit_code,
+            3);
+  EXPECT_EQ(Run(as_alice({"get", ref, "--scope", "global"})).exit_code, 2);
+}
+
 }  // namespace
 }  // namespace ctxkit::cli::testing
