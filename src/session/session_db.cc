@@ -5,6 +5,7 @@
 #include <string>
 
 #include "core/status_macros.h"
+#include "storage/filename.h"
 
 namespace ctxkit::session {
 namespace {
@@ -28,7 +29,7 @@ CREATE TABLE IF NOT EXISTS entries (
 
 Result<std::unique_ptr<SessionDb>> SessionDb::Open(const std::string& home) {
   CTXKIT_ASSIGN_OR_RETURN(
-      auto db, storage::SqliteDb::Open(home + "/sessions.db", 30000));
+      auto db, storage::SqliteDb::Open(storage::SessionsDbPath(home), 30000));
   CTXKIT_RETURN_IF_ERROR(db->EnableWal());
   CTXKIT_RETURN_IF_ERROR(db->Exec(kSchema));
   // Session state is small and rewritten often; a crash of the process
