@@ -33,9 +33,9 @@ TEST_F(CliTest, ExplicitHomeKeepsEveryWriteUnderIt) {
   ASSERT_EQ(Run({"find", "xxx"}).exit_code, 0);
   RunOptions note;
   note.input = "Tokens never expire.\n";
-  r = Run({"notes", "add", "--agent", "a", "--type", "finding", "--slug",
-           "expiry"},
-          note);
+  r = Run(
+      {"notes", "add", "--agent", "a", "--type", "finding", "--slug", "expiry"},
+      note);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::string home = fs::canonical(home_).string();
   EXPECT_TRUE(r.out.starts_with(home + "/notes-root/a/")) << r.out;
