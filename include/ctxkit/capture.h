@@ -2,8 +2,8 @@
 // pointer; in the answer phase it selects the relevant outputs and loads
 // only those.
 //
-//   auto cm = ctxkit::ContextManager::Open(view, {});  // view has a session
-//   auto p = cm->SaveContext("search_code", R"({"query":"TODO"})",
+//   auto cm = ctxkit::ContextManager::Open(view, {.root = dir});  // view has a
+//   session auto p = cm->SaveContext("search_code", R"({"query":"TODO"})",
 //                            big_json_result);         // a pointer
 //   auto pointers = cm->ListContexts(cm->session_id());
 //   auto chosen = cm->Select("where are the TODOs?", *pointers);
@@ -55,11 +55,15 @@
 
 #include "ctxkit/status.h"
 #include "ctxkit/store.h"
+#include "ctxkit/summary.h"
 
 namespace ctxkit {
 
 struct CaptureOptions {
-  // "": $CTXKIT_TOOL_CONTEXT_DIR, else ~/.agent/context. Created with
+  // The tool-output directory. Required (InvalidArgument when empty): the
+  // library never reads the environment; the CLI and MCP server choose it
+  // ($CTXKIT_TOOL_CONTEXT_DIR, else <home>/tool-outputs under an explicit
+  // store home, else ~/.agent/context; docs/tool-capture.md). Created with
   // parents when missing.
   std::string root;
   // Results whose JSON text is smaller stay in memory.
@@ -90,9 +94,10 @@ struct LoadedContext {
 struct SelectOptions {
   // At most this many outputs are selected.
   size_t max_selected = 5;
-  // Use the LLM named by CTXKIT_LLM_BASE_URL / CTXKIT_LLM_MODEL /
-  // CTXKIT_LLM_API_KEY when both of the first two are set.
+  // Ask `llm` when it is configured() (the CLI and MCP server fill it from
+  // CTXKIT_LLM_BASE_URL / CTXKIT_LLM_MODEL / CTXKIT_LLM_API_KEY).
   bool use_llm = true;
+  LlmEndpoint llm;
 };
 
 struct Selection {

@@ -255,7 +255,8 @@ class DeferredVariableSummary {
 struct VariableFindOptions {
   size_t top_k = 5;  // 1 - 1000.
   uint32_t chunk_tokens = 256;
-  // Empty: CTXKIT_EMBED_* when set, else BM25 only (as FindOptions).
+  // Empty: BM25 only (as FindOptions; the CLI and MCP server fill it from
+  // CTXKIT_EMBED_*).
   EmbeddingsConfig embeddings;
 };
 
@@ -317,9 +318,11 @@ class ExternalizedContext {
   Result<VariableSearch> Search(
       View& view, std::string_view name, std::string_view pattern,
       const VariableSearchOptions& options = {}) const;
-  // Deferred: returns at once. InvalidArgument for max_tokens == 0.
-  Result<DeferredVariableSummary> Summarize(View& view, std::string_view name,
-                                            size_t max_tokens = 500) const;
+  // Deferred: returns at once. InvalidArgument for max_tokens == 0. `llm`:
+  // the endpoint (SummarizeOptions::llm); unset: structural summaries.
+  Result<DeferredVariableSummary> Summarize(
+      View& view, std::string_view name, size_t max_tokens = 500,
+      const std::optional<LlmEndpoint>& llm = std::nullopt) const;
   // Ranked chunks of the variable's content (FindRelevant over each
   // element: BM25, fused with embeddings when configured).
   Result<FindResult> FindRelevant(

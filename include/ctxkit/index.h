@@ -13,9 +13,10 @@
 // token-bounded chunks: at most FindOptions::chunk_tokens o200k tokens
 // each, cut on natural boundaries (paragraphs, lines, top-level JSON
 // items) exactly as Chunk (ctxkit/chunk.h) cuts them. When an
-// OpenAI-compatible embeddings endpoint is configured (CTXKIT_EMBED_URL,
-// CTXKIT_EMBED_MODEL, optional CTXKIT_EMBED_API_KEY, or
-// FindOptions::embeddings), every chunk also gets a vector; the query's
+// OpenAI-compatible embeddings endpoint is configured
+// (FindOptions::embeddings; the CLI and MCP server fill it from
+// CTXKIT_EMBED_URL, CTXKIT_EMBED_MODEL and optional CTXKIT_EMBED_API_KEY),
+// every chunk also gets a vector; the query's
 // vector ranks chunks by cosine similarity and the two rankings are fused
 // by reciprocal-rank fusion (k = 60). FindHit::method says how each hit was
 // ranked. Any embeddings error falls back to BM25 and is reported in
@@ -72,10 +73,6 @@ struct EmbeddingsConfig {
   size_t batch_size = 64;
 };
 
-// The endpoint named by CTXKIT_EMBED_URL, CTXKIT_EMBED_MODEL and
-// CTXKIT_EMBED_API_KEY; base_url is empty unless both URL and model are set.
-EmbeddingsConfig EmbeddingsConfigFromEnv();
-
 struct FindOptions {
   // Non-empty: only this variable (looked up with `lookup.scope`; the
   // latest version). Empty: every variable the view sees.
@@ -93,8 +90,8 @@ struct FindOptions {
   uint64_t max_value_bytes = 64ull << 20;
   // Bound on FindHit::preview, in bytes.
   size_t preview_bytes = 240;
-  // Read CTXKIT_EMBED_* when `embeddings.base_url` is empty.
-  bool embeddings_from_env = true;
+  // The embeddings endpoint; base_url or model empty: BM25 only. The
+  // library never reads the environment.
   EmbeddingsConfig embeddings;
 };
 

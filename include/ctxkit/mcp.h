@@ -33,8 +33,10 @@
 #include <string>
 #include <string_view>
 
+#include "ctxkit/index.h"
 #include "ctxkit/status.h"
 #include "ctxkit/store.h"
+#include "ctxkit/summary.h"
 
 namespace ctxkit::mcp {
 
@@ -53,11 +55,21 @@ struct ServerOptions {
   // resources, test_* prompts). For conformance runs only; off by default.
   bool conformance_fixtures = false;
   // Where the tool_output_* tools keep captured outputs (CaptureOptions::
-  // root; "": $CTXKIT_TOOL_CONTEXT_DIR, else ~/.agent/context).
+  // root; "": $CTXKIT_TOOL_CONTEXT_DIR, else ~/.agent/context). `ctxkit mcp`
+  // and `ctxkit serve` set it (<home>/tool-outputs under an explicit
+  // --home; docs/tool-capture.md).
   std::string capture_root;
-  // The notes root of the notes_* tools (NotebookOptions::root; "":
-  // ResolveNotesRoot).
+  // The notes root of the notes_* tools (NotebookOptions::root; "": the
+  // spec's chain from the environment, see ResolveNotesRoot). `ctxkit mcp`
+  // and `ctxkit serve` set it (<home>/notes-root under an explicit --home;
+  // docs/notes.md).
   std::string notes_root;
+  // The chat endpoint of summarize and tool_output_select; unset: read from
+  // CTXKIT_LLM_* at each call.
+  std::optional<LlmEndpoint> llm;
+  // The embeddings endpoint of find_relevant; unset: read from
+  // CTXKIT_EMBED_* at each call.
+  std::optional<EmbeddingsConfig> embeddings;
   // resources/read serves values up to this size whole; larger ones get a
   // -32602 error pointing at the ranged `get` tool.
   uint64_t max_resource_read_bytes = 64ull << 20;

@@ -3,7 +3,7 @@
 // (rg, ls, editors). The files are the source of truth; the store indexes
 // them.
 //
-//   auto book = ctxkit::Notebook::Open(view, {});   // root: ResolveNotesRoot
+//   auto book = ctxkit::Notebook::Open(view, {.root = "/path/to/notes"});
 //   ctxkit::NewNote n{.agent = "code-reviewer",
 //                     .type = ctxkit::NoteType::kFinding,
 //                     .tags = {"security"}, .slug = "auth vulnerability",
@@ -74,14 +74,32 @@ namespace ctxkit {
 // "contextRetention", and the default of `ctxkit notes gc --older-than`.
 inline constexpr std::string_view kDefaultContextRetention = "30d";
 
-// The notes root: `flag` when non-empty, else $SFA_CONTEXT_STORE, else
-// `contextStore.path` of the shared config file ($SFA_CONFIG, else
-// $XDG_CONFIG_HOME/single-file-agents/config.json, else
+// What decides the notes root. The library reads no environment variable:
+// the caller passes their values (the CLI and MCP server do, from the
+// variables named here).
+struct NotesRootSources {
+  std::string flag;           // An explicit root (e.g. --root); wins.
+  std::string context_store;  // $SFA_CONTEXT_STORE.
+  std::string config_file;    // $SFA_CONFIG: the shared config file.
+  std::string config_home;    // $XDG_CONFIG_HOME.
+  std::string user_home;      // $HOME: expands "~/", spec defaults.
+  // Non-empty: the root when neither flag, context_store nor config_file's
+  // contextStore.path names one, and the implicit config file under
+  // config_home or ~/.config is not consulted. The faces set it to
+  // <store home>/notes-root when the store home was given explicitly, so
+  // that everything the store writes stays under that home.
+  std::string default_root;
+};
+
+// The notes root: flag, else context_store, else `contextStore.path` of
+// the shared config file (config_file, else
+// <config_home>/single-file-agents/config.json, else
 // ~/.config/single-file-agents/config.json; JSON or YAML), else
-// ~/.local/share/single-file-agents/context. A leading "~/" is expanded.
-// The directory is not created here (Notebook::Open does). InvalidArgument
-// when no candidate can be determined or the config file is malformed.
-Result<std::string> ResolveNotesRoot(std::string_view flag = "");
+// default_root, else ~/.local/share/single-file-agents/context. A leading
+// "~/" is expanded with user_home. The directory is not created here
+// (Notebook::Open does). InvalidArgument when no candidate can be
+// determined or the config file is malformed.
+Result<std::string> ResolveNotesRoot(const NotesRootSources& sources);
 
 // Parses "30d", "12h", "90m", "45s", "2w" into seconds (1 s to 100 years).
 Result<int64_t> ParseRetention(std::string_view text);
@@ -185,7 +203,8 @@ struct GcReport {
 };
 
 struct NotebookOptions {
-  // "": ResolveNotesRoot(""). Created with parents when missing.
+  // The notes root, required (InvalidArgument when empty; see
+  // ResolveNotesRoot). Created with parents when missing.
   std::string root;
 };
 

@@ -23,12 +23,12 @@ namespace ctxkit {
 // (see `ctxkit --help`).
 enum class StatusCode {
   kOk = 0,
-  kNotFound,            // No such key, version, ref or file.
-  kInvalidArgument,     // Bad key, JSON, ref string, option or argument.
-  kPermissionDenied,    // The view may not see that scope.
-  kAlreadyExists,       // The target of a create or promote is taken.
+  kNotFound,          // No such key, version, ref or file.
+  kInvalidArgument,   // Bad key, JSON, ref string, option or argument.
+  kPermissionDenied,  // The view may not see that scope; the OS denied access.
+  kAlreadyExists,     // The target of a create or promote is taken.
   kFailedPrecondition,  // The operation does not apply to this object now.
-  kResourceExhausted,   // A configured limit was reached.
+  kResourceExhausted,   // A configured limit was reached; the disk is full.
   kIoError,             // The operating system or database failed.
   kCorruption,          // Stored data failed an integrity check.
   kUnavailable,         // The value lives in another process or session.

@@ -60,8 +60,11 @@ class StoreImpl;
 class View;
 
 struct Options {
-  // The store root. Empty: ResolveHome("") (CTXKIT_HOME, XDG_DATA_HOME/ctxkit,
-  // ~/.local/share/ctxkit). Created with parents when missing.
+  // The store root, required: Store::Open fails with InvalidArgument when it
+  // is empty rather than guessing from the environment (the library reads
+  // no environment variable; a program that wants the CLI's default passes
+  // ResolveHome("")). A relative path is taken from the working directory.
+  // Created with parents when missing.
   std::string home;
   // Byte ceiling of the memory tier (cached values + session-only values).
   uint64_t memory_ceiling_bytes = 256ull << 20;
@@ -76,8 +79,10 @@ struct Options {
 };
 
 // Resolves the store root: `flag` if non-empty, else $CTXKIT_HOME, else
-// $XDG_DATA_HOME/ctxkit, else $HOME/.local/share/ctxkit. InvalidArgument when
-// none can be determined.
+// $XDG_DATA_HOME/ctxkit, else $HOME/.local/share/ctxkit, made absolute
+// without a trailing '/'. InvalidArgument when none can be determined. The
+// faces' helper (the CLI's --home default): the one library function that
+// reads the environment, and no library code calls it with an empty flag.
 Result<std::string> ResolveHome(std::string_view flag);
 
 // Which of the view's scopes an operation names.

@@ -79,17 +79,15 @@ struct LlmEndpoint {
   bool configured() const { return !base_url.empty() && !model.empty(); }
 };
 
-// From $CTXKIT_LLM_BASE_URL, $CTXKIT_LLM_MODEL, $CTXKIT_LLM_API_KEY and
-// (optional, milliseconds) $CTXKIT_LLM_TIMEOUT_MS.
-LlmEndpoint LlmEndpointFromEnv();
-
 struct SummarizeOptions {
   // Upper bound on the summary's tokens (o200k_base). Must be >= 1.
   size_t max_tokens = 500;
   SummarizerKind summarizer = SummarizerKind::kAuto;
   // For a key: which scope to look in (see ScopeName in store.h).
   ScopeName scope;
-  // The endpoint; unset: LlmEndpointFromEnv().
+  // The endpoint; unset or not configured(): none, so kAuto is structural
+  // and kLlm falls back to structural with a note. The library never reads
+  // the environment; the CLI and MCP server fill this from CTXKIT_LLM_*.
   std::optional<LlmEndpoint> llm;
   // false: neither read nor write the cache.
   bool use_cache = true;

@@ -8,7 +8,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -25,25 +24,21 @@
 #include "ctxkit/capture.h"
 #include "ctxkit/toolcall.h"
 #include "llm/chat_client.h"
-#include "notes/safe_dir.h"
 #include "storage/file_util.h"
+#include "storage/filename.h"
+#include "storage/posix_io.h"
 #include "text/json_parse.h"
 
 namespace ctxkit {
 
-using notes::FileLock;
-using notes::UniqueFd;
+using storage::FileLock;
+using storage::UniqueFd;
 
 namespace {
 
 constexpr uint64_t kMaxFileBytes = 1ull << 30;
 constexpr char kCallPrefix[] = "ctx-";
 constexpr char kRecordPrefix[] = "capture:";
-
-std::string Env(const char* name) {
-  const char* v = std::getenv(name);
-  return v == nullptr ? "" : v;
-}
 
 Status ValidateId(std::string_view what, std::string_view s) {
   if (s.size() > 128) {
@@ -155,7 +150,10 @@ class ContextManagerImpl {
   std::map<std::string, std::pair<Record, std::string>> memory;
 
   Result<FileLock> Lock(bool exclusive) {
-    return FileLock::Acquire(lock_path, exclusive);
+    return FileLock::Acquire(
+        lock_path,
+        exclusive ? storage::LockMode::kExclusive : storage::LockMode::kShared,
+        storage::LockWait::kBlock);
   }
 
   // The files of `sid` in the root (their sessionId field must match).
@@ -235,15 +233,10 @@ Result<std::unique_ptr<ContextManager>> ContextManager::Open(
   impl->view = &view;
   impl->session = view.session_id();
   impl->options = options;
-  std::string root = options.root;
-  if (root.empty()) root = Env("CTXKIT_TOOL_CONTEXT_DIR");
+  const std::string& root = options.root;
   if (root.empty()) {
-    std::string home = Env("HOME");
-    if (home.empty()) {
-      return Status::InvalidArgument(
-          "no context directory: set CTXKIT_TOOL_CONTEXT_DIR or HOME");
-    }
-    root = home + "/.agent/context";
+    return Status::InvalidArgument(
+        "no context directory: CaptureOptions::root is empty");
   }
   CTXKIT_RETURN_IF_ERROR(storage::MakeDirs(root));
   char resolved[PATH_MAX];
@@ -251,7 +244,7 @@ Result<std::unique_ptr<ContextManager>> ContextManager::Open(
     return storage::ErrnoStatus("resolve", root);
   }
   impl->root = resolved;
-  impl->lock_path = impl->root + "/.ctxkit-capture.lock";
+  impl->lock_path = storage::ToolOutputLockPath(impl->root);
   return std::unique_ptr<ContextManager>(new ContextManager(std::move(impl)));
 }
 
@@ -473,9 +466,9 @@ Result<Selection> ContextManager::Select(
   std::vector<size_t> chosen;
   bool decided = false;
   llm::ChatConfig chat;
-  chat.base_url = Env("CTXKIT_LLM_BASE_URL");
-  chat.model = Env("CTXKIT_LLM_MODEL");
-  chat.api_key = Env("CTXKIT_LLM_API_KEY");
+  chat.base_url = options.llm.base_url;
+  chat.model = options.llm.model;
+  chat.api_key = options.llm.api_key;
   if (options.use_llm && !chat.base_url.empty() && !chat.model.empty() &&
       !usable.empty()) {
     llm::ChatRequest req;

@@ -11,6 +11,7 @@
 #include "core/status_macros.h"
 #include "ctxkit/notes.h"
 #include "ctxkit/ref.h"
+#include "mcp/environment.h"
 
 namespace ctxkit::cli {
 
@@ -34,14 +35,16 @@ Environment: CTXKIT_HOME, CTXKIT_AGENT, CTXKIT_SESSION back --home, --agent,
 
 // `ctxkit --describe`: a small JSON self-description for agent harnesses,
 // including the recommended retention of context notes.
-void PrintDescription() {
+void PrintDescription(const GlobalOptions& options) {
   nlohmann::json j = {
       {"name", "ctxkit"},
       {"version", kVersion},
       {"description",
        "A context store for LLM agents: agents hold refs, not content"},
       {"contextRetention", std::string(kDefaultContextRetention)}};
-  Result<std::string> notes_root = ResolveNotesRoot("");
+  Result<std::string> home = options.ExplicitHome();
+  Result<std::string> notes_root =
+      home.ok() ? env::NotesRoot("", *home) : home.status();
   if (notes_root.ok()) j["contextStore"] = *notes_root;
   PrintJson(j);
 }
@@ -181,6 +184,28 @@ Result<View*> Context::OpenView() {
   return view_.get();
 }
 
+Result<std::string> GlobalOptions::ExplicitHome() const {
+  // CLI11 fills `home` from CTXKIT_HOME only after parsing; --describe runs
+  // during it.
+  std::string named = home.empty() ? env::Get("CTXKIT_HOME") : home;
+  if (named.empty()) return std::string();
+  return ResolveHome(named);
+}
+
+Result<std::string> Context::NotesRoot(std::string_view flag) const {
+  if (!flag.empty()) return std::string(flag);
+  Result<std::string> home = options_->ExplicitHome();
+  if (!home.ok()) return home.status();
+  return env::NotesRoot("", *home);
+}
+
+Result<std::string> Context::ToolOutputDir(std::string_view flag) const {
+  if (!flag.empty()) return std::string(flag);
+  Result<std::string> home = options_->ExplicitHome();
+  if (!home.ok()) return home.status();
+  return env::ToolOutputDir("", *home);
+}
+
 std::string Context::Producer() const {
   return options_->agent.empty() ? "cli" : "agent:" + options_->agent;
 }
@@ -220,8 +245,8 @@ int Main(int argc, char** argv) {
   // --version does.
   app.add_flag_callback(
       "--describe",
-      [] {
-        PrintDescription();
+      [&options] {
+        PrintDescription(options);
         throw CLI::Success();
       },
       "Print a JSON description of ctxkit (version, contextRetention) and "

@@ -45,7 +45,11 @@ int ReportError(const Status& status);
 extern const char kVersion[];
 
 struct GlobalOptions {
-  std::string home;     // --home or CTXKIT_HOME; empty: ResolveHome default.
+  std::string home;  // --home or CTXKIT_HOME; empty: ResolveHome default.
+
+  // The resolved home when --home or CTXKIT_HOME named one, else "" (the
+  // default home keeps the spec's default directories).
+  Result<std::string> ExplicitHome() const;
   std::string agent;    // --agent or CTXKIT_AGENT.
   std::string session;  // --session or CTXKIT_SESSION.
   bool json = false;
@@ -91,6 +95,12 @@ class Context {
   }
   // "agent:<id>" when an agent is set, else "cli": recorded per version.
   std::string Producer() const;
+
+  // Where the spec directories go (mcp/environment.h): `flag`, else the
+  // spec's variable, else under the home when --home/CTXKIT_HOME named one,
+  // else the spec's default.
+  Result<std::string> NotesRoot(std::string_view flag) const;
+  Result<std::string> ToolOutputDir(std::string_view flag) const;
 
  private:
   const GlobalOptions* options_;

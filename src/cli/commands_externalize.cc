@@ -19,6 +19,7 @@
 #include "ctxkit/ref.h"
 #include "ctxkit/store.h"
 #include "index/find_hit_json.h"
+#include "mcp/environment.h"
 
 namespace ctxkit::cli {
 
@@ -260,8 +261,8 @@ int RunSummarize(Context& ctx, const VarArgs& a) {
   }
   Result<ExternalizedContext> ext = Load(ctx, a.c, "");
   if (!ext.ok()) return ReportError(ext.status());
-  Result<DeferredVariableSummary> d =
-      ext->Summarize(**ctx.OpenView(), a.name, a.max_tokens);
+  Result<DeferredVariableSummary> d = ext->Summarize(
+      **ctx.OpenView(), a.name, a.max_tokens, env::LlmEndpointFromEnv());
   if (!d.ok()) return ReportError(d.status());
   // The CLI is the orchestrator: it resolves the deferred operation now.
   Result<Summary> s = d->Get();
@@ -286,6 +287,7 @@ int RunFind(Context& ctx, const VarArgs& a) {
   if (!ext.ok()) return ReportError(ext.status());
   VariableFindOptions o;
   o.top_k = a.top_k;
+  o.embeddings = env::EmbeddingsFromEnv();
   Result<FindResult> r =
       ext->FindRelevant(**ctx.OpenView(), a.name, a.query, o);
   if (!r.ok()) return ReportError(r.status());

@@ -19,6 +19,7 @@
 #include "ctxkit/ref.h"
 #include "ctxkit/store.h"
 #include "index/find_hit_json.h"
+#include "mcp/environment.h"
 
 namespace ctxkit::cli {
 
@@ -51,6 +52,7 @@ int RunFind(Context& ctx, const FindArgs& a) {
   Status s = CheckScopeName(a.scope, ctx.options());
   if (!s.ok()) return ReportError(s);
   FindOptions o;
+  o.embeddings = env::EmbeddingsFromEnv();
   o.key = a.key;
   if (!a.key.empty()) {
     o.lookup.scope = a.scope;

@@ -71,7 +71,9 @@ Result<std::unique_ptr<Notebook>> OpenBook(Context& ctx, const NotesArgs& a) {
   Result<View*> view = ctx.OpenView();
   if (!view.ok()) return view.status();
   NotebookOptions o;
-  o.root = a.root;
+  Result<std::string> root = ctx.NotesRoot(a.root);
+  if (!root.ok()) return root.status();
+  o.root = *root;
   return Notebook::Open(**view, o);
 }
 

@@ -17,6 +17,7 @@
 #include "ctxkit/store.h"
 #include "ctxkit/summary.h"
 #include "ctxkit/tokenizer.h"
+#include "mcp/environment.h"
 
 namespace ctxkit::cli {
 
@@ -63,6 +64,7 @@ int RunSummarize(Context& ctx, const SummarizeArgs& a) {
   opts.summarizer = *kind;
   opts.scope = a.scope;
   opts.use_cache = !a.no_cache;
+  opts.llm = env::LlmEndpointFromEnv();
   Result<Summary> sum = Summarize(**view, a.target, opts);
   if (!sum.ok()) return ReportError(sum.status());
   if (ctx.json()) {

@@ -15,6 +15,7 @@
 #include "ctxkit/capture.h"
 #include "ctxkit/notes.h"
 #include "ctxkit/store.h"
+#include "mcp/environment.h"
 #include "notes/invocation_log.h"
 
 namespace ctxkit::cli {
@@ -50,7 +51,9 @@ Result<std::unique_ptr<ContextManager>> OpenManager(Context& ctx,
   Result<View*> view = ctx.OpenView();
   if (!view.ok()) return view.status();
   CaptureOptions o;
-  o.root = a.root;
+  Result<std::string> root = ctx.ToolOutputDir(a.root);
+  if (!root.ok()) return root.status();
+  o.root = *root;
   o.memory_threshold_bytes = a.threshold;
   return ContextManager::Open(**view, o);
 }
@@ -185,6 +188,7 @@ int RunSelect(Context& ctx, const ToolsArgs& a, notes::Invocation& inv) {
   SelectOptions o;
   o.max_selected = a.max;
   o.use_llm = !a.no_llm;
+  o.llm = env::LlmEndpointFromEnv();
   Result<Selection> sel = (*cm)->Select(a.text, *list, o);
   if (!sel.ok()) return ReportError(sel.status());
   inv.output = sel->method + ": " + std::to_string(sel->selected.size()) +

@@ -10,6 +10,7 @@
 #include "cli/demo_steps.h"
 #include "cli/output.h"
 #include "ctxkit/externalize.h"
+#include "mcp/environment.h"
 
 namespace ctxkit::cli {
 
@@ -66,7 +67,7 @@ Status DemoExternalize(Store& store, const std::string& session_id,
       "; peek(conversation, 0, 2): " + std::to_string(peek->items.size()) +
       " messages");
   Result<DeferredVariableSummary> sum =
-      ctx->Summarize(*view, "tool_outputs", 200);
+      ctx->Summarize(*view, "tool_outputs", 200, env::LlmEndpointFromEnv());
   if (!sum.ok()) return sum.status();
   Result<Summary> resolved = sum->Get();  // The orchestrator resolves it.
   if (!resolved.ok()) return resolved.status();

@@ -30,10 +30,7 @@ constexpr size_t kMinMemberTokens = 48;
 FindOptions BaseFindOptions(const VariableFindOptions& options) {
   FindOptions fo;
   fo.chunk_tokens = options.chunk_tokens;
-  if (!options.embeddings.base_url.empty()) {
-    fo.embeddings = options.embeddings;
-    fo.embeddings_from_env = false;
-  }
+  fo.embeddings = options.embeddings;
   return fo;
 }
 
@@ -136,7 +133,8 @@ Result<Summary> DeferredVariableSummary::Get() const {
 }
 
 Result<DeferredVariableSummary> ExternalizedContext::Summarize(
-    View& view, std::string_view name, size_t max_tokens) const {
+    View& view, std::string_view name, size_t max_tokens,
+    const std::optional<LlmEndpoint>& llm) const {
   if (max_tokens == 0) {
     return Status::InvalidArgument("summarize max_tokens must be >= 1");
   }
@@ -145,6 +143,7 @@ Result<DeferredVariableSummary> ExternalizedContext::Summarize(
   d.variable_ = v->name;
   d.max_tokens_ = max_tokens;
   SummarizeOptions so;
+  so.llm = llm;
   if (v->members.empty()) {
     so.max_tokens = max_tokens;
     d.parts_.emplace_back("", SummarizeDeferred(view, FormatRef(v->ref), so));
@@ -186,8 +185,7 @@ Result<FindResult> ExternalizedContext::FindRelevant(
   } else {
     for (const VariableMember& m : v->members) targets.push_back(m.ref);
   }
-  const bool embeddings = !options.embeddings.base_url.empty() ||
-                          !EmbeddingsConfigFromEnv().base_url.empty();
+  const bool embeddings = !options.embeddings.base_url.empty();
   bool one_scope = targets.size() > 1;
   for (const Ref& ref : targets) {
     one_scope = one_scope && ref.scope == targets[0].scope;

@@ -440,19 +440,6 @@ Result<FindHit> LoadHit(SqliteDb* db, View& view, int64_t chunk,
 
 }  // namespace
 
-EmbeddingsConfig EmbeddingsConfigFromEnv() {
-  EmbeddingsConfig c;
-  const char* url = std::getenv("CTXKIT_EMBED_URL");
-  const char* model = std::getenv("CTXKIT_EMBED_MODEL");
-  const char* key = std::getenv("CTXKIT_EMBED_API_KEY");
-  if (url != nullptr && *url != '\0' && model != nullptr && *model != '\0') {
-    c.base_url = url;
-    c.model = model;
-    if (key != nullptr) c.api_key = key;
-  }
-  return c;
-}
-
 Result<FindResult> FindRelevant(View& view, std::string_view query,
                                 const FindOptions& options) {
   CTXKIT_RETURN_IF_ERROR(CheckOptions(options));
@@ -516,10 +503,7 @@ Result<FindResult> FindRelevant(View& view, std::string_view query,
   CTXKIT_RETURN_IF_ERROR(FillCovered(db.get(), covered));
 
   // 3. Embeddings, when configured; any failure means BM25 alone.
-  EmbeddingsConfig ec = options.embeddings;
-  if (ec.base_url.empty() && options.embeddings_from_env) {
-    ec = EmbeddingsConfigFromEnv();
-  }
+  const EmbeddingsConfig& ec = options.embeddings;
   std::vector<Ranked> by_vector;
   bool fused = false;
   const size_t pool = std::max<size_t>(options.top_k * 4, 50);

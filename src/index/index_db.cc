@@ -5,6 +5,7 @@
 #include <string>
 
 #include "core/status_macros.h"
+#include "storage/filename.h"
 
 namespace ctxkit::index {
 
@@ -75,7 +76,7 @@ Result<int> ReadSchemaVersion(storage::SqliteDb* db) {
 
 Result<std::unique_ptr<storage::SqliteDb>> OpenIndexDb(const std::string& home,
                                                        int busy_timeout_ms) {
-  const std::string path = home + "/index.db";
+  const std::string path = storage::IndexDbPath(home);
   CTXKIT_ASSIGN_OR_RETURN(std::unique_ptr<storage::SqliteDb> db,
                           storage::SqliteDb::Open(path, busy_timeout_ms));
   ::chmod(path.c_str(), 0600);

@@ -4,6 +4,8 @@
 #include <string>
 #include <utility>
 
+#include "mcp/environment.h"
+
 namespace ctxkit::mcp {
 
 namespace {
@@ -41,7 +43,13 @@ Result<ContextManager*> ClientState::Capture() {
   std::lock_guard<std::mutex> lock(open_mu_);
   if (capture_ == nullptr) {
     CaptureOptions o;
-    o.root = options.capture_root;
+    if (options.capture_root.empty()) {
+      Result<std::string> root = env::ToolOutputDir("", "");
+      if (!root.ok()) return root.status();
+      o.root = *root;
+    } else {
+      o.root = options.capture_root;
+    }
     Result<std::unique_ptr<ContextManager>> cm = ContextManager::Open(view, o);
     if (!cm.ok()) return cm.status();
     capture_ = std::move(*cm);
@@ -53,7 +61,13 @@ Result<Notebook*> ClientState::Notes() {
   std::lock_guard<std::mutex> lock(open_mu_);
   if (notes_ == nullptr) {
     NotebookOptions o;
-    o.root = options.notes_root;
+    if (options.notes_root.empty()) {
+      Result<std::string> root = env::NotesRoot("", "");
+      if (!root.ok()) return root.status();
+      o.root = *root;
+    } else {
+      o.root = options.notes_root;
+    }
     Result<std::unique_ptr<Notebook>> nb = Notebook::Open(view, o);
     if (!nb.ok()) return nb.status();
     notes_ = std::move(*nb);

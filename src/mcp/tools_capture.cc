@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ctxkit/capture.h"
+#include "mcp/environment.h"
 #include "mcp/result_limit.h"
 #include "mcp/tool_registry.h"
 #include "mcp/tool_util.h"
@@ -108,6 +109,7 @@ Result<ToolResult> RunSelect(ClientState& c, const Json& a) {
   SelectOptions o;
   o.max_selected = U64Arg(a, "max_selected", 3);
   o.use_llm = BoolArg(a, "use_llm", true);
+  o.llm = c.options.llm.value_or(env::LlmEndpointFromEnv());
   Result<Selection> sel = (*cm)->Select(StrArg(a, "question"), *all, o);
   if (!sel.ok()) return sel.status();
   Json chosen = Json::array();

@@ -9,6 +9,7 @@
 #include "ctxkit/index.h"
 #include "ctxkit/summary.h"
 #include "index/find_hit_json.h"
+#include "mcp/environment.h"
 #include "mcp/result_limit.h"
 #include "mcp/tool_registry.h"
 #include "mcp/tool_util.h"
@@ -101,6 +102,7 @@ Result<ToolResult> RunSearch(ClientState& c, const Json& a) {
 
 Result<ToolResult> RunFindRelevant(ClientState& c, const Json& a) {
   FindOptions o;
+  o.embeddings = c.options.embeddings.value_or(env::EmbeddingsFromEnv());
   o.top_k = U64Arg(a, "top_k", 5);
   o.key = StrArg(a, "key");
   o.key_prefix = StrArg(a, "key_prefix");
@@ -128,6 +130,7 @@ Result<ToolResult> RunSummarize(ClientState& c, const Json& a) {
   Result<Ref> ref = ResolveTarget(c, a);
   if (!ref.ok()) return ref.status();
   SummarizeOptions o;
+  o.llm = c.options.llm.value_or(env::LlmEndpointFromEnv());
   o.max_tokens = U64Arg(a, "max_tokens", 500);
   Result<SummarizerKind> kind =
       ParseSummarizerKind(StrArg(a, "summarizer", "auto"));

@@ -3,7 +3,6 @@
 // concurrent processes never interleave or tear a line.
 
 #include <fcntl.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -14,8 +13,9 @@
 
 #include "core/status_macros.h"
 #include "ctxkit/notes.h"
-#include "notes/safe_dir.h"
 #include "storage/file_util.h"
+#include "storage/filename.h"
+#include "storage/posix_io.h"
 
 namespace ctxkit {
 
@@ -43,7 +43,7 @@ std::string Cap(std::string_view s, size_t max) {
 }  // namespace
 
 std::string ExecutionLogPath(std::string_view store_home) {
-  return std::string(store_home) + "/logs/execution.jsonl";
+  return storage::ExecutionLogPath(store_home);
 }
 
 std::string ExecutionLogLine(const ExecutionLogEntry& e) {
@@ -70,15 +70,16 @@ Status AppendExecutionLog(const std::string& path,
     CTXKIT_RETURN_IF_ERROR(storage::MakeDirs(path.substr(0, slash)));
   }
   std::string line = ExecutionLogLine(entry) + "\n";
-  notes::UniqueFd fd(
+  storage::UniqueFd fd(
       ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644));
-  if (fd.get() < 0) return storage::ErrnoStatus("open", path);
-  while (::flock(fd.get(), LOCK_EX) != 0) {
-    if (errno != EINTR) return storage::ErrnoStatus("flock", path);
-  }
+  if (!fd.valid()) return storage::ErrnoStatus("open", path);
+  CTXKIT_ASSIGN_OR_RETURN(storage::FileLock lock,
+                          storage::FileLock::Lock(std::move(fd), path,
+                                                  storage::LockMode::kExclusive,
+                                                  storage::LockWait::kBlock));
   ssize_t n;
   do {
-    n = ::write(fd.get(), line.data(), line.size());
+    n = ::write(lock.fd(), line.data(), line.size());
   } while (n < 0 && errno == EINTR);
   if (n != static_cast<ssize_t>(line.size())) {
     return storage::ErrnoStatus("append to", path);
@@ -89,7 +90,7 @@ Status AppendExecutionLog(const std::string& path,
 Result<std::vector<ExecutionLogEntry>> ReadExecutionLog(const std::string& path,
                                                         size_t limit) {
   std::vector<ExecutionLogEntry> out;
-  notes::UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  storage::UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (fd.get() < 0) {
     if (errno == ENOENT) return out;
     return storage::ErrnoStatus("open", path);

@@ -28,17 +28,19 @@
 #include "notes/note_index.h"
 #include "notes/safe_dir.h"
 #include "storage/file_util.h"
+#include "storage/filename.h"
+#include "storage/posix_io.h"
 #include "storage/sqlite_db.h"
 
 namespace ctxkit {
 
-using notes::FileLock;
 using notes::IndexedNote;
 using notes::NoteIndex;
 using notes::NoteParts;
 using notes::RootDir;
 using notes::SplitRelative;
-using notes::UniqueFd;
+using storage::FileLock;
+using storage::UniqueFd;
 
 namespace {
 
@@ -199,7 +201,10 @@ class NotebookImpl {
   std::string lock_path;
   std::mutex mu;  // Serializes use of `index` (one SQLite connection).
 
-  Result<FileLock> Lock() { return FileLock::Acquire(lock_path, true); }
+  Result<FileLock> Lock() {
+    return FileLock::Acquire(lock_path, storage::LockMode::kExclusive,
+                             storage::LockWait::kBlock);
+  }
 
   // Indexes `content` as the note at `rel` unless the index already holds
   // exactly this content. REQUIRES: inside a write transaction on index.
@@ -483,20 +488,22 @@ Result<std::unique_ptr<Notebook>> Notebook::Open(
     View& view, const NotebookOptions& options) {
   auto impl = std::make_unique<NotebookImpl>();
   impl->view = &view;
-  std::string root_path = options.root;
+  const std::string& root_path = options.root;
   if (root_path.empty()) {
-    CTXKIT_ASSIGN_OR_RETURN(root_path, ResolveNotesRoot(""));
+    return Status::InvalidArgument(
+        "no notes root: NotebookOptions::root is empty");
   }
   impl->given_root = root_path;
   while (impl->given_root.size() > 1 && impl->given_root.back() == '/') {
     impl->given_root.pop_back();
   }
   CTXKIT_ASSIGN_OR_RETURN(impl->root, RootDir::Open(root_path));
-  impl->lock_path = impl->root->path() + "/.ctxkit-notes.lock";
-  std::string dir = view.store()->home() + "/notes";
-  CTXKIT_RETURN_IF_ERROR(storage::MakeDirs(dir));
+  impl->lock_path = storage::NotesLockPath(impl->root->path());
+  const std::string& home = view.store()->home();
+  CTXKIT_RETURN_IF_ERROR(storage::MakeDirs(storage::NotesIndexDir(home)));
   std::string id = core::ToHex(core::Sha256(impl->root->path())).substr(0, 16);
-  CTXKIT_ASSIGN_OR_RETURN(impl->index, NoteIndex::Open(dir + "/" + id + ".db"));
+  CTXKIT_ASSIGN_OR_RETURN(impl->index,
+                          NoteIndex::Open(storage::NotesIndexPath(home, id)));
   return std::unique_ptr<Notebook>(new Notebook(std::move(impl)));
 }
 

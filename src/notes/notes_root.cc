@@ -1,9 +1,9 @@
-// Where the notes live: SFA_CONTEXT_STORE, the shared config's
-// contextStore.path, or the single-file-agents default.
+// Where the notes live: a flag, SFA_CONTEXT_STORE, the shared config's
+// contextStore.path, or a default. The values of the variables come from
+// the caller (the faces read the environment); this file only decides.
 
 #include <yaml-cpp/yaml.h>
 
-#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -15,30 +15,24 @@ namespace ctxkit {
 
 namespace {
 
-std::string Env(const char* name) {
-  const char* v = std::getenv(name);
-  return v == nullptr ? "" : v;
-}
-
-Result<std::string> ExpandHome(const std::string& path) {
-  if (!path.starts_with("~/") && path.size() != 1) return path;
-  if (path.size() == 1 && path[0] != '~') return path;
-  std::string home = Env("HOME");
-  if (home.empty()) {
+Result<std::string> ExpandHome(const std::string& path,
+                               const std::string& user_home) {
+  if (path != "~" && !path.starts_with("~/")) return path;
+  if (user_home.empty()) {
     return Status::InvalidArgument("cannot expand '~': HOME is not set");
   }
-  return home + path.substr(1);
+  return user_home + path.substr(1);
 }
 
-// The shared config file, or "" when none is configured or present.
-std::string SharedConfigPath() {
-  std::string explicit_path = Env("SFA_CONFIG");
-  if (!explicit_path.empty()) return explicit_path;
-  std::string base = Env("XDG_CONFIG_HOME");
+// The shared config file, or "" when none is configured. Only an explicit
+// config_file counts when the caller chose a default_root.
+std::string SharedConfigPath(const NotesRootSources& s) {
+  if (!s.config_file.empty()) return s.config_file;
+  if (!s.default_root.empty()) return "";
+  std::string base = s.config_home;
   if (base.empty()) {
-    std::string home = Env("HOME");
-    if (home.empty()) return "";
-    base = home + "/.config";
+    if (s.user_home.empty()) return "";
+    base = s.user_home + "/.config";
   }
   return base + "/single-file-agents/config.json";
 }
@@ -46,12 +40,12 @@ std::string SharedConfigPath() {
 // contextStore.path from the config file; "" when the file or the key is
 // absent. A file that exists but cannot be parsed is an error: silently
 // writing notes somewhere else than configured would be worse.
-Result<std::string> ConfiguredPath() {
-  std::string path = SharedConfigPath();
+Result<std::string> ConfiguredPath(const NotesRootSources& s) {
+  std::string path = SharedConfigPath(s);
   if (path.empty()) return std::string();
   std::ifstream in(path, std::ios::binary);
   if (!in) {
-    if (!Env("SFA_CONFIG").empty()) {
+    if (!s.config_file.empty()) {
       return Status::InvalidArgument("SFA_CONFIG names '" + path +
                                      "', which cannot be read");
     }
@@ -79,23 +73,23 @@ Result<std::string> ConfiguredPath() {
 
 }  // namespace
 
-Result<std::string> ResolveNotesRoot(std::string_view flag) {
-  std::string chosen(flag);
-  if (chosen.empty()) chosen = Env("SFA_CONTEXT_STORE");
+Result<std::string> ResolveNotesRoot(const NotesRootSources& sources) {
+  std::string chosen = sources.flag;
+  if (chosen.empty()) chosen = sources.context_store;
   if (chosen.empty()) {
-    Result<std::string> configured = ConfiguredPath();
+    Result<std::string> configured = ConfiguredPath(sources);
     if (!configured.ok()) return configured.status();
     chosen = *configured;
   }
+  if (chosen.empty()) chosen = sources.default_root;
   if (chosen.empty()) {
-    std::string home = Env("HOME");
-    if (home.empty()) {
+    if (sources.user_home.empty()) {
       return Status::InvalidArgument(
           "no notes root: set SFA_CONTEXT_STORE or HOME");
     }
-    chosen = home + "/.local/share/single-file-agents/context";
+    chosen = sources.user_home + "/.local/share/single-file-agents/context";
   }
-  return ExpandHome(chosen);
+  return ExpandHome(chosen, sources.user_home);
 }
 
 }  // namespace ctxkit

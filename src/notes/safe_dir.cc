@@ -1,13 +1,11 @@
 #include "notes/safe_dir.h"
 
 #include <fcntl.h>
-#include <sys/file.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
-#include <cstring>
 #include <random>
 #include <string>
 
@@ -18,15 +16,18 @@ namespace ctxkit::notes {
 
 namespace {
 
+using storage::UniqueFd;
+
+// storage::ErrnoStatus, saying why a symlink or a file in the way of a
+// directory makes a path invalid here.
 Status Errno(std::string_view what, std::string_view path) {
   int err = errno;
-  std::string msg =
-      std::string(what) + " " + std::string(path) + ": " + std::strerror(err);
-  if (err == ENOENT) return Status::NotFound(msg);
   if (err == ELOOP || err == ENOTDIR) {
-    return Status::InvalidArgument(msg + " (symlinks are not followed)");
+    return Status::InvalidArgument(
+        storage::ErrnoStatus(err, what, path).message() +
+        std::string(" (symlinks are not followed)"));
   }
-  return Status::IoError(msg);
+  return storage::ErrnoStatus(err, what, path);
 }
 
 std::string Join(const std::vector<std::string>& parts, size_t n) {
@@ -73,28 +74,6 @@ Result<std::string> WriteTemp(int dir_fd, std::string_view data) {
 }
 
 }  // namespace
-
-UniqueFd::~UniqueFd() {
-  if (fd_ >= 0) ::close(fd_);
-}
-
-UniqueFd& UniqueFd::operator=(UniqueFd&& other) noexcept {
-  if (this != &other) {
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = other.release();
-  }
-  return *this;
-}
-
-Result<FileLock> FileLock::Acquire(const std::string& path, bool exclusive) {
-  UniqueFd fd(
-      ::open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644));
-  if (fd.get() < 0) return Errno("open lock", path);
-  while (::flock(fd.get(), exclusive ? LOCK_EX : LOCK_SH) != 0) {
-    if (errno != EINTR) return Errno("flock", path);
-  }
-  return FileLock(std::move(fd));
-}
 
 Result<std::vector<std::string>> SplitRelative(std::string_view rel) {
   if (rel.empty()) return Status::InvalidArgument("empty path");

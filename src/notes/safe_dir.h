@@ -15,40 +15,9 @@
 #include <vector>
 
 #include "ctxkit/status.h"
+#include "storage/posix_io.h"
 
 namespace ctxkit::notes {
-
-// An owned file descriptor.
-class UniqueFd {
- public:
-  UniqueFd() = default;
-  explicit UniqueFd(int fd) : fd_(fd) {}
-  ~UniqueFd();
-  UniqueFd(UniqueFd&& other) noexcept : fd_(other.release()) {}
-  UniqueFd& operator=(UniqueFd&& other) noexcept;
-  int get() const { return fd_; }
-  int release() {
-    int fd = fd_;
-    fd_ = -1;
-    return fd;
-  }
-
- private:
-  int fd_ = -1;
-};
-
-// An exclusive flock on a lock file, released on destruction.
-class FileLock {
- public:
-  // Opens (creating) `path` and blocks until the lock is held.
-  static Result<FileLock> Acquire(const std::string& path, bool exclusive);
-  FileLock(FileLock&&) = default;
-  FileLock& operator=(FileLock&&) = default;
-
- private:
-  explicit FileLock(UniqueFd fd) : fd_(std::move(fd)) {}
-  UniqueFd fd_;
-};
 
 // "a/b/c.md" -> {"a", "b", "c.md"}. InvalidArgument for an empty path, a
 // leading '/', empty, "." or ".." components, hidden names (leading '.'),
@@ -65,8 +34,8 @@ class RootDir {
   int fd() const { return fd_.get(); }
 
   // The directory `dirs` below the root, created when `create`.
-  Result<UniqueFd> OpenDir(const std::vector<std::string>& dirs,
-                           bool create) const;
+  Result<storage::UniqueFd> OpenDir(const std::vector<std::string>& dirs,
+                                    bool create) const;
 
   // A regular file's content. NotFound when absent; InvalidArgument when
   // the path is a symlink or not a regular file; ResourceExhausted above
@@ -95,13 +64,14 @@ class RootDir {
   Status RemoveDir(std::string_view rel) const;
 
  private:
-  RootDir(std::string path, UniqueFd fd)
+  RootDir(std::string path, storage::UniqueFd fd)
       : path_(std::move(path)), fd_(std::move(fd)) {}
   // The directory holding the last component of `parts`.
-  Result<UniqueFd> OpenParent(const std::vector<std::string>& parts) const;
+  Result<storage::UniqueFd> OpenParent(
+      const std::vector<std::string>& parts) const;
 
   std::string path_;
-  UniqueFd fd_;
+  storage::UniqueFd fd_;
 };
 
 }  // namespace ctxkit::notes

@@ -14,6 +14,7 @@
 #include "core/encoding.h"
 #include "ctxkit/spawn.h"
 #include "storage/file_util.h"
+#include "storage/posix_io.h"
 #include "text/json_parse.h"
 
 namespace ctxkit {

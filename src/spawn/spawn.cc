@@ -16,6 +16,7 @@
 #include "spawn/pin_ref.h"
 #include "spawn/store_identity.h"
 #include "storage/file_util.h"
+#include "storage/filename.h"
 
 namespace ctxkit {
 
@@ -82,9 +83,8 @@ Result<std::string> ManifestPath(const std::string& home,
                                  const SpawnOptions& options,
                                  const std::string& child_agent) {
   if (options.manifest_path.empty()) {
-    std::string dir = home + "/spawn";
-    CTXKIT_RETURN_IF_ERROR(storage::MakeDirs(dir));
-    return dir + "/" + child_agent + ".json";
+    CTXKIT_RETURN_IF_ERROR(storage::MakeDirs(storage::SpawnDir(home)));
+    return storage::SpawnManifestPath(home, child_agent);
   }
   if (options.manifest_path.find('\0') != std::string::npos) {
     return Status::InvalidArgument("manifest path contains NUL");

@@ -12,6 +12,7 @@
 
 #include "core/encoding.h"
 #include "storage/file_util.h"
+#include "storage/posix_io.h"
 
 namespace ctxkit::storage {
 namespace {

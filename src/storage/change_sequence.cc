@@ -5,7 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "storage/file_util.h"
+#include "storage/posix_io.h"
 
 namespace ctxkit::storage {
 namespace {

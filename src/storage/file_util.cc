@@ -5,10 +5,10 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstring>
 #include <random>
 
 #include "core/encoding.h"
+#include "storage/posix_io.h"
 
 namespace ctxkit::storage {
 namespace {
@@ -41,11 +41,6 @@ std::string RandomSuffix() {
 }
 
 }  // namespace
-
-Status ErrnoStatus(std::string_view what, const std::string& path) {
-  return Status::IoError(std::string(what) + " " + path + ": " +
-                         std::strerror(errno));
-}
 
 bool PathExists(const std::string& path) {
   struct stat st;

@@ -31,9 +31,6 @@ Result<std::string> ReadFileRange(const std::string& path, uint64_t offset,
 
 bool PathExists(const std::string& path);
 
-// "<what> <path>: <strerror(errno)>" as an IoError.
-Status ErrnoStatus(std::string_view what, const std::string& path);
-
 }  // namespace ctxkit::storage
 
 #endif  // CTXKIT_STORAGE_FILE_UTIL_H_

@@ -11,6 +11,7 @@
 #include "storage/blob_files.h"
 #include "storage/change_sequence.h"
 #include "storage/file_util.h"
+#include "storage/filename.h"
 #include "storage/sqlite_db.h"
 #include "storage/sqlite_schema.h"
 #include "storage/sqlite_sessions.h"
@@ -48,13 +49,13 @@ class SqliteBackend final : public Backend {
  public:
   SqliteBackend(SqliteOptions options, std::unique_ptr<SqliteDb> db)
       : options_(std::move(options)),
-        blobs_(options_.home + "/blobs",
+        blobs_(BlobDir(options_.home),
                options_.durability == Durability::kFull),
         db_(std::move(db)) {}
 
   Status Init() {
     CTXKIT_RETURN_IF_ERROR(blobs_.Init());
-    CTXKIT_RETURN_IF_ERROR(seq_.Open(options_.home + "/ctxkit.seq"));
+    CTXKIT_RETURN_IF_ERROR(seq_.Open(SequencePath(options_.home)));
     seen_sequence_ = seq_.Stable().value_or(0);
     // WAL: readers never block the writer, and each commit appends to the
     // log. synchronous=FULL fsyncs the log on every commit; NORMAL survives
@@ -65,7 +66,7 @@ class SqliteBackend final : public Backend {
                                          : "PRAGMA synchronous=NORMAL"));
     CTXKIT_RETURN_IF_ERROR(EnsureSchema(db_.get()));
     return sqlite_sessions::ImportLegacy(db_.get(),
-                                         options_.home + "/sessions.db");
+                                         SessionsDbPath(options_.home));
   }
 
   Result<WriteResult> Put(const PutRequest& req) override {
@@ -873,7 +874,7 @@ Result<std::unique_ptr<Backend>> OpenSqliteBackend(
   CTXKIT_RETURN_IF_ERROR(MakeDirs(options.home));
   std::unique_ptr<SqliteDb> db;
   CTXKIT_ASSIGN_OR_RETURN(
-      db, SqliteDb::Open(options.home + "/ctxkit.db", options.busy_timeout_ms));
+      db, SqliteDb::Open(DatabasePath(options.home), options.busy_timeout_ms));
   auto backend = std::make_unique<SqliteBackend>(options, std::move(db));
   CTXKIT_RETURN_IF_ERROR(backend->Init());
   return std::unique_ptr<Backend>(std::move(backend));

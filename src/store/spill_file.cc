@@ -8,6 +8,7 @@
 
 #include "core/encoding.h"
 #include "storage/file_util.h"
+#include "storage/posix_io.h"
 
 namespace ctxkit::store {
 

@@ -10,6 +10,7 @@
 #include "core/status_macros.h"
 #include "ctxkit/tokenizer.h"
 #include "storage/blob_files.h"
+#include "storage/filename.h"
 
 namespace ctxkit {
 namespace {
@@ -82,6 +83,11 @@ StoreImpl::StoreImpl(Options options, std::unique_ptr<storage::Backend> backend,
 
 Result<std::unique_ptr<StoreImpl>> StoreImpl::Open(const Options& in) {
   Options options = in;
+  if (in.home.empty()) {
+    return Status::InvalidArgument(
+        "Options::home is empty: name the store directory (ResolveHome "
+        "gives the CLI's default)");
+  }
   CTXKIT_ASSIGN_OR_RETURN(options.home, ResolveHome(in.home));
   if (options.memory_ceiling_bytes == 0) {
     return Status::InvalidArgument("memory ceiling must be positive");
@@ -99,7 +105,7 @@ Result<std::unique_ptr<StoreImpl>> StoreImpl::Open(const Options& in) {
   std::string tag = core::ToBase36((uint64_t{rd()} << 32 | rd()) % 60466176);
   std::unique_ptr<StoreImpl> impl(
       new StoreImpl(options, std::move(backend), std::move(tag)));
-  CTXKIT_RETURN_IF_ERROR(impl->memory_.Init(options.home + "/spill"));
+  CTXKIT_RETURN_IF_ERROR(impl->memory_.Init(storage::SpillDir(options.home)));
   return impl;
 }
 
@@ -854,7 +860,7 @@ Status StoreImpl::Scan(const Ref& ref, uint64_t offset, uint64_t length,
     // saves a failed open().
     if (v.type != ValueType::kStream && !v.hash.empty() &&
         v.size_bytes > (64u << 10)) {
-      storage::BlobFiles blobs(options_.home + "/blobs", /*sync=*/false);
+      storage::BlobFiles blobs(storage::BlobDir(options_.home), /*sync=*/false);
       CTXKIT_ASSIGN_OR_RETURN(
           bool mapped, blobs.Scan(v.hash, v.size_bytes, offset, end - offset,
                                   piece_bytes, sink));

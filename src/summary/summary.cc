@@ -20,11 +20,6 @@ namespace {
 
 constexpr char kStructuralId[] = "structural-v1";
 
-std::string Env(const char* name) {
-  const char* v = std::getenv(name);
-  return v == nullptr ? "" : v;
-}
-
 // The key's extension steers the code outline, the type the choice of
 // summarizer, the sample size what is read: all part of the cache key.
 std::string Hints(const summary::Target& t, const SummarizeOptions& o,
@@ -79,22 +74,6 @@ Result<SummarizerKind> ParseSummarizerKind(std::string_view name) {
       "'");
 }
 
-LlmEndpoint LlmEndpointFromEnv() {
-  LlmEndpoint e;
-  e.base_url = Env("CTXKIT_LLM_BASE_URL");
-  e.model = Env("CTXKIT_LLM_MODEL");
-  e.api_key = Env("CTXKIT_LLM_API_KEY");
-  std::string timeout = Env("CTXKIT_LLM_TIMEOUT_MS");
-  if (!timeout.empty()) {
-    char* end = nullptr;
-    long ms = std::strtol(timeout.c_str(), &end, 10);
-    if (end != nullptr && *end == '\0' && ms > 0 && ms < 3600000) {
-      e.timeout_ms = static_cast<int>(ms);
-    }
-  }
-  return e;
-}
-
 Result<Summary> Summarize(View& view, std::string_view key_or_ref,
                           const SummarizeOptions& options) {
   if (options.max_tokens == 0) {
@@ -110,8 +89,7 @@ Result<Summary> Summarize(View& view, std::string_view key_or_ref,
   if (!target_or.ok()) return target_or.status();
   const summary::Target& target = *target_or;
 
-  const LlmEndpoint endpoint =
-      options.llm.has_value() ? *options.llm : LlmEndpointFromEnv();
+  const LlmEndpoint endpoint = options.llm.value_or(LlmEndpoint{});
   const bool want_llm =
       options.summarizer == SummarizerKind::kLlm ||
       (options.summarizer == SummarizerKind::kAuto && endpoint.configured());

@@ -6,6 +6,7 @@
 #include "core/encoding.h"
 #include "core/sha256.h"
 #include "storage/file_util.h"
+#include "storage/filename.h"
 
 namespace ctxkit::summary {
 
@@ -18,7 +19,7 @@ constexpr uint64_t kMaxEntryBytes = 16u << 20;
 }  // namespace
 
 SummaryCache::SummaryCache(const std::string& home)
-    : dir_(home + "/cache/summaries") {}
+    : dir_(storage::SummaryCacheDir(home)) {}
 
 std::string SummaryCache::FileName(const CacheKey& key) {
   std::string material = "ctxkit-summary-v1";

@@ -4,7 +4,7 @@
 
 #include <fstream>
 
-#include "storage/file_util.h"
+#include "storage/posix_io.h"
 
 namespace ctxkit::watch {
 

@@ -10,7 +10,8 @@
 #include <algorithm>
 
 #include "core/status_macros.h"
-#include "storage/file_util.h"
+#include "storage/filename.h"
+#include "storage/posix_io.h"
 #include "watch/catch_up.h"
 #include "watch/inotify_errors.h"
 #include "watch/tree_walk.h"
@@ -67,8 +68,9 @@ Result<std::unique_ptr<WatcherImpl>> WatcherImpl::Start(
 
 Status WatcherImpl::Init() {
   CTXKIT_ASSIGN_OR_RETURN(watch_dir_, watch::WatchDir(home_));
-  Result<std::unique_ptr<watch::FileLock>> lock =
-      watch::FileLock::Acquire(watch_dir_ + "/run.lock", /*wait=*/false);
+  Result<storage::FileLock> lock = storage::FileLock::Acquire(
+      storage::WatchRunLockPath(home_), storage::LockMode::kExclusive,
+      storage::LockWait::kTry);
   if (!lock.ok()) {
     if (lock.status().code() == StatusCode::kFailedPrecondition) {
       return Status::FailedPrecondition(
@@ -104,7 +106,7 @@ Status WatcherImpl::ReloadRoots() {
   if (!list.ok()) {
     // A list another build wrote, or a disk error: keep watching the old
     // one rather than stop.
-    Report(watch_dir_ + "/" + watch::kWatchListName, list.status());
+    Report(storage::WatchListPath(home_), list.status());
     return Status::Ok();
   }
   std::vector<WatchEntry> added;
@@ -245,7 +247,7 @@ Status WatcherImpl::HandleEvent(const inotify_event& event) {
   }
   if (event.wd == list_wd_) {
     if (event.len > 0 &&
-        std::string_view(event.name) == watch::kWatchListName) {
+        std::string_view(event.name) == storage::kWatchListFileName) {
       reload_ = true;
       Touch();
     }

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -18,6 +19,7 @@
 #include "ctxkit/status.h"
 #include "ctxkit/store.h"
 #include "ctxkit/watch.h"
+#include "storage/posix_io.h"
 #include "watch/file_indexer.h"
 #include "watch/watch_list_file.h"
 
@@ -78,7 +80,7 @@ class WatcherImpl {
 
   WatchReport totals_;
   watch::FileIndexer indexer_;
-  std::unique_ptr<watch::FileLock> run_lock_;
+  std::optional<storage::FileLock> run_lock_;
   int inotify_fd_ = -1;
   int stop_fd_ = -1;
   int list_wd_ = -1;

@@ -9,6 +9,8 @@
 
 #include "core/clock.h"
 #include "core/status_macros.h"
+#include "storage/filename.h"
+#include "storage/posix_io.h"
 #include "watch/catch_up.h"
 #include "watch/file_indexer.h"
 #include "watch/inotify_watcher.h"
@@ -58,8 +60,10 @@ Result<WatchEntry> ResolveNewWatch(Store& store, std::string_view path) {
   return entry;
 }
 
-Result<std::unique_ptr<watch::FileLock>> LockList(const std::string& dir) {
-  return watch::FileLock::Acquire(dir + "/watches.lock", /*wait=*/true);
+Result<storage::FileLock> LockList(const Store& store) {
+  return storage::FileLock::Acquire(storage::WatchListLockPath(store.home()),
+                                    storage::LockMode::kExclusive,
+                                    storage::LockWait::kBlock);
 }
 
 }  // namespace
@@ -83,7 +87,7 @@ Result<WatchEntry> AddWatch(Store& store, std::string_view path,
   CTXKIT_RETURN_IF_ERROR(CheckOptions(options));
   CTXKIT_ASSIGN_OR_RETURN(WatchEntry entry, ResolveNewWatch(store, path));
   CTXKIT_ASSIGN_OR_RETURN(std::string dir, watch::WatchDir(store.home()));
-  CTXKIT_ASSIGN_OR_RETURN(auto lock, LockList(dir));
+  CTXKIT_ASSIGN_OR_RETURN(storage::FileLock lock, LockList(store));
   CTXKIT_ASSIGN_OR_RETURN(std::vector<WatchEntry> list,
                           watch::LoadWatchList(dir));
   for (const WatchEntry& e : list) {
@@ -115,7 +119,7 @@ Status RemoveWatch(Store& store, std::string_view path) {
   Result<std::string> canon = watch::Canonicalize(path);
   std::string target = canon.ok() ? *canon : watch::LexicalAbsolute(path);
   CTXKIT_ASSIGN_OR_RETURN(std::string dir, watch::WatchDir(store.home()));
-  CTXKIT_ASSIGN_OR_RETURN(auto lock, LockList(dir));
+  CTXKIT_ASSIGN_OR_RETURN(storage::FileLock lock, LockList(store));
   CTXKIT_ASSIGN_OR_RETURN(std::vector<WatchEntry> list,
                           watch::LoadWatchList(dir));
   auto it = std::find_if(list.begin(), list.end(),

@@ -1,16 +1,12 @@
 #include "watch/watch_list_file.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <sys/file.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <memory>
 #include <nlohmann/json.hpp>
 
 #include "core/status_macros.h"
 #include "storage/file_util.h"
+#include "storage/filename.h"
 
 namespace ctxkit::watch {
 
@@ -26,13 +22,13 @@ Status Bad(const std::string& path, std::string_view why) {
 }  // namespace
 
 Result<std::string> WatchDir(const std::string& home) {
-  std::string dir = home + "/watch";
+  std::string dir = storage::WatchDir(home);
   CTXKIT_RETURN_IF_ERROR(storage::MakeDirs(dir));
   return dir;
 }
 
 Result<std::vector<WatchEntry>> LoadWatchList(const std::string& watch_dir) {
-  std::string path = watch_dir + "/" + kWatchListName;
+  std::string path = watch_dir + "/" + storage::kWatchListFileName;
   std::vector<WatchEntry> entries;
   if (!storage::PathExists(path)) return entries;
   // The list is small (one entry per watched root); 16 MiB is a sanity cap.
@@ -88,31 +84,9 @@ Status SaveWatchList(const std::string& watch_dir,
   // but "replace" keeps dump() from throwing if it ever did.
   std::string text =
       doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
-  return storage::AtomicWriteFile(watch_dir, watch_dir + "/" + kWatchListName,
-                                  text,
-                                  /*sync=*/true);
+  return storage::AtomicWriteFile(
+      watch_dir, watch_dir + "/" + storage::kWatchListFileName, text,
+      /*sync=*/true);
 }
-
-Result<std::unique_ptr<FileLock>> FileLock::Acquire(const std::string& path,
-                                                    bool wait) {
-  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-  if (fd < 0) return storage::ErrnoStatus("cannot open lock file", path);
-  int rc;
-  do {
-    rc = ::flock(fd, LOCK_EX | (wait ? 0 : LOCK_NB));
-  } while (rc != 0 && errno == EINTR);
-  if (rc != 0) {
-    int err = errno;
-    ::close(fd);
-    if (err == EWOULDBLOCK) {
-      return Status::FailedPrecondition(path + " is locked by another process");
-    }
-    errno = err;
-    return storage::ErrnoStatus("cannot lock", path);
-  }
-  return std::unique_ptr<FileLock>(new FileLock(fd));
-}
-
-FileLock::~FileLock() { ::close(fd_); }
 
 }  // namespace ctxkit::watch

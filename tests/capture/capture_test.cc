@@ -256,14 +256,22 @@ TEST_F(CaptureTest, SelectsWithTheLlmShowingANumberedList) {
     std::string n = seen.substr(line + 1, at - line - 1);
     return "Relevant: [" + n + ", 9, " + n + "]";
   });
-  ::setenv("CTXKIT_LLM_BASE_URL", server.base_url().c_str(), 1);
-  ::setenv("CTXKIT_LLM_MODEL", "test-model", 1);
   Save("search_code", R"({"query":"TODO"})", R"("Found 150 matches")");
   std::string b = Save("read_file", R"({"path":"src/main.ts"})", Big("main"));
   auto list = cm_->ListContexts("abc123");
-  auto sel = cm_->Select("what does main do?", *list);
+  // The library reads no environment: CTXKIT_LLM_* alone is not used.
+  ::setenv("CTXKIT_LLM_BASE_URL", server.base_url().c_str(), 1);
+  ::setenv("CTXKIT_LLM_MODEL", "test-model", 1);
+  auto unset = cm_->Select("what does main do?", *list);
   ::unsetenv("CTXKIT_LLM_BASE_URL");
   ::unsetenv("CTXKIT_LLM_MODEL");
+  ASSERT_TRUE(unset.ok());
+  EXPECT_EQ(unset->method, "bm25");
+  EXPECT_TRUE(seen.empty());
+  SelectOptions o;
+  o.llm.base_url = server.base_url();
+  o.llm.model = "test-model";
+  auto sel = cm_->Select("what does main do?", *list, o);
   ASSERT_TRUE(sel.ok());
   EXPECT_EQ(sel->method, "llm");
   ASSERT_EQ(sel->selected.size(), 1u);
@@ -278,13 +286,12 @@ TEST_F(CaptureTest, SelectsWithTheLlmShowingANumberedList) {
 
 TEST_F(CaptureTest, FallsBackToBm25WhenTheLlmFails) {
   testing::FakeChatServer server(testing::FakeChatServer::Mode::kStatus500);
-  ::setenv("CTXKIT_LLM_BASE_URL", server.base_url().c_str(), 1);
-  ::setenv("CTXKIT_LLM_MODEL", "test-model", 1);
   std::string a = Save("grep", "{}", R"("timeout errors in worker")");
   auto list = cm_->ListContexts("abc123");
-  auto sel = cm_->Select("worker timeout", *list);
-  ::unsetenv("CTXKIT_LLM_BASE_URL");
-  ::unsetenv("CTXKIT_LLM_MODEL");
+  SelectOptions o;
+  o.llm.base_url = server.base_url();
+  o.llm.model = "test-model";
+  auto sel = cm_->Select("worker timeout", *list, o);
   ASSERT_TRUE(sel.ok());
   EXPECT_EQ(sel->method, "bm25");
   ASSERT_EQ(sel->selected.size(), 1u);

@@ -10,6 +10,7 @@
 #include "ctxkit/index.h"
 #include "index/index_test_util.h"
 #include "llm/embeddings_client.h"
+#include "mcp/environment.h"
 
 namespace ctxkit::testing {
 namespace {
@@ -95,15 +96,18 @@ TEST_F(EmbeddingsTest, ConfigFromEnvironment) {
   setenv("CTXKIT_EMBED_URL", server.base_url().c_str(), 1);
   setenv("CTXKIT_EMBED_MODEL", "env-model", 1);
   Put("a", "penguin colony");
-  FindResult r = Find("penguin");
+  // The library reads no environment; the faces build the config from it.
+  EXPECT_EQ(Find("penguin").method, "bm25");
+  EXPECT_TRUE(server.bodies().empty());
+  FindOptions o;
+  o.embeddings = env::EmbeddingsFromEnv();
   unsetenv("CTXKIT_EMBED_URL");
   unsetenv("CTXKIT_EMBED_MODEL");
+  EXPECT_EQ(o.embeddings.model, "env-model");
+  FindResult r = Find("penguin", o);
   EXPECT_EQ(r.method, "bm25+embeddings (rrf)");
   ASSERT_FALSE(server.bodies().empty());
   EXPECT_THAT(server.bodies()[0], HasSubstr("env-model"));
-  FindOptions o;
-  o.embeddings_from_env = false;
-  EXPECT_EQ(Find("penguin", o).method, "bm25");
 }
 
 TEST(EmbeddingsClientTest, ParsesAndRejectsReplies) {

@@ -49,10 +49,27 @@ TEST_F(NotesCliTest, RootResolutionOrder) {
   fs::create_directories(user_home_ + "/.config/single-file-agents");
   std::ofstream(user_home_ + "/.config/single-file-agents/config.json")
       << R"({"contextStore": {"path": "~/from-config"}})";
+  // With the default store home, the spec's defaults apply.
   RunOptions o;
+  o.pass_home = false;
   ProcessResult r = Run({"--describe"}, o);
   EXPECT_EQ(nlohmann::json::parse(r.out)["contextStore"],
             user_home_ + "/from-config");
+  // An explicit store home keeps the notes under it unless a spec variable
+  // (SFA_CONTEXT_STORE, SFA_CONFIG) names a place.
+  r = Run({"--describe"});
+  EXPECT_EQ(nlohmann::json::parse(r.out)["contextStore"],
+            home_ + "/notes-root");
+  r = Run({"--describe"},
+          RunOptions{.env = {"SFA_CONFIG=" + user_home_ +
+                             "/.config/single-file-agents/config.json"}});
+  EXPECT_EQ(nlohmann::json::parse(r.out)["contextStore"],
+            user_home_ + "/from-config");
+  o.env = {"CTXKIT_HOME=" + home_};
+  r = Run({"--describe"}, o);
+  EXPECT_EQ(nlohmann::json::parse(r.out)["contextStore"],
+            home_ + "/notes-root");
+  o.env.clear();
   fs::remove(user_home_ + "/.config/single-file-agents/config.json");
   r = Run({"--describe"}, o);
   EXPECT_EQ(nlohmann::json::parse(r.out)["contextStore"],

@@ -335,5 +335,14 @@ TEST(OpenTest, CreatesHomeWithParentsAndFailsOnAFile) {
   EXPECT_THAT(bad, StatusIs(StatusCode::kIoError));
 }
 
+TEST(OpenTest, AnEmptyHomeIsRefusedNotGuessedFromTheEnvironment) {
+  TempDir dir;
+  ::setenv("CTXKIT_HOME", (dir.path() + "/from-env").c_str(), 1);
+  auto store = Store::Open(Options{});
+  ::unsetenv("CTXKIT_HOME");
+  EXPECT_THAT(store, StatusIs(StatusCode::kInvalidArgument));
+  EXPECT_FALSE(std::filesystem::exists(dir.path() + "/from-env"));
+}
+
 }  // namespace
 }  // namespace ctxkit::testing

@@ -13,6 +13,7 @@
 #include "ctxkit/summary.h"
 #include "ctxkit/tokenizer.h"
 #include "llm/chat_client.h"
+#include "mcp/environment.h"
 #include "summary_test_util.h"
 
 namespace ctxkit {
@@ -202,7 +203,7 @@ TEST_F(LlmSummaryTest, EndpointFromEnvironment) {
   ::setenv("CTXKIT_LLM_MODEL", "env-model", 1);
   ::setenv("CTXKIT_LLM_API_KEY", "k", 1);
   ::setenv("CTXKIT_LLM_TIMEOUT_MS", "1234", 1);
-  LlmEndpoint e = LlmEndpointFromEnv();
+  LlmEndpoint e = env::LlmEndpointFromEnv();
   ::unsetenv("CTXKIT_LLM_BASE_URL");
   ::unsetenv("CTXKIT_LLM_MODEL");
   ::unsetenv("CTXKIT_LLM_API_KEY");
