@@ -6,6 +6,7 @@
 
 #include "core/status_macros.h"
 #include "storage/file_util.h"
+#include "storage/posix_io.h"
 
 namespace ctxkit::storage::sqlite_sessions {
 namespace {
