@@ -10,7 +10,6 @@ Result<McpServerSetup> CreateMcpServer(Context& ctx,
   if (!store.ok()) return store.status();
   mcp::ServerOptions o;
   o.result_token_limit = flags.result_token_limit;
-  o.conformance_fixtures = flags.conformance_fixtures;
   Result<std::unique_ptr<mcp::Server>> server =
       mcp::Server::Create(*store, (*store)->home(), o);
   if (!server.ok()) return server.status();
@@ -18,12 +17,6 @@ Result<McpServerSetup> CreateMcpServer(Context& ctx,
   setup.store = *store;
   setup.server = std::move(*server);
   return setup;
-}
-
-void AddConformanceFixturesFlag(CLI::App* sub, McpServerFlags& flags) {
-  sub->add_flag("--conformance-fixtures", flags.conformance_fixtures,
-                "Also serve the MCP conformance suite's test:// resources "
-                "and test_* prompts (for conformance runs only)");
 }
 
 }  // namespace ctxkit::cli
