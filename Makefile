@@ -1,9 +1,11 @@
 # The two entry points of the README, plus helpers for developers.
 #   make run    install what is missing, build, run `ctxkit demo`
 #   make test   build and run every test, also under ASan+UBSan
-.PHONY: run test setup build build-cli build-asan test-release test-asan bench format tidy clean
+#   make install  build and install into PREFIX (default /usr/local)
+.PHONY: run test setup build build-cli build-asan test-release test-asan bench install format tidy clean
 
 JOBS ?= $(shell nproc)
+PREFIX ?= /usr/local
 
 run: setup build-cli
 	./build/release/ctxkit demo
@@ -31,6 +33,13 @@ test-release: build
 
 test-asan: build-asan
 	ctest --preset asan -j $(JOBS)
+
+# The binary, public headers, libraries, CMake package and ctxkit.pc. Only
+# what is installed is built (not tests and benchmarks).
+install: setup
+	@cmake --preset release >/dev/null
+	@cmake --build --preset release -j $(JOBS) --target ctxkit_bin
+	cmake --install build/release --prefix $(PREFIX)
 
 bench: setup build
 	bash bench/run.sh

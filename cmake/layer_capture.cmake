@@ -8,7 +8,6 @@
 # Selection for the answer phase uses the LLM client (ctxkit_llm) when
 # configured and SQLite FTS5's BM25 otherwise.
 
-ctxkit_add_layer(capture ctxkit_session ctxkit_notes ctxkit_store ctxkit_index
-                 ctxkit_llm SQLite::SQLite3 nlohmann_json::nlohmann_json)
-
-list(APPEND CTXKIT_EXTRA_LAYERS ctxkit_capture)
+ctxkit_add_layer(capture DEPS session notes store index llm
+                 LIBS SQLite::SQLite3 nlohmann_json::nlohmann_json
+                 HEADERS capture.h)

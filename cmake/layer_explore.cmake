@@ -9,8 +9,6 @@
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(RE2 REQUIRED IMPORTED_TARGET re2)
 
-ctxkit_add_layer(explore ctxkit_store)
-target_link_libraries(ctxkit_explore PUBLIC ctxkit_text PkgConfig::RE2
-                                            nlohmann_json::nlohmann_json)
-
-list(APPEND CTXKIT_EXTRA_LAYERS ctxkit_explore)
+ctxkit_add_layer(explore DEPS store text
+                 LIBS PkgConfig::RE2 nlohmann_json::nlohmann_json
+                 HEADERS explore.h)

@@ -7,8 +7,5 @@
 # reads sessions and toolcalls (ctxkit_session), summarizes (ctxkit_summary),
 # explores (ctxkit_explore) and ranks/chunks (ctxkit_index).
 
-ctxkit_add_layer(externalize ctxkit_session ctxkit_index ctxkit_summary
-                 ctxkit_explore ctxkit_store ctxkit_text
-                 nlohmann_json::nlohmann_json)
-
-list(APPEND CTXKIT_EXTRA_LAYERS ctxkit_externalize)
+ctxkit_add_layer(externalize DEPS session index summary explore store text
+                 LIBS nlohmann_json::nlohmann_json HEADERS externalize.h)

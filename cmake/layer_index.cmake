@@ -5,7 +5,6 @@
 # The index is its own SQLite database, <home>/index.db, with FTS5 (Debian's
 # libsqlite3 is built with SQLITE_ENABLE_FTS5). See docs/index.md.
 
-ctxkit_add_layer(index ctxkit_store ctxkit_text ctxkit_llm SQLite::SQLite3
-                 nlohmann_json::nlohmann_json)
-
-list(APPEND CTXKIT_EXTRA_LAYERS ctxkit_index)
+ctxkit_add_layer(index DEPS store text llm
+                 LIBS SQLite::SQLite3 nlohmann_json::nlohmann_json
+                 HEADERS index.h chunk.h)

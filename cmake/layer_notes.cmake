@@ -9,7 +9,6 @@
 
 find_package(yaml-cpp REQUIRED)
 
-ctxkit_add_layer(notes ctxkit_store ctxkit_index yaml-cpp SQLite::SQLite3
-                 nlohmann_json::nlohmann_json)
-
-list(APPEND CTXKIT_EXTRA_LAYERS ctxkit_notes)
+ctxkit_add_layer(notes DEPS store index
+                 LIBS yaml-cpp SQLite::SQLite3 nlohmann_json::nlohmann_json
+                 HEADERS notes.h)

@@ -8,7 +8,6 @@
 # counts use the tokenizer (ctxkit_text) and one-line summaries the
 # structural summarizer (ctxkit_summary).
 
-ctxkit_add_layer(session ctxkit_store ctxkit_text ctxkit_summary
-                 nlohmann_json::nlohmann_json)
-
-list(APPEND CTXKIT_EXTRA_LAYERS ctxkit_session)
+ctxkit_add_layer(session DEPS store text summary
+                 LIBS nlohmann_json::nlohmann_json
+                 HEADERS session.h toolcall.h)

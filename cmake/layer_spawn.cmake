@@ -5,6 +5,5 @@
 # Included from the top-level CMakeLists.txt after layer_capture.cmake; it
 # needs only the store (and the storage layer's atomic file writes).
 
-ctxkit_add_layer(spawn ctxkit_store nlohmann_json::nlohmann_json)
-
-list(APPEND CTXKIT_EXTRA_LAYERS ctxkit_spawn)
+ctxkit_add_layer(spawn DEPS store LIBS nlohmann_json::nlohmann_json
+                 HEADERS spawn.h)

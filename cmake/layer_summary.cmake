@@ -7,8 +7,7 @@
 
 find_package(CURL REQUIRED)
 
-ctxkit_add_layer(llm ctxkit_core CURL::libcurl nlohmann_json::nlohmann_json)
-ctxkit_add_layer(summary ctxkit_store ctxkit_text ctxkit_llm
-                 nlohmann_json::nlohmann_json)
-
-list(APPEND CTXKIT_EXTRA_LAYERS ctxkit_llm ctxkit_summary)
+ctxkit_add_layer(llm DEPS core
+                 LIBS CURL::libcurl nlohmann_json::nlohmann_json)
+ctxkit_add_layer(summary DEPS store text llm
+                 LIBS nlohmann_json::nlohmann_json HEADERS summary.h)

@@ -49,7 +49,8 @@ list(APPEND ctxkit_rank_files ${ctxkit_classes_file})
 add_custom_target(ctxkit_text_data DEPENDS ${ctxkit_rank_files})
 
 # nlohmann/json: the structural JSON summarizer (summarize_json.cc).
-ctxkit_add_layer(text ctxkit_core nlohmann_json::nlohmann_json)
+ctxkit_add_layer(text DEPS core LIBS nlohmann_json::nlohmann_json
+                 HEADERS tokenizer.h)
 add_dependencies(ctxkit_text ctxkit_text_data)
 # embedded_data.cc .incbin's the files: give it their paths and reassemble
 # it whenever they change.
@@ -58,5 +59,3 @@ set_source_files_properties(${PROJECT_SOURCE_DIR}/src/text/embedded_data.cc
     COMPILE_DEFINITIONS
       "CTXKIT_O200K_RANKS_PATH=\"${ctxkit_ranks_dir}/o200k_base.ctxbpe\";CTXKIT_CL100K_RANKS_PATH=\"${ctxkit_ranks_dir}/cl100k_base.ctxbpe\";CTXKIT_UNICODE_CLASSES_PATH=\"${ctxkit_classes_file}\""
     OBJECT_DEPENDS "${ctxkit_rank_files}")
-
-list(APPEND CTXKIT_EXTRA_LAYERS ctxkit_text)

@@ -5,6 +5,5 @@
 #
 # Linux only: the watcher is built on inotify(7). See docs/watchers.md.
 
-ctxkit_add_layer(watch ctxkit_store nlohmann_json::nlohmann_json)
-
-list(APPEND CTXKIT_EXTRA_LAYERS ctxkit_watch)
+ctxkit_add_layer(watch DEPS store LIBS nlohmann_json::nlohmann_json
+                 HEADERS watch.h)

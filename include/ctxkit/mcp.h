@@ -46,14 +46,41 @@ inline constexpr std::string_view kLatestProtocolVersion = "2025-11-25";
 // True for the revisions this server speaks.
 bool IsSupportedProtocolVersion(std::string_view version);
 
+// Resources and prompts a program serves beside ctxkit's own: the
+// conformance suite's fixtures are one (tests/mcp_conformance/). JSON goes
+// in and out as text, in the shapes the MCP specification gives; methods
+// are called from any connection's thread.
+class ServerExtension {
+ public:
+  virtual ~ServerExtension() = default;
+
+  // JSON arrays of entries: listed before ctxkit's own on the first
+  // resources/list page, and after ctxkit's own in
+  // resources/templates/list and prompts/list.
+  virtual std::string ResourcesJson() const = 0;
+  virtual std::string ResourceTemplatesJson() const = 0;
+  virtual std::string PromptsJson() const = 0;
+
+  // True for the URIs the extension answers (resources/read, subscribe);
+  // ctxkit:// URIs are never asked.
+  virtual bool OwnsUri(std::string_view uri) const = 0;
+  // The resources/read "contents" array for an owned URI; NotFound when
+  // there is no such resource.
+  virtual Result<std::string> ReadResource(std::string_view uri) const = 0;
+  // The prompts/get result of a prompt listed in PromptsJson, given the
+  // request's "arguments" object; InvalidArgument (a -32602 error with its
+  // message) for bad arguments.
+  virtual Result<std::string> GetPrompt(
+      std::string_view name, std::string_view arguments_json) const = 0;
+};
+
 struct ServerOptions {
   // The largest tool result, in o200k_base tokens, returned whole. A larger
   // value is returned as head + tail + a resource_link to page through.
   // 16-10,000,000.
   uint64_t result_token_limit = 8000;
-  // Also serve the fixtures the MCP conformance suite reads (test://
-  // resources, test_* prompts). For conformance runs only; off by default.
-  bool conformance_fixtures = false;
+  // More resources and prompts to serve (none by default).
+  std::shared_ptr<const ServerExtension> extension;
   // Where the tool_output_* tools keep captured outputs (CaptureOptions::
   // root; "": $CTXKIT_TOOL_CONTEXT_DIR, else ~/.agent/context). `ctxkit mcp`
   // and `ctxkit serve` set it (<home>/tool-outputs under an explicit

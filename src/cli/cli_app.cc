@@ -210,7 +210,7 @@ std::string Context::Producer() const {
   return options_->agent.empty() ? "cli" : "agent:" + options_->agent;
 }
 
-int Main(int argc, char** argv) {
+int Main(int argc, char** argv, std::span<const RegisterVerbs> extra) {
   GlobalOptions options;
   CLI::App app{
       "ctxkit: a context store for LLM agents. Agents pass compact refs; "
@@ -258,7 +258,7 @@ int Main(int argc, char** argv) {
     RegisterValueCommands(app, table);
     RegisterMetaCommands(app, table);
     RegisterMaintenanceCommands(app, table);
-    RegisterDemoCommand(app, table);
+    for (RegisterVerbs add : extra) add(app, table);
     RegisterExploreCommands(app, table);
     RegisterSummaryCommands(app, table);
     RegisterIndexCommands(app, table);

@@ -10,6 +10,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -134,7 +135,6 @@ void RegisterSummaryCommands(CLI::App& app,
                              CommandTable& table);  // summarize tokens
 void RegisterMetaCommands(CLI::App& app, CommandTable& table);  // ls stats...
 void RegisterMaintenanceCommands(CLI::App& app, CommandTable& table);  // du
-void RegisterDemoCommand(CLI::App& app, CommandTable& table);          // demo
 void RegisterIndexCommands(CLI::App& app,
                            CommandTable& table);  // find
 void RegisterSessionCommands(CLI::App& app,
@@ -152,9 +152,12 @@ void RegisterSpawnCommands(CLI::App& app,
 void RegisterMcpCommands(CLI::App& app, CommandTable& table);    // mcp
 void RegisterServeCommands(CLI::App& app, CommandTable& table);  // serve
 
+// Registers a group of verbs from a layer above the CLI (the demo).
+using RegisterVerbs = void (*)(CLI::App& app, CommandTable& table);
+
 // The whole program: parse argv, run the verb, return the exit code. Never
-// throws.
-int Main(int argc, char** argv);
+// throws. `extra` verb groups are listed after the value and meta verbs.
+int Main(int argc, char** argv, std::span<const RegisterVerbs> extra = {});
 
 }  // namespace ctxkit::cli
 

@@ -66,7 +66,6 @@ void RegisterMcpCommands(CLI::App& app, CommandTable& table) {
                   "head + tail + a resource link")
       ->type_name("N")
       ->check(UnsignedNumber());
-  AddConformanceFixturesFlag(sub, args->server);
   table.Add(sub, [args](Context& ctx) { return RunMcp(ctx, *args); });
 }
 

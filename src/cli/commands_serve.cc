@@ -122,7 +122,6 @@ void RegisterServeCommands(CLI::App& app, CommandTable& table) {
                       "A browser origin allowed besides loopback ones, e.g. "
                       "https://app.example:8443 (repeatable)")
       ->type_name("ORIGIN");
-  AddConformanceFixturesFlag(sub, args->server);
   table.Add(sub, [args](Context& ctx) { return RunServe(ctx, *args); });
 }
 

@@ -10,7 +10,6 @@ Result<McpServerSetup> CreateMcpServer(Context& ctx,
   if (!store.ok()) return store.status();
   mcp::ServerOptions o;
   o.result_token_limit = flags.result_token_limit;
-  o.conformance_fixtures = flags.conformance_fixtures;
   // The spec directories follow an explicit --home; when they cannot be
   // resolved now, the server resolves them (and reports why) on first use.
   if (Result<std::string> root = ctx.NotesRoot(""); root.ok()) {
@@ -26,12 +25,6 @@ Result<McpServerSetup> CreateMcpServer(Context& ctx,
   setup.store = *store;
   setup.server = std::move(*server);
   return setup;
-}
-
-void AddConformanceFixturesFlag(CLI::App* sub, McpServerFlags& flags) {
-  sub->add_flag("--conformance-fixtures", flags.conformance_fixtures,
-                "Also serve the MCP conformance suite's test:// resources "
-                "and test_* prompts (for conformance runs only)");
 }
 
 }  // namespace ctxkit::cli

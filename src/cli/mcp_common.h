@@ -5,7 +5,6 @@
 #ifndef CTXKIT_CLI_MCP_COMMON_H_
 #define CTXKIT_CLI_MCP_COMMON_H_
 
-#include <CLI/CLI.hpp>
 #include <cstdint>
 #include <memory>
 
@@ -19,7 +18,6 @@ namespace ctxkit::cli {
 // The mcp::ServerOptions that both commands expose as flags.
 struct McpServerFlags {
   uint64_t result_token_limit = 8000;
-  bool conformance_fixtures = false;
 };
 
 // The server and the store it serves (owned by the Context; the callers
@@ -32,9 +30,6 @@ struct McpServerSetup {
 // Opens ctx's store and creates an mcp::Server over it with `flags`.
 Result<McpServerSetup> CreateMcpServer(Context& ctx,
                                        const McpServerFlags& flags);
-
-// --conformance-fixtures, worded the same for both commands.
-void AddConformanceFixturesFlag(CLI::App* sub, McpServerFlags& flags);
 
 }  // namespace ctxkit::cli
 

@@ -5,6 +5,7 @@
 #include <string>
 #include <utility>
 
+#include "mcp/extension.h"
 #include "mcp/json_rpc.h"
 #include "mcp/prompts.h"
 #include "mcp/resource_uri.h"
@@ -297,8 +298,7 @@ class Dispatcher {
         if (name == "session") candidates.push_back(c_.binding.session);
         return RpcOutcome::Ok(Completion(candidates, value));
       }
-      if (c_.options.conformance_fixtures &&
-          pn->get_ref<const std::string&>().starts_with("test_")) {
+      if (IsExtensionPrompt(c_.options, pn->get_ref<const std::string&>())) {
         return RpcOutcome::Ok(Completion(Json::array(), value));
       }
       return RpcOutcome::Fail(

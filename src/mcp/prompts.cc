@@ -5,7 +5,7 @@
 #include <utility>
 
 #include "ctxkit/externalize.h"
-#include "mcp/conformance_fixtures.h"
+#include "mcp/extension.h"
 #include "mcp/own_session.h"
 
 namespace ctxkit::mcp {
@@ -78,9 +78,7 @@ RpcOutcome GetRootPrompt(ClientState& c, const Json& args) {
 
 RpcOutcome ListPrompts(ClientState& c) {
   Json prompts = Json::array({RootPromptEntry()});
-  if (c.options.conformance_fixtures) {
-    for (const Json& p : FixturePrompts()) prompts.push_back(p);
-  }
+  for (const Json& p : ExtensionPrompts(c.options)) prompts.push_back(p);
   return RpcOutcome::Ok({{"prompts", std::move(prompts)}});
 }
 
@@ -92,13 +90,8 @@ RpcOutcome GetPrompt(ClientState& c, const Json& params) {
   const std::string& name = call.name;
   const Json& args = call.arguments;
   if (name == kRootPromptName) return GetRootPrompt(c, args);
-  if (c.options.conformance_fixtures) {
-    RpcError error;
-    std::optional<Json> r = GetFixturePrompt(name, args, &error);
-    if (r) {
-      if (!error.message.empty()) return {Json(), error};
-      return RpcOutcome::Ok(std::move(*r));
-    }
+  if (std::optional<RpcOutcome> r = GetExtensionPrompt(c.options, name, args)) {
+    return std::move(*r);
   }
   return RpcOutcome::Fail(kInvalidParams,
                           "unknown prompt '" + name + "' (see prompts/list)");

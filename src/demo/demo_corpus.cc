@@ -1,4 +1,4 @@
-#include "cli/demo_corpus.h"
+#include "demo/demo_corpus.h"
 
 #include <algorithm>
 #include <filesystem>

@@ -7,9 +7,9 @@
 #include <string>
 #include <string_view>
 
-#include "cli/demo_steps.h"
 #include "cli/output.h"
 #include "ctxkit/externalize.h"
+#include "demo/demo_steps.h"
 #include "mcp/environment.h"
 
 namespace ctxkit::cli {

@@ -3,8 +3,8 @@
 // and trimmed to an exact size so the demo shows multi-MB handling
 // wherever it runs.
 
-#ifndef CTXKIT_CLI_DEMO_CORPUS_H_
-#define CTXKIT_CLI_DEMO_CORPUS_H_
+#ifndef CTXKIT_DEMO_DEMO_CORPUS_H_
+#define CTXKIT_DEMO_DEMO_CORPUS_H_
 
 #include <cstddef>
 #include <string>
@@ -28,4 +28,4 @@ std::string FindSourceRoot();
 
 }  // namespace ctxkit::cli
 
-#endif  // CTXKIT_CLI_DEMO_CORPUS_H_
+#endif  // CTXKIT_DEMO_DEMO_CORPUS_H_

@@ -5,9 +5,9 @@
 #include <string_view>
 #include <vector>
 
-#include "cli/demo_steps.h"
 #include "cli/output.h"
 #include "ctxkit/session.h"
+#include "demo/demo_steps.h"
 
 namespace ctxkit::cli {
 namespace {

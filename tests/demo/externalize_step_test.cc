@@ -1,11 +1,11 @@
-// The demo step runs on the context-manager step's session, prints at most
-// six lines and checks its own claims.
+// The demo's externalize step runs on the context-manager step's session,
+// prints at most six lines and checks its own claims.
 
 #include <iostream>
 #include <string>
 #include <vector>
 
-#include "cli/demo_steps.h"
+#include "demo/demo_steps.h"
 #include "externalize/externalize_fixture.h"
 
 namespace ctxkit::testing {

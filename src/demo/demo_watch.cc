@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "cli/demo_steps.h"
 #include "core/status_macros.h"
 #include "ctxkit/watch.h"
+#include "demo/demo_steps.h"
 
 namespace ctxkit::cli {
 namespace {

@@ -2,8 +2,8 @@
 // order). Each prints its lines through `say` and checks every claim it
 // prints: a failed check is an Internal error that ends the demo.
 
-#ifndef CTXKIT_CLI_DEMO_STEPS_H_
-#define CTXKIT_CLI_DEMO_STEPS_H_
+#ifndef CTXKIT_DEMO_DEMO_STEPS_H_
+#define CTXKIT_DEMO_DEMO_STEPS_H_
 
 #include <stdlib.h>
 
@@ -81,4 +81,4 @@ Status DemoExternalize(Store& store, const std::string& session_id,
 
 }  // namespace ctxkit::cli
 
-#endif  // CTXKIT_CLI_DEMO_STEPS_H_
+#endif  // CTXKIT_DEMO_DEMO_STEPS_H_

@@ -2,6 +2,8 @@
 // Every claim it prints is checked; a failed check ends the demo with a
 // non-zero exit code and the reason.
 
+#include "demo/demo.h"
+
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -14,9 +16,6 @@
 #include <string_view>
 #include <vector>
 
-#include "cli/cli_app.h"
-#include "cli/demo_corpus.h"
-#include "cli/demo_steps.h"
 #include "cli/digest.h"
 #include "cli/output.h"
 #include "cli/subprocess.h"
@@ -25,6 +24,8 @@
 #include "ctxkit/ref.h"
 #include "ctxkit/store.h"
 #include "ctxkit/summary.h"
+#include "demo/demo_corpus.h"
+#include "demo/demo_steps.h"
 
 namespace ctxkit::cli {
 

@@ -6,12 +6,12 @@
 #include <string>
 #include <vector>
 
-#include "cli/demo_steps.h"
 #include "cli/output.h"
 #include "cli/subprocess.h"
 #include "core/status_macros.h"
 #include "ctxkit/capture.h"
 #include "ctxkit/notes.h"
+#include "demo/demo_steps.h"
 
 namespace ctxkit::cli {
 namespace {

@@ -1,10 +1,15 @@
-#include "mcp/conformance_fixtures.h"
+#include "mcp_conformance/fixtures.h"
 
+#include <nlohmann/json.hpp>
 #include <string>
 
-namespace ctxkit::mcp {
+#include "core/status_macros.h"
+
+namespace ctxkit::mcp::conformance {
 
 namespace {
+
+using Json = nlohmann::json;
 
 // A 1x1 transparent PNG, the smallest real image for the binary fixtures.
 constexpr char kPngBase64[] =
@@ -19,22 +24,22 @@ Json UserText(std::string text) {
           {"content", {{"type", "text"}, {"text", std::move(text)}}}};
 }
 
-// The required string argument `name`, or an error naming it.
-std::optional<std::string> Arg(const Json& args, const char* name,
-                               RpcError* error) {
+// The required string argument `name`, or InvalidArgument naming it.
+Result<std::string> Arg(const Json& args, const char* name) {
   auto it = args.find(name);
   if (it == args.end() || !it->is_string()) {
-    *error = {kInvalidParams,
-              std::string("missing required argument '") + name + "'"};
-    return std::nullopt;
+    return Status::InvalidArgument(std::string("missing required argument '") +
+                                   name + "'");
   }
   return it->get<std::string>();
 }
 
+std::string Text(const Json& j) { return j.dump(); }
+
 }  // namespace
 
-Json FixtureResources() {
-  return Json::array(
+std::string Fixtures::ResourcesJson() const {
+  return Text(Json::array(
       {{{"uri", "test://static-text"},
         {"name", "static-text"},
         {"description", "Conformance fixture: a static text resource"},
@@ -46,18 +51,19 @@ Json FixtureResources() {
        {{"uri", "test://watched-resource"},
         {"name", "watched-resource"},
         {"description", "Conformance fixture: a subscribable resource"},
-        {"mimeType", "text/plain"}}});
+        {"mimeType", "text/plain"}}}));
 }
 
-Json FixtureResourceTemplates() {
-  return Json::array({{{"uriTemplate", "test://template/{id}/data"},
-                       {"name", "template-data"},
-                       {"description", "Conformance fixture: data for an id"},
-                       {"mimeType", "application/json"}}});
+std::string Fixtures::ResourceTemplatesJson() const {
+  return Text(
+      Json::array({{{"uriTemplate", "test://template/{id}/data"},
+                    {"name", "template-data"},
+                    {"description", "Conformance fixture: data for an id"},
+                    {"mimeType", "application/json"}}}));
 }
 
-Json FixturePrompts() {
-  return Json::array(
+std::string Fixtures::PromptsJson() const {
+  return Text(Json::array(
       {{{"name", "test_simple_prompt"},
         {"description", "Conformance fixture: a prompt without arguments"}},
        {{"name", "test_prompt_with_arguments"},
@@ -74,27 +80,29 @@ Json FixturePrompts() {
                                     {"description", "URI of the resource"},
                                     {"required", true}}})}},
        {{"name", "test_prompt_with_image"},
-        {"description", "Conformance fixture: a prompt with an image"}}});
+        {"description", "Conformance fixture: a prompt with an image"}}}));
 }
 
-bool IsFixtureUri(std::string_view uri) { return uri.starts_with("test://"); }
+bool Fixtures::OwnsUri(std::string_view uri) const {
+  return uri.starts_with("test://");
+}
 
-std::optional<Json> ReadFixtureResource(std::string_view uri) {
+Result<std::string> Fixtures::ReadResource(std::string_view uri) const {
   std::string u(uri);
   if (uri == "test://static-text") {
-    return Json::array(
+    return Text(Json::array(
         {{{"uri", u},
           {"mimeType", "text/plain"},
-          {"text", "This is the content of the static text resource."}}});
+          {"text", "This is the content of the static text resource."}}}));
   }
   if (uri == "test://static-binary") {
-    return Json::array(
-        {{{"uri", u}, {"mimeType", "image/png"}, {"blob", kPngBase64}}});
+    return Text(Json::array(
+        {{{"uri", u}, {"mimeType", "image/png"}, {"blob", kPngBase64}}}));
   }
   if (uri == "test://watched-resource") {
-    return Json::array({{{"uri", u},
-                         {"mimeType", "text/plain"},
-                         {"text", "Watched resource content."}}});
+    return Text(Json::array({{{"uri", u},
+                              {"mimeType", "text/plain"},
+                              {"text", "Watched resource content."}}}));
   }
   if (uri.starts_with(kTemplatePrefix) && uri.ends_with(kTemplateSuffix) &&
       uri.size() > kTemplatePrefix.size() + kTemplateSuffix.size()) {
@@ -103,55 +111,56 @@ std::optional<Json> ReadFixtureResource(std::string_view uri) {
         uri.size() - kTemplatePrefix.size() - kTemplateSuffix.size()));
     Json data = {
         {"id", id}, {"templateTest", true}, {"data", "Data for ID: " + id}};
-    return Json::array({{{"uri", u},
-                         {"mimeType", "application/json"},
-                         {"text", Serialize(data)}}});
+    return Text(Json::array({{{"uri", u},
+                              {"mimeType", "application/json"},
+                              {"text", Text(data)}}}));
   }
-  return std::nullopt;
+  return Status::NotFound("no fixture resource " + u);
 }
 
-std::optional<Json> GetFixturePrompt(std::string_view name,
-                                     const Json& arguments, RpcError* error) {
+Result<std::string> Fixtures::GetPrompt(std::string_view name,
+                                        std::string_view arguments_json) const {
+  Json arguments = Json::parse(arguments_json, nullptr, false);
+  if (!arguments.is_object()) {
+    return Status::InvalidArgument("arguments: an object is required");
+  }
   if (name == "test_simple_prompt") {
-    return Json{
-        {"messages", Json::array({UserText("This is a simple prompt for "
-                                           "testing.")})}};
+    return Text(
+        Json{{"messages", Json::array({UserText("This is a simple prompt for "
+                                                "testing.")})}});
   }
   if (name == "test_prompt_with_arguments") {
-    std::optional<std::string> a1 = Arg(arguments, "arg1", error);
-    if (!a1) return Json();
-    std::optional<std::string> a2 = Arg(arguments, "arg2", error);
-    if (!a2) return Json();
-    return Json{
+    CTXKIT_ASSIGN_OR_RETURN(std::string a1, Arg(arguments, "arg1"));
+    CTXKIT_ASSIGN_OR_RETURN(std::string a2, Arg(arguments, "arg2"));
+    return Text(Json{
         {"messages", Json::array({UserText("Prompt with arguments: arg1='" +
-                                           *a1 + "', arg2='" + *a2 + "'")})}};
+                                           a1 + "', arg2='" + a2 + "'")})}});
   }
   if (name == "test_prompt_with_embedded_resource") {
-    std::optional<std::string> uri = Arg(arguments, "resourceUri", error);
-    if (!uri) return Json();
+    CTXKIT_ASSIGN_OR_RETURN(std::string uri, Arg(arguments, "resourceUri"));
     Json resource = {
         {"role", "user"},
         {"content",
          {{"type", "resource"},
           {"resource",
-           {{"uri", *uri},
+           {{"uri", uri},
             {"mimeType", "text/plain"},
             {"text", "Embedded resource content for testing."}}}}}};
-    return Json{
-        {"messages", Json::array({resource, UserText("Please process the "
-                                                     "embedded resource "
-                                                     "above.")})}};
+    return Text(
+        Json{{"messages", Json::array({resource, UserText("Please process the "
+                                                          "embedded resource "
+                                                          "above.")})}});
   }
   if (name == "test_prompt_with_image") {
     Json image = {
         {"role", "user"},
         {"content",
          {{"type", "image"}, {"data", kPngBase64}, {"mimeType", "image/png"}}}};
-    return Json{
+    return Text(Json{
         {"messages", Json::array({image, UserText("Please analyze the image "
-                                                  "above.")})}};
+                                                  "above.")})}});
   }
-  return std::nullopt;
+  return Status::NotFound("no fixture prompt " + std::string(name));
 }
 
-}  // namespace ctxkit::mcp
+}  // namespace ctxkit::mcp::conformance

@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "cli/demo_steps.h"
 #include "cli/subprocess.h"
 #include "core/status_macros.h"
 #include "ctxkit/spawn.h"
+#include "demo/demo_steps.h"
 
 namespace ctxkit::cli {
 namespace {

@@ -1,0 +1,123 @@
+# Checks every #include "..." line of a source tree against the layer graph.
+#
+#   cmake -DGRAPH=<graph.cmake> -DROOT=<tree> -P cmake/check_layers.cmake
+#
+# GRAPH sets CTXKIT_LAYERS, and for each layer CTXKIT_LAYER_DEPS_<layer>
+# (its direct dependencies) and CTXKIT_LAYER_HEADERS_<layer> (the
+# include/ctxkit/*.h files it owns); cmake/layers.cmake writes it from the
+# graph the build declares. Checked: ROOT/src/<layer>/ for each layer, and
+# ROOT/include/ctxkit/*.h as part of the layer owning each. An include names
+# a layer by its first path component ("store/x.h": store), or by the owner
+# of a public header ("ctxkit/store.h"); it must be the file's own layer or
+# one below it. Any violation fails, naming file, line and the allowed
+# layers. Angle-bracket includes (system and third-party) are not checked.
+
+cmake_minimum_required(VERSION 3.25)
+if(NOT DEFINED GRAPH OR NOT DEFINED ROOT)
+  message(FATAL_ERROR "usage: cmake -DGRAPH=<graph.cmake> -DROOT=<tree> "
+                      "-P check_layers.cmake")
+endif()
+include(${GRAPH})
+
+# allowed_<layer>: the layer and everything below it.
+foreach(layer IN LISTS CTXKIT_LAYERS)
+  set(allowed_${layer} ${layer})
+  foreach(dep IN LISTS CTXKIT_LAYER_DEPS_${layer})
+    # Layers are declared in dependency order, so allowed_${dep} is complete.
+    list(APPEND allowed_${layer} ${allowed_${dep}})
+  endforeach()
+  list(REMOVE_DUPLICATES allowed_${layer})
+  foreach(header IN LISTS CTXKIT_LAYER_HEADERS_${layer})
+    set(owner_${header} ${layer})
+  endforeach()
+endforeach()
+
+set(violations 0)
+
+# Checks the quoted includes of one file of `layer`.
+function(check_file file layer)
+  file(READ ${file} text)
+  if(NOT text MATCHES "#[ \t]*include[ \t]*\"")
+    return()
+  endif()
+  # One list element per line: neutralize what CMake lists treat specially.
+  string(REPLACE "\\" "/" text "${text}")
+  string(REPLACE ";" "," text "${text}")
+  string(REPLACE "[" "(" text "${text}")
+  string(REPLACE "]" ")" text "${text}")
+  string(REPLACE "\n" ";" all_lines "${text}")
+  file(RELATIVE_PATH rel ${ROOT} ${file})
+  set(count ${violations})
+  set(number 0)
+  foreach(line IN LISTS all_lines)
+    math(EXPR number "${number} + 1")
+    if(NOT line MATCHES "^[ \t]*#[ \t]*include[ \t]*\"([^\"]+)\"")
+      continue()
+    endif()
+    set(target ${CMAKE_MATCH_1})
+    if("${rel}:${target}" IN_LIST CTXKIT_ALLOWED_INCLUDES)
+      continue()
+    endif()
+    set(target_layer "")
+    if(target MATCHES "^ctxkit/(.+)$")
+      set(header ${CMAKE_MATCH_1})
+      if(DEFINED owner_${header})
+        set(target_layer ${owner_${header}})
+      else()
+        set(why "include/ctxkit/${header} is owned by no layer")
+      endif()
+    elseif(target MATCHES "^([^/]+)/")
+      set(target_layer ${CMAKE_MATCH_1})
+      if(NOT target_layer IN_LIST CTXKIT_LAYERS)
+        set(why "'${target_layer}' is not a layer")
+        set(target_layer "")
+      endif()
+    else()
+      set(why "name the header by its layer folder (\"${layer}/${target}\")")
+    endif()
+    if(target_layer STREQUAL "")
+      message(SEND_ERROR "${rel}:${number}: #include \"${target}\": ${why}")
+      math(EXPR count "${count} + 1")
+    elseif(NOT target_layer IN_LIST allowed_${layer})
+      list(JOIN allowed_${layer} " " allowed)
+      message(SEND_ERROR
+        "${rel}:${number}: #include \"${target}\" reaches layer "
+        "'${target_layer}'; layer '${layer}' may include only: ${allowed}")
+      math(EXPR count "${count} + 1")
+    endif()
+  endforeach()
+  set(violations ${count} PARENT_SCOPE)
+endfunction()
+
+foreach(layer IN LISTS CTXKIT_LAYERS)
+  file(GLOB files ${ROOT}/src/${layer}/*.h ${ROOT}/src/${layer}/*.cc)
+  foreach(header IN LISTS CTXKIT_LAYER_HEADERS_${layer})
+    list(APPEND files ${ROOT}/include/ctxkit/${header})
+  endforeach()
+  foreach(file IN LISTS files)
+    check_file(${file} ${layer})
+  endforeach()
+endforeach()
+
+# Every public header belongs to a layer; every folder under src/ is one.
+file(GLOB public_headers RELATIVE ${ROOT}/include/ctxkit
+     ${ROOT}/include/ctxkit/*.h)
+foreach(header IN LISTS public_headers)
+  if(NOT DEFINED owner_${header})
+    message(SEND_ERROR "include/ctxkit/${header}: owned by no layer (name it "
+                       "in HEADERS of the layer that implements it)")
+    math(EXPR violations "${violations} + 1")
+  endif()
+endforeach()
+file(GLOB folders LIST_DIRECTORIES true RELATIVE ${ROOT}/src ${ROOT}/src/*)
+foreach(folder IN LISTS folders)
+  if(IS_DIRECTORY ${ROOT}/src/${folder} AND NOT folder IN_LIST CTXKIT_LAYERS)
+    message(SEND_ERROR "src/${folder}/: not a declared layer")
+    math(EXPR violations "${violations} + 1")
+  endif()
+endforeach()
+
+if(violations GREATER 0)
+  message(FATAL_ERROR "layer check: ${violations} include(s) break the layer "
+                      "graph (docs/architecture.md, cmake/layers.cmake)")
+endif()

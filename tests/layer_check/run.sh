@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# Proves cmake/check_layers.cmake enforces the layer graph: on small trees
+# with a three-layer graph (base <- mid <- top), a clean tree passes and each
+# kind of wrong include fails the check, naming file, line and the allowed
+# layers.
+#
+#   tests/layer_check/run.sh [path/to/check_layers.cmake]
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+checker=${1:-$here/../../cmake/check_layers.cmake}
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/ctxkit-layer-check-XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+
+# A clean tree in $1: base owns include/ctxkit/base.h, top owns top.h.
+make_tree() {
+  local t=$1
+  mkdir -p "$t/src/base" "$t/src/mid" "$t/src/top" "$t/include/ctxkit"
+  cat >"$t/graph.cmake" <<'G'
+set(CTXKIT_LAYERS base mid top)
+set(CTXKIT_ALLOWED_INCLUDES src/mid/legacy.cc:top/top.h)
+set(CTXKIT_LAYER_DEPS_base)
+set(CTXKIT_LAYER_HEADERS_base base.h)
+set(CTXKIT_LAYER_DEPS_mid base)
+set(CTXKIT_LAYER_HEADERS_mid)
+set(CTXKIT_LAYER_DEPS_top mid)
+set(CTXKIT_LAYER_HEADERS_top top.h)
+G
+  printf '#include <string>\n' >"$t/include/ctxkit/base.h"
+  printf '#include "ctxkit/base.h"\n' >"$t/include/ctxkit/top.h"
+  printf '#include "ctxkit/base.h"\n#include "base/util.h"\n' >"$t/src/base/util.h"
+  # Semicolons and brackets must not shift line numbers.
+  printf 'int a[2] = {1, 2}; // [x;y]\n\n#include "mid/mid.h"\n' >"$t/src/mid/mid.cc"
+  printf '#include "base/util.h"\n' >"$t/src/mid/mid.h"
+  printf '#include "top/top.h"\n' >"$t/src/mid/legacy.cc"
+  printf '#include "mid/mid.h"\n#include "ctxkit/top.h"\n' >"$t/src/top/top.h"
+}
+
+# check NAME WANT_STATUS [EXPECTED_MESSAGE]: runs the checker on $tmp/NAME.
+check() {
+  local name=$1 want=$2 message=${3:-} out status=0
+  out=$(cmake -DGRAPH="$tmp/$name/graph.cmake" -DROOT="$tmp/$name" \
+    -P "$checker" 2>&1) || status=$?
+  # CMake wraps long messages; compare on one line.
+  out=$(tr -s ' \n' ' ' <<<"$out")
+  if [[ "$want" == pass && $status -ne 0 ]]; then
+    echo "FAIL $name: expected the check to pass; it said: $out"
+    failures=$((failures + 1))
+  elif [[ "$want" == fail && $status -eq 0 ]]; then
+    echo "FAIL $name: expected the check to fail; it passed"
+    failures=$((failures + 1))
+  elif [[ -n "$message" && "$out" != *"$message"* ]]; then
+    echo "FAIL $name: expected '$message' in: $out"
+    failures=$((failures + 1))
+  else
+    echo "ok   $name"
+  fi
+}
+
+make_tree "$tmp/clean"
+check clean pass
+
+make_tree "$tmp/upward"  # a lower layer reaching up
+printf '#include "base/util.h"\n\n#include "top/top.h"\n' >"$tmp/upward/src/base/up.cc"
+check upward fail "src/base/up.cc:3: #include \"top/top.h\" reaches layer 'top'; layer 'base' may include only: base"
+
+make_tree "$tmp/public"  # a lower layer reaching up through a public header
+printf '\n#include "ctxkit/top.h"\n' >"$tmp/public/src/mid/uses_top.cc"
+check public fail "src/mid/uses_top.cc:2: #include \"ctxkit/top.h\" reaches layer 'top'; layer 'mid' may include only: mid base"
+
+make_tree "$tmp/header"  # a public header including a higher layer's
+printf '#include "ctxkit/top.h"\n' >"$tmp/header/include/ctxkit/base.h"
+check header fail "include/ctxkit/base.h:1: #include \"ctxkit/top.h\" reaches layer 'top'; layer 'base' may include only: base"
+
+make_tree "$tmp/unowned"  # a public header no layer owns
+printf '#pragma once\n' >"$tmp/unowned/include/ctxkit/stray.h"
+check unowned fail "include/ctxkit/stray.h: owned by no layer"
+
+make_tree "$tmp/folder"  # a folder under src/ that is not a layer
+mkdir -p "$tmp/folder/src/extra"
+check folder fail "src/extra/: not a declared layer"
+
+make_tree "$tmp/bare"  # an include without its layer folder
+printf '#include "util.h"\n' >"$tmp/bare/src/base/bare.cc"
+check bare fail "src/base/bare.cc:1: #include \"util.h\""
+
+make_tree "$tmp/nolayer"  # an include naming a folder that is no layer
+printf '#include "tests/helper.h"\n' >"$tmp/nolayer/src/top/t.cc"
+check nolayer fail "src/top/t.cc:1: #include \"tests/helper.h\": 'tests' is not a layer"
+
+if ((failures)); then
+  echo "layer check test: $failures case(s) failed"
+  exit 1
+fi
+echo "layer check test: ok"
