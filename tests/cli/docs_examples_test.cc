@@ -30,6 +30,11 @@ const std::map<std::string, std::string>& Skipped() {
       // Building and testing the project from inside its own tests.
       {"make run", "builds the project and runs the demo"},
       {"make test", "runs this very test suite"},
+      // Installing into the system (tests/install/run.sh installs into a
+      // temporary prefix and builds a consumer against it).
+      {"sudo make install", "installs into /usr/local"},
+      {"PREFIX=~/.local make install", "installs into the user's home"},
+      {"export PATH=\"$HOME/.local/bin:$PATH\"", "changes the test's PATH"},
       // Third-party client, not installed in tests.
       {"claude mcp add ctxkit -- ctxkit mcp", "needs the Claude Code CLI"},
       {"claude mcp add --transport http ctxkit http://127.0.0.1:8765/mcp",

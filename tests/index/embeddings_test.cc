@@ -10,7 +10,6 @@
 #include "ctxkit/index.h"
 #include "index/index_test_util.h"
 #include "llm/embeddings_client.h"
-#include "mcp/environment.h"
 
 namespace ctxkit::testing {
 namespace {
@@ -91,19 +90,20 @@ TEST_F(EmbeddingsTest, FallsBackToBm25OnErrors) {
   EXPECT_EQ(r.notes.size(), 1u);
 }
 
-TEST_F(EmbeddingsTest, ConfigFromEnvironment) {
+TEST_F(EmbeddingsTest, ConfigComesFromOptionsNotTheEnvironment) {
   FakeEmbeddingsServer server(FakeEmbeddingsServer::Mode::kOk);
   setenv("CTXKIT_EMBED_URL", server.base_url().c_str(), 1);
   setenv("CTXKIT_EMBED_MODEL", "env-model", 1);
   Put("a", "penguin colony");
-  // The library reads no environment; the faces build the config from it.
+  // The library reads no environment; the faces build the config from it
+  // (tests/mcp/environment_test.cc).
   EXPECT_EQ(Find("penguin").method, "bm25");
   EXPECT_TRUE(server.bodies().empty());
-  FindOptions o;
-  o.embeddings = env::EmbeddingsFromEnv();
   unsetenv("CTXKIT_EMBED_URL");
   unsetenv("CTXKIT_EMBED_MODEL");
-  EXPECT_EQ(o.embeddings.model, "env-model");
+  FindOptions o;
+  o.embeddings.base_url = server.base_url();
+  o.embeddings.model = "env-model";
   FindResult r = Find("penguin", o);
   EXPECT_EQ(r.method, "bm25+embeddings (rrf)");
   ASSERT_FALSE(server.bodies().empty());

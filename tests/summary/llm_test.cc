@@ -13,7 +13,6 @@
 #include "ctxkit/summary.h"
 #include "ctxkit/tokenizer.h"
 #include "llm/chat_client.h"
-#include "mcp/environment.h"
 #include "summary_test_util.h"
 
 namespace ctxkit {
@@ -196,23 +195,6 @@ TEST_F(LlmSummaryTest, NotConfiguredAndAuto) {
   Result<Summary> c = Summarize(view(), "log", b);
   ASSERT_TRUE(c.ok());
   EXPECT_EQ(c->text, "auto llm");
-}
-
-TEST_F(LlmSummaryTest, EndpointFromEnvironment) {
-  ::setenv("CTXKIT_LLM_BASE_URL", "http://127.0.0.1:9/v1", 1);
-  ::setenv("CTXKIT_LLM_MODEL", "env-model", 1);
-  ::setenv("CTXKIT_LLM_API_KEY", "k", 1);
-  ::setenv("CTXKIT_LLM_TIMEOUT_MS", "1234", 1);
-  LlmEndpoint e = env::LlmEndpointFromEnv();
-  ::unsetenv("CTXKIT_LLM_BASE_URL");
-  ::unsetenv("CTXKIT_LLM_MODEL");
-  ::unsetenv("CTXKIT_LLM_API_KEY");
-  ::unsetenv("CTXKIT_LLM_TIMEOUT_MS");
-  EXPECT_EQ(e.base_url, "http://127.0.0.1:9/v1");
-  EXPECT_EQ(e.model, "env-model");
-  EXPECT_EQ(e.api_key, "k");
-  EXPECT_EQ(e.timeout_ms, 1234);
-  EXPECT_TRUE(e.configured());
 }
 
 TEST(ChatClientTest, UrlAndParsing) {
