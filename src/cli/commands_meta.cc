@@ -196,9 +196,10 @@ int RunVersions(Context& ctx, const KeyArgs& a) {
       (*view)->Versions(a.key, LookupOptions{a.scope, 0});
   if (!versions.ok()) return ReportError(versions.status());
   if (ctx.json()) {
-    nlohmann::json items = nlohmann::json::array();
-    for (const auto& v : *versions) items.push_back(VersionMetaToJson(v));
-    PrintJson({{"key", a.key}, {"versions", std::move(items)}});
+    // The object's ref names each present version (none once removed).
+    Result<Ref> object = (*view)->RefOf(a.key, LookupOptions{a.scope, 0});
+    PrintJson(
+        VersionListToJson(a.key, *versions, object.ok() ? &*object : nullptr));
     return kExitOk;
   }
   Table t({"VER", "STATE", "TYPE", "SIZE", "TOKENS", "SHA256", "CREATED",
