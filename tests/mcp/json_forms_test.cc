@@ -168,7 +168,7 @@ TEST_F(JsonFormsTest, PeekIsTheSameOnBothFaces) {
   EXPECT_EQ(cli["text"], "line 3\nline 4\nline 5\n");
   cli.erase("text");
   EXPECT_EQ(cli, mcp);
-  EXPECT_EQ(mcp["byte_offset"], 21);
+  EXPECT_EQ(mcp["byte_offset"], 28);  // "line 0 needle\n" + 2 lines.
   EXPECT_FALSE(mcp.contains("byte_begin"));
 
   Json mcp_items = Structured(
@@ -243,9 +243,9 @@ TEST_F(JsonFormsTest, NoteHitsAreTheSameOnBothFaces) {
   EXPECT_EQ(hit["tags"], Json::array({"build"}));
   EXPECT_TRUE(ParseRef(added["ref"].get<std::string>()).ok());
   // A note written by the CLI has the same written-note form.
-  Json cli_added =
-      Cli({"notes", "--root", options_.notes_root, "add", "--slug", "second"},
-          "Second note.\n");
+  Json cli_added = Cli({"notes", "--root", options_.notes_root, "add", "--slug",
+                        "second", "--type", "finding"},
+                       "Second note.\n");
   EXPECT_EQ(Only(cli_added, {"path", "file", "key", "ref"}).size(), 4u);
   EXPECT_EQ(cli_added["key"], "note:" + cli_added["path"].get<std::string>());
   EXPECT_TRUE(ParseRef(cli_added["ref"].get<std::string>()).ok());
@@ -305,7 +305,7 @@ TEST_F(JsonFormsTest, RenderReportIsTheSameOnBothFaces) {
   c.Ok("set", {{"key", "doc"}, {"value", Lines(30)}});
   c.Ok("session_activate", {{"object", "doc"}});
   Json mcp = Structured(c, "session_render", {{"budget_tokens", 5000}});
-  Json cli = Cli({"session", "render", "sess-a", "--budget", "5000"});
+  Json cli = Cli({"render", "sess-a", "--budget", "5000"});
   EXPECT_TRUE(cli["request"].contains("messages"));
   cli.erase("request");
   EXPECT_EQ(cli, mcp);
