@@ -16,6 +16,7 @@
 #include "ctxkit/explore.h"
 #include "ctxkit/ref.h"
 #include "ctxkit/store.h"
+#include "explore/json_forms.h"
 
 namespace ctxkit::cli {
 
@@ -120,10 +121,6 @@ struct LenArgs {
   bool count = false;
 };
 
-nlohmann::json OptionalJson(const std::optional<uint64_t>& v) {
-  return v.has_value() ? nlohmann::json(*v) : nlohmann::json(nullptr);
-}
-
 int RunPeek(Context& ctx, const PeekArgs& a) {
   Result<KeyOrRef> target =
       ParseKeyOrRef(a.key, a.scope, a.version, ctx.options());
@@ -164,31 +161,14 @@ int RunPeek(Context& ctx, const PeekArgs& a) {
     s = WriteStdout(r->text);
     return s.ok() ? kExitOk : ReportError(s);
   }
-  nlohmann::json j{{"key", r->ref.key},
-                   {"ref", FormatRef(r->ref)},
-                   {"unit", std::string(PeekUnitName(r->unit))},
-                   {"start", r->start},
-                   {"end", r->end},
-                   {"total", OptionalJson(r->total)},
-                   {"total_bytes", r->total_bytes},
-                   {"byte_begin", r->byte_begin},
-                   {"byte_end", r->byte_end},
-                   {"truncated", r->truncated},
-                   {"bytes_read", r->bytes_read},
-                   {"text", r->text}};
+  // The peek form, and the content around it.
+  nlohmann::json j = explore::PeekToJson(*r);
+  j["text"] = r->text;
   if (r->unit == PeekUnit::kItems || r->unit == PeekUnit::kChunks) {
     j["parts"] = r->parts;
   }
-  if (r->unit == PeekUnit::kChunks) j["chunk_bytes"] = r->chunk_bytes;
   PrintJson(j);
   return kExitOk;
-}
-
-nlohmann::json LinesJson(const std::vector<SearchLine>& lines) {
-  nlohmann::json out = nlohmann::json::array();
-  for (const auto& l : lines)
-    out.push_back({{"line", l.line}, {"text", l.text}});
-  return out;
 }
 
 int RunSearch(Context& ctx, const SearchArgs& a) {
@@ -223,24 +203,7 @@ int RunSearch(Context& ctx, const SearchArgs& a) {
   Result<SearchResult> r = Search(**view, a.pattern, o);
   if (!r.ok()) return ReportError(r.status());
   if (ctx.json()) {
-    nlohmann::json matches = nlohmann::json::array();
-    for (const auto& m : r->matches) {
-      matches.push_back({{"key", m.key},
-                         {"ref", FormatRef(m.ref)},
-                         {"line", m.line},
-                         {"byte_offset", m.byte_offset},
-                         {"line_offset", m.line_offset},
-                         {"length", m.match_length},
-                         {"preview", m.preview},
-                         {"preview_truncated", m.preview_truncated},
-                         {"before", LinesJson(m.before)},
-                         {"after", LinesJson(m.after)}});
-    }
-    PrintJson({{"matches", std::move(matches)},
-               {"truncated", r->truncated},
-               {"variables_searched", r->variables_searched},
-               {"bytes_read", r->bytes_read},
-               {"skipped", r->skipped}});
+    PrintJson(explore::SearchResultToJson(*r));
     return kExitOk;
   }
   // grep's layout: KEY:LINE:preview, context as KEY-LINE-text, groups
@@ -279,13 +242,7 @@ int RunLen(Context& ctx, const LenArgs& a) {
       target->ref ? Len(**view, *target->ref, o) : Len(**view, a.key, o);
   if (!r.ok()) return ReportError(r.status());
   if (ctx.json()) {
-    PrintJson({{"key", r->ref.key},
-               {"ref", FormatRef(r->ref)},
-               {"type", std::string(ValueTypeName(r->type))},
-               {"bytes", r->bytes},
-               {"lines", OptionalJson(r->lines)},
-               {"items", OptionalJson(r->items)},
-               {"chunks", OptionalJson(r->chunks)}});
+    PrintJson(explore::LenToJson(*r));
     return kExitOk;
   }
   Table t({});

@@ -71,7 +71,7 @@ int RunFind(Context& ctx, const FindArgs& a) {
   if (ctx.json()) {
     nlohmann::json hits = nlohmann::json::array();
     for (const FindHit& h : r->hits) {
-      hits.push_back(index::FindHitToJson(h, index::FindHitFields::kRanking));
+      hits.push_back(index::FindHitToJson(h));
     }
     nlohmann::json skipped = nlohmann::json::array();
     for (const SkippedValue& v : r->skipped) {

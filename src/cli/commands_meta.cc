@@ -194,10 +194,13 @@ int RunVersions(Context& ctx, const KeyArgs& a) {
                   : (*view)->Versions(a.key, {a.scope, 0});
   if (!versions.ok()) return ReportError(versions.status());
   if (ctx.json()) {
-    nlohmann::json items = nlohmann::json::array();
-    for (const auto& v : *versions) items.push_back(VersionMetaToJson(v));
+    // The object's ref names each present version (none once removed).
     const std::string& key = target->ref ? target->ref->key : a.key;
-    PrintJson({{"key", key}, {"versions", std::move(items)}});
+    Result<Ref> object = target->ref
+                             ? Result<Ref>(target->ref->Dynamic())
+                             : (*view)->RefOf(a.key, LookupOptions{a.scope, 0});
+    PrintJson(
+        VersionListToJson(key, *versions, object.ok() ? &*object : nullptr));
     return kExitOk;
   }
   Table t({"VER", "STATE", "TYPE", "SIZE", "TOKENS", "SHA256", "CREATED",

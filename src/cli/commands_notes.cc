@@ -18,6 +18,7 @@
 #include "ctxkit/notes.h"
 #include "ctxkit/store.h"
 #include "notes/invocation_log.h"
+#include "notes/json_forms.h"
 
 namespace ctxkit::cli {
 
@@ -84,18 +85,14 @@ std::string OneLine(std::string s) {
   return s;
 }
 
-nlohmann::json HeaderJson(const NoteHeader& h) {
-  return {{"agent", h.agent},         {"sessionId", h.session_id},
-          {"timestamp", h.timestamp}, {"type", h.type},
-          {"tags", h.tags},           {"links", h.links}};
-}
-
 int PrintPaths(Context& ctx, Notebook& book,
                const std::vector<std::string>& rels) {
   if (ctx.json()) {
+    Result<View*> view = ctx.OpenView();
+    if (!view.ok()) return ReportError(view.status());
     nlohmann::json arr = nlohmann::json::array();
     for (const std::string& r : rels) {
-      arr.push_back({{"path", r}, {"file", book.root() + "/" + r}});
+      arr.push_back(notes::NoteWrittenToJson(**view, book, r));
     }
     PrintJson(rels.size() == 1 ? arr[0] : arr);
     return kExitOk;
@@ -214,15 +211,7 @@ int RunSearch(Context& ctx, const NotesArgs& a, notes::Invocation& inv) {
   inv.output = std::to_string(hits->size()) + " hits";
   if (ctx.json()) {
     nlohmann::json arr = nlohmann::json::array();
-    for (const NoteHit& h : *hits) {
-      nlohmann::json j = HeaderJson(h.header);
-      j["path"] = h.path;
-      j["file"] = h.file;
-      j["score"] = h.score;
-      j["snippet"] = h.snippet;
-      j["ref"] = h.ref;
-      arr.push_back(std::move(j));
-    }
+    for (const NoteHit& h : *hits) arr.push_back(notes::NoteHitToJson(h));
     PrintJson(arr);
     return kExitOk;
   }
@@ -250,7 +239,7 @@ int RunShow(Context& ctx, const NotesArgs& a, notes::Invocation& inv) {
   if (ctx.json()) {
     PrintJson({{"path", note->path},
                {"file", note->file},
-               {"frontmatter", HeaderJson(note->header)},
+               {"frontmatter", notes::NoteHeaderToJson(note->header)},
                {"body", note->body},
                {"problems", note->problems}});
     return kExitOk;
@@ -279,10 +268,10 @@ int RunGc(Context& ctx, const NotesArgs& a, notes::Invocation& inv) {
   if (ctx.json()) {
     nlohmann::json expired = nlohmann::json::array();
     for (const GcEntry& e : r->expired) {
-      expired.push_back({{"path", e.path}, {"ageSeconds", e.age_seconds}});
+      expired.push_back({{"path", e.path}, {"age_seconds", e.age_seconds}});
     }
     PrintJson({{"applied", r->applied},
-               {"olderThan", a.older_than},
+               {"older_than", a.older_than},
                {"expired", expired},
                {"kept", r->kept}});
     return kExitOk;
@@ -308,11 +297,11 @@ int RunScan(Context& ctx, const NotesArgs& a, notes::Invocation& inv) {
   Result<ScanStats> r = (*book)->Scan(a.full);
   if (!r.ok()) return ReportError(r.status());
   inv.output = std::to_string(r->notes_indexed) + " indexed";
-  nlohmann::json j = {{"directoriesListed", r->directories_listed},
-                      {"filesChecked", r->files_checked},
-                      {"notesIndexed", r->notes_indexed},
-                      {"notesRemoved", r->notes_removed},
-                      {"notesTotal", r->notes_total}};
+  nlohmann::json j = {{"directories_listed", r->directories_listed},
+                      {"files_checked", r->files_checked},
+                      {"notes_indexed", r->notes_indexed},
+                      {"notes_removed", r->notes_removed},
+                      {"notes_total", r->notes_total}};
   if (ctx.json()) {
     PrintJson(j);
     return kExitOk;

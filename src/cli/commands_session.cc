@@ -14,6 +14,7 @@
 #include "cli/output.h"
 #include "core/encoding.h"
 #include "ctxkit/session.h"
+#include "session/render_json.h"
 #include "session/session_state.h"
 
 namespace ctxkit::cli {
@@ -208,28 +209,9 @@ int RunRender(Context& ctx, const SessionArgs& a) {
   if (!s.ok()) return ReportError(s.status());
   auto r = (*s)->Render({.budget_tokens = a.budget, .format = *format});
   if (!r.ok()) return ReportError(r.status());
-  nlohmann::json dropped = nlohmann::json::array();
-  for (const auto& d : r->dropped) {
-    dropped.push_back({{"key", d.key},
-                       {"version", d.version},
-                       {"tokens", d.tokens},
-                       {"ref", d.ref}});
-  }
-  nlohmann::json conflicts = nlohmann::json::array();
-  for (const auto& c : r->conflicts) {
-    conflicts.push_back({{"key", c.key},
-                         {"pinned_version", c.pinned_version},
-                         {"active_version", c.active_version}});
-  }
-  nlohmann::json out = {
-      {"session", a.id},
-      {"format", a.format},
-      {"budget_tokens", r->budget_tokens},
-      {"tokens", r->tokens},
-      {"request", nlohmann::json::parse(r->request_json)},
-      {"dropped", std::move(dropped)},
-      {"conflicts", std::move(conflicts)},
-      {"index", {{"listed", r->index_listed}, {"total", r->index_total}}}};
+  // The render form, and the request around it.
+  nlohmann::json out = session::RenderToJson(a.id, *format, *r);
+  out["request"] = nlohmann::json::parse(r->request_json);
   return Emit(out.dump() + "\n");
 }
 

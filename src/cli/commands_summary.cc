@@ -18,6 +18,7 @@
 #include "ctxkit/summary.h"
 #include "ctxkit/tokenizer.h"
 #include "mcp/environment.h"
+#include "summary/json_forms.h"
 
 namespace ctxkit::cli {
 
@@ -68,17 +69,11 @@ int RunSummarize(Context& ctx, const SummarizeArgs& a) {
   Result<Summary> sum = Summarize(**view, a.target, opts);
   if (!sum.ok()) return ReportError(sum.status());
   if (ctx.json()) {
-    PrintJson({{"key", sum->ref.key},
-               {"ref", FormatRef(sum->ref)},
-               {"summary", sum->text},
-               {"tokens", sum->tokens},
-               {"max_tokens", a.max_tokens},
-               {"summarizer", sum->summarizer},
-               {"kind", sum->kind},
-               {"cached", sum->cached},
-               {"sampled", sum->sampled},
-               {"notes", sum->notes},
-               {"content_hash", sum->content_hash}});
+    // The summary form, and the text and the budget asked for around it.
+    nlohmann::json j = summary::SummaryToJson(*sum);
+    j["summary"] = sum->text;
+    j["max_tokens"] = a.max_tokens;
+    PrintJson(j);
     return kExitOk;
   }
   // Remarks (an LLM fallback) go to stderr so stdout is the summary only.
@@ -106,6 +101,16 @@ Result<uint64_t> CountStream(std::FILE* f, const std::string& what,
     }
   }
   return static_cast<uint64_t>(counter.Finish());
+}
+
+// The version a count by KEY or ref is of: a static ref for keys (the
+// latest version), the ref itself for refs.
+Result<Ref> CountedRef(View& view, const std::string& target,
+                       const std::string& scope) {
+  if (target.starts_with("ck:")) return ParseRef(target);
+  Result<ObjectMeta> meta = view.Stat(target, LookupOptions{scope, 0});
+  if (!meta.ok()) return meta.status();
+  return StaticRefOf(*meta);
 }
 
 int RunTokens(Context& ctx, const TokensArgs& a) {
@@ -143,18 +148,23 @@ int RunTokens(Context& ctx, const TokensArgs& a) {
       std::fclose(f);
       j["file"] = a.file;
     }
-    j["bytes"] = bytes;
+    j["size_bytes"] = bytes;
   } else {
     Status s = CheckTarget(a.target, a.scope, ctx.options());
     if (!s.ok()) return ReportError(s);
     Result<View*> view = ctx.OpenView();
     if (!view.ok()) return ReportError(view.status());
     count = CountValueTokens(**view, a.target, a.encoding, a.scope);
-    j["key"] = a.target.starts_with("ck:") ? ParseRef(a.target)->key : a.target;
+    if (count.ok() && ctx.json()) {
+      // The token-count form names the version counted.
+      Result<Ref> ref = CountedRef(**view, a.target, a.scope);
+      if (!ref.ok()) return ReportError(ref.status());
+      j = summary::TokenCountToJson(*ref, EncodingName(*encoding), *count);
+    }
   }
   if (!count.ok()) return ReportError(count.status());
   if (ctx.json()) {
-    j["tokens"] = *count;
+    if (!j.contains("tokens")) j["tokens"] = *count;
     PrintJson(j);
     return kExitOk;
   }

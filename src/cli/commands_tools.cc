@@ -6,8 +6,10 @@
 #include <cstdio>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
+#include "capture/json_forms.h"
 #include "cli/cli_app.h"
 #include "cli/flags.h"
 #include "cli/io.h"
@@ -58,27 +60,11 @@ Result<std::unique_ptr<ContextManager>> OpenManager(Context& ctx,
   return ContextManager::Open(**view, o);
 }
 
-nlohmann::json PointerJson(const ContextPointer& p) {
-  nlohmann::json j = {{"filepath", p.filepath},
-                      {"toolName", p.tool_name},
-                      {"timestamp", p.timestamp},
-                      {"sizeBytes", p.size_bytes},
-                      {"inMemory", p.in_memory}};
-  if (!p.query_id.empty()) j["queryId"] = p.query_id;
-  return j;
-}
-
-nlohmann::json LoadedJson(const LoadedContext& c) {
-  nlohmann::ordered_json j;
-  j["toolName"] = c.tool_name;
-  j["args"] = nlohmann::json::parse(c.args_json, nullptr, false);
-  j["result"] = nlohmann::json::parse(c.result_json, nullptr, false);
-  j["timestamp"] = c.timestamp;
-  j["queryId"] = c.query_id.empty() ? nlohmann::ordered_json(nullptr)
-                                    : nlohmann::ordered_json(c.query_id);
-  j["sessionId"] = c.session_id;
-  if (!c.task_id.empty()) j["taskId"] = c.task_id;
-  return nlohmann::json::parse(j.dump());
+// The toolcall object a pointer names, as this command's view sees it.
+std::optional<Ref> OutputRef(Context& ctx, const std::string& pointer) {
+  Result<View*> view = ctx.OpenView();
+  if (!view.ok()) return std::nullopt;
+  return capture::OutputRef(**view, pointer);
 }
 
 // A result as people read it: a JSON string's text, else the JSON.
@@ -113,7 +99,7 @@ int RunSave(Context& ctx, const ToolsArgs& a, notes::Invocation& inv) {
   if (!p.ok()) return ReportError(p.status());
   inv.output = *p;
   if (ctx.json()) {
-    PrintJson({{"pointer", *p}, {"inMemory", p->starts_with("ck:")}});
+    PrintJson(capture::SavedToJson(*p, result.size(), OutputRef(ctx, *p)));
     return kExitOk;
   }
   return Print(*p + "\n");
@@ -129,7 +115,11 @@ int RunLoad(Context& ctx, const ToolsArgs& a, notes::Invocation& inv) {
   if (!c.ok()) return ReportError(c.status());
   inv.output = c->tool_name;
   if (ctx.json()) {
-    PrintJson(LoadedJson(*c));
+    // The loaded form, and the result around it.
+    nlohmann::json j =
+        capture::LoadedToJson(*c, a.pointer, OutputRef(ctx, a.pointer));
+    j["result"] = nlohmann::json::parse(c->result_json, nullptr, false);
+    PrintJson(j);
     return kExitOk;
   }
   return Print(ResultText(c->result_json));
@@ -147,7 +137,9 @@ int RunLs(Context& ctx, const ToolsArgs& a, notes::Invocation& inv) {
   inv.output = std::to_string(list->size()) + " outputs";
   if (ctx.json()) {
     nlohmann::json arr = nlohmann::json::array();
-    for (const ContextPointer& p : *list) arr.push_back(PointerJson(p));
+    for (const ContextPointer& p : *list) {
+      arr.push_back(capture::PointerToJson(p, OutputRef(ctx, p.filepath)));
+    }
     PrintJson(arr);
     return kExitOk;
   }
@@ -169,7 +161,7 @@ int RunClear(Context& ctx, const ToolsArgs& a, notes::Invocation& inv) {
   if (!n.ok()) return ReportError(n.status());
   inv.output = std::to_string(*n) + " files removed";
   if (ctx.json()) {
-    PrintJson({{"filesRemoved", *n}, {"sessionId", (*cm)->session_id()}});
+    PrintJson({{"files_removed", *n}, {"session_id", (*cm)->session_id()}});
     return kExitOk;
   }
   return Print(std::to_string(*n) + " context files of session " +
@@ -194,16 +186,9 @@ int RunSelect(Context& ctx, const ToolsArgs& a, notes::Invocation& inv) {
   inv.output = sel->method + ": " + std::to_string(sel->selected.size()) +
                " of " + std::to_string(list->size());
   if (ctx.json()) {
-    nlohmann::json selected = nlohmann::json::array();
-    for (size_t i = 0; i < sel->selected.size(); ++i) {
-      nlohmann::json j = PointerJson(sel->selected[i]);
-      j["loaded"] = LoadedJson(sel->loaded[i]);
-      selected.push_back(std::move(j));
-    }
-    PrintJson({{"method", sel->method},
-               {"available", list->size()},
-               {"selected", selected},
-               {"notes", sel->notes}});
+    Result<View*> view = ctx.OpenView();
+    if (!view.ok()) return ReportError(view.status());
+    PrintJson(capture::SelectionToJson(**view, *sel, list->size()));
     return kExitOk;
   }
   for (const std::string& n : sel->notes) {

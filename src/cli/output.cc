@@ -5,77 +5,14 @@
 #include <ctime>
 #include <string>
 
+#include "core/clock.h"
+
 namespace ctxkit::cli {
 
 using nlohmann::json;
 
-namespace {
-
-// A kept token count, or null while nobody has counted it.
-json TokensJson(const std::optional<uint64_t>& tokens) {
-  return tokens ? json(*tokens) : json(nullptr);
-}
-
-}  // namespace
-
 std::string TokensCell(const std::optional<uint64_t>& tokens) {
   return tokens ? GroupedNumber(*tokens) : "-";
-}
-
-json RefToJson(const Ref& ref) {
-  return json{{"ref", FormatRef(ref)},
-              {"id", ref.id},
-              {"key", ref.key},
-              {"scope", ref.scope.ToString()},
-              {"type", std::string(ValueTypeName(ref.type))},
-              {"size_bytes", ref.size_bytes},
-              {"version", ref.version},
-              {"static", ref.is_static()},
-              {"session_only", ref.is_session_only()}};
-}
-
-json ObjectMetaToJson(const ObjectMeta& meta) {
-  return json{{"id", meta.id},
-              {"key", meta.key},
-              {"scope", meta.scope.ToString()},
-              {"type", std::string(ValueTypeName(meta.type))},
-              {"size_bytes", meta.size_bytes},
-              {"version", meta.version},
-              {"created", Rfc3339(meta.created_unix_ns)},
-              {"updated", Rfc3339(meta.updated_unix_ns)},
-              {"created_unix_ns", meta.created_unix_ns},
-              {"updated_unix_ns", meta.updated_unix_ns},
-              {"tags", meta.tags},
-              {"persistent", meta.persistent},
-              {"tokens", TokensJson(meta.tokens)}};
-}
-
-json VersionMetaToJson(const VersionMeta& meta) {
-  return json{{"version", meta.version},
-              {"state", std::string(VersionStateName(meta.state))},
-              {"type", std::string(ValueTypeName(meta.type))},
-              {"size_bytes", meta.size_bytes},
-              {"sha256", meta.content_hash},
-              {"created", Rfc3339(meta.created_unix_ns)},
-              {"created_unix_ns", meta.created_unix_ns},
-              {"producer", meta.producer},
-              {"tokens", TokensJson(meta.tokens)}};
-}
-
-json StatsToJson(const StoreStats& s) {
-  return json{{"objects", s.objects},
-              {"live_objects", s.live_objects},
-              {"versions", s.versions},
-              {"content_bytes", s.content_bytes},
-              {"blob_files", s.blob_files},
-              {"memory_ceiling_bytes", s.memory_ceiling_bytes},
-              {"memory_used_bytes", s.memory_used_bytes},
-              {"cached_values", s.cached_values},
-              {"session_objects", s.session_objects},
-              {"session_resident_bytes", s.session_resident_bytes},
-              {"session_spilled_bytes", s.session_spilled_bytes},
-              {"evictions", s.evictions},
-              {"spills", s.spills}};
 }
 
 void PrintJson(const json& j) {
@@ -131,14 +68,7 @@ std::string HumanTime(int64_t unix_ns) {
 }
 
 std::string Rfc3339(int64_t unix_ns) {
-  std::tm tm{};
-  if (unix_ns == 0 || !ToUtc(unix_ns, &tm)) return "";
-  char buf[48];
-  size_t n = std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
-  long nanos = static_cast<long>(unix_ns % 1000000000);
-  if (nanos < 0) nanos = 0;
-  std::snprintf(buf + n, sizeof(buf) - n, ".%09ldZ", nanos);
-  return buf;
+  return core::FormatRfc3339Nanos(unix_ns);
 }
 
 std::string Table::Render() const {

@@ -1,6 +1,6 @@
-// Rendering of refs and metadata: JSON objects for --json, compact aligned
-// text for people. The JSON field names are documented in docs/cli.md and
-// are a stable interface for scripts.
+// Rendering for people (compact aligned text) and the printing of --json
+// output. The JSON forms themselves live with the types they describe
+// (docs/json.md) and are a stable interface for scripts.
 
 #ifndef CTXKIT_CLI_OUTPUT_H_
 #define CTXKIT_CLI_OUTPUT_H_
@@ -14,15 +14,16 @@
 
 #include "ctxkit/ref.h"
 #include "ctxkit/store.h"
+#include "store/json_forms.h"
 
 namespace ctxkit::cli {
 
-nlohmann::json RefToJson(const Ref& ref);
-// Object and version metadata include "tokens": the kept o200k_base count,
-// or null when it has not been counted.
-nlohmann::json ObjectMetaToJson(const ObjectMeta& meta);
-nlohmann::json VersionMetaToJson(const VersionMeta& meta);
-nlohmann::json StatsToJson(const StoreStats& stats);
+// The JSON forms of refs, metadata and stats are the store layer's
+// (store/json_forms.h, docs/json.md), shared with the MCP tools.
+using store::ObjectMetaToJson;
+using store::RefToJson;
+using store::StatsToJson;
+using store::VersionListToJson;
 
 // Prints `j` on one line followed by a newline. Invalid UTF-8 in strings
 // (keys are validated, but producers are free-form) is replaced, never

@@ -29,4 +29,17 @@ std::string FormatIso8601(int64_t unix_ns) {
   return buf;
 }
 
+std::string FormatRfc3339Nanos(int64_t unix_ns) {
+  if (unix_ns == 0) return "";
+  std::time_t secs = static_cast<std::time_t>(unix_ns / 1000000000);
+  std::tm tm{};
+  if (gmtime_r(&secs, &tm) == nullptr) return "";
+  char buf[48];
+  size_t n = std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
+  long nanos = static_cast<long>(unix_ns % 1000000000);
+  if (nanos < 0) nanos = 0;
+  std::snprintf(buf + n, sizeof(buf) - n, ".%09ldZ", nanos);
+  return buf;
+}
+
 }  // namespace ctxkit::core

@@ -11,16 +11,9 @@
 
 namespace ctxkit::index {
 
-// Which fields of a hit to emit. The ranking details (method and the
-// per-method ranks) are on only where a front end has always reported
-// them; the others keep their smaller output.
-enum class FindHitFields {
-  kBasic,    // key, ref, byte_offset, byte_length, tokens, score, preview.
-  kRanking,  // kBasic plus method, bm25_rank, embedding_rank.
-};
-
-nlohmann::json FindHitToJson(const FindHit& hit,
-                             FindHitFields fields = FindHitFields::kBasic);
+// key, ref, byte_offset, byte_length, tokens, score, preview, method,
+// bm25_rank, embedding_rank (docs/json.md).
+nlohmann::json FindHitToJson(const FindHit& hit);
 
 }  // namespace ctxkit::index
 

@@ -129,15 +129,6 @@ Json TextContent(std::string text) {
   return {{"type", "text"}, {"text", std::move(text)}};
 }
 
-Json RefJson(const Ref& ref) {
-  return {{"ref", FormatRef(ref)},
-          {"key", ref.key},
-          {"scope", ref.scope.ToString()},
-          {"type", std::string(ValueTypeName(ref.type))},
-          {"version", ref.version},
-          {"size_bytes", ref.size_bytes}};
-}
-
 Result<Ref> ResolveTarget(ClientState& c, const Json& args) {
   bool has_key = args.contains("key");
   bool has_ref = args.contains("ref");

@@ -44,7 +44,6 @@ bool BoolArg(const Json& args, const char* name, bool fallback);
 std::vector<std::string> StrListArg(const Json& args, const char* name);
 
 Json TextContent(std::string text);
-Json RefJson(const Ref& ref);
 
 // The object a tool names with exactly one of "key" (looked up in "scope",
 // at "version") or "ref" (a capability). InvalidArgument when both or

@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "capture/json_forms.h"
 #include "ctxkit/capture.h"
 #include "mcp/environment.h"
 #include "mcp/result_limit.h"
@@ -16,27 +17,6 @@
 namespace ctxkit::mcp {
 
 namespace {
-
-Json PointerJson(const ContextPointer& p) {
-  Json j = {{"pointer", p.filepath},
-            {"tool_name", p.tool_name},
-            {"timestamp_ms", p.timestamp},
-            {"size_bytes", p.size_bytes},
-            {"in_memory", p.in_memory}};
-  if (!p.query_id.empty()) j["query_id"] = p.query_id;
-  return j;
-}
-
-Json LoadedJson(const LoadedContext& l) {
-  Json j = {{"tool_name", l.tool_name},
-            {"args", Json::parse(l.args_json, nullptr, false)},
-            {"result", Json::parse(l.result_json, nullptr, false)},
-            {"timestamp", l.timestamp},
-            {"session_id", l.session_id}};
-  if (!l.query_id.empty()) j["query_id"] = l.query_id;
-  if (!l.task_id.empty()) j["task_id"] = l.task_id;
-  return j;
-}
 
 Result<ToolResult> RunSave(ClientState& c, const Json& a) {
   Result<ContextManager*> cm = c.Capture();
@@ -55,25 +35,9 @@ Result<ToolResult> RunSave(ClientState& c, const Json& a) {
                       : "\n(saved as a file; read it back with "
                         "tool_output_load or select it with "
                         "tool_output_select)")));
-  r.structured = {
-      {"pointer", *p}, {"in_memory", in_memory}, {"size_bytes", result.size()}};
+  r.structured =
+      capture::SavedToJson(*p, result.size(), capture::OutputRef(c.view, *p));
   return r;
-}
-
-// The toolcall object holding a saved output's content: the pointer itself
-// for in-memory outputs, "toolcall:ctx-<hash>" (session scope) for files
-// named session-<sid>-<tool>-<hash>.json.
-std::optional<Ref> OutputRef(ClientState& c, const std::string& pointer) {
-  if (Result<Ref> ref = ParseRef(pointer); ref.ok()) return *ref;
-  size_t dot = pointer.rfind(".json");
-  size_t dash = pointer.rfind('-');
-  if (dot == std::string::npos || dash == std::string::npos || dash > dot) {
-    return std::nullopt;
-  }
-  std::string key = "toolcall:ctx-" + pointer.substr(dash + 1, dot - dash - 1);
-  Result<Ref> pinned = c.view.Pin(key, {.scope = "session"});
-  if (!pinned.ok()) return std::nullopt;
-  return *pinned;
 }
 
 Result<ToolResult> RunLoad(ClientState& c, const Json& a) {
@@ -86,17 +50,15 @@ Result<ToolResult> RunLoad(ClientState& c, const Json& a) {
   if (l->session_id != c.binding.session) {
     return Status::PermissionDenied("that output was saved by another session");
   }
-  Json s = LoadedJson(*l);
-  Json result = s["result"];
-  s.erase("result");
-  s["pointer"] = pointer;
-  // The toolcall object stores a string result as its text, anything else
-  // as compact JSON: return the same bytes, so byte ranges in a truncated
-  // answer are ranges of that object.
+  std::optional<Ref> source = capture::OutputRef(c.view, pointer);
+  Json s = capture::LoadedToJson(*l, pointer, source);
+  // The result is the text content, not part of the form. The toolcall
+  // object stores a string result as its text, anything else as compact
+  // JSON: return the same bytes, so byte ranges in a truncated answer are
+  // ranges of that object.
+  Json result = Json::parse(l->result_json, nullptr, false);
   std::string text =
       result.is_string() ? result.get<std::string>() : Serialize(result);
-  std::optional<Ref> source = OutputRef(c, pointer);
-  if (source) s["ref"] = FormatRef(*source);
   return LimitedTextResult(c, std::move(text), std::move(s), source, 0);
 }
 
@@ -112,21 +74,14 @@ Result<ToolResult> RunSelect(ClientState& c, const Json& a) {
   o.llm = c.options.llm.value_or(env::LlmEndpointFromEnv());
   Result<Selection> sel = (*cm)->Select(StrArg(a, "question"), *all, o);
   if (!sel.ok()) return sel.status();
-  Json chosen = Json::array();
   std::string text;
   for (size_t i = 0; i < sel->selected.size(); ++i) {
-    Json j = PointerJson(sel->selected[i]);
-    if (i < sel->loaded.size()) j["output"] = LoadedJson(sel->loaded[i]);
     text += "## " + sel->selected[i].tool_name + " (" +
             sel->selected[i].filepath + ")\n";
     if (i < sel->loaded.size()) text += sel->loaded[i].result_json + "\n";
-    chosen.push_back(std::move(j));
   }
   if (sel->selected.empty()) text = "(no saved output matches)\n";
-  Json s = {{"method", sel->method},
-            {"candidates", all->size()},
-            {"selected", std::move(chosen)},
-            {"notes", sel->notes}};
+  Json s = capture::SelectionToJson(c.view, *sel, all->size());
   return LimitedTextResult(c, std::move(text), std::move(s), std::nullopt, 0);
 }
 

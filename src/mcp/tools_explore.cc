@@ -8,11 +8,13 @@
 #include "ctxkit/explore.h"
 #include "ctxkit/index.h"
 #include "ctxkit/summary.h"
+#include "explore/json_forms.h"
 #include "index/find_hit_json.h"
 #include "mcp/environment.h"
 #include "mcp/result_limit.h"
 #include "mcp/tool_registry.h"
 #include "mcp/tool_util.h"
+#include "summary/json_forms.h"
 
 namespace ctxkit::mcp {
 
@@ -35,15 +37,7 @@ Result<ToolResult> RunPeek(ClientState& c, const Json& a) {
   o.max_bytes = U64Arg(a, "max_bytes", 256ull << 10);
   Result<PeekResult> p = Peek(c.view, *ref, o);
   if (!p.ok()) return p.status();
-  Json s = {{"ref", FormatRef(p->ref)},
-            {"unit", std::string(PeekUnitName(p->unit))},
-            {"start", p->start},
-            {"end", p->end},
-            {"total_bytes", p->total_bytes},
-            {"byte_offset", p->byte_begin},
-            {"byte_end", p->byte_end},
-            {"cut_at_max_bytes", p->truncated}};
-  if (p->total) s["total"] = *p->total;
+  Json s = explore::PeekToJson(*p);
   return LimitedTextResult(c, std::move(p->text), std::move(s), p->ref,
                            p->byte_begin);
 }
@@ -64,40 +58,25 @@ Result<ToolResult> RunSearch(ClientState& c, const Json& a) {
   o.key_prefix = StrArg(a, "key_prefix");
   Result<SearchResult> r = Search(c.view, StrArg(a, "pattern"), o);
   if (!r.ok()) return r.status();
-  Json matches = Json::array();
   std::string text;
   for (const SearchMatch& m : r->matches) {
-    Json before = Json::array();
-    Json after = Json::array();
     for (const SearchLine& l : m.before) {
-      before.push_back({{"line", l.line}, {"text", l.text}});
       text += FormatRef(m.ref) + ":" + std::to_string(l.line) + "- " + l.text +
               "\n";
     }
     text += FormatRef(m.ref) + ":" + std::to_string(m.line) + ": " + m.preview +
             "\n";
     for (const SearchLine& l : m.after) {
-      after.push_back({{"line", l.line}, {"text", l.text}});
       text += FormatRef(m.ref) + ":" + std::to_string(l.line) + "- " + l.text +
               "\n";
     }
-    matches.push_back({{"key", m.key},
-                       {"ref", FormatRef(m.ref)},
-                       {"line", m.line},
-                       {"byte_offset", m.byte_offset},
-                       {"line_offset", m.line_offset},
-                       {"preview", m.preview},
-                       {"before", std::move(before)},
-                       {"after", std::move(after)}});
   }
   if (r->matches.empty()) text = "(no matches)\n";
   if (r->truncated) {
     text += "[stopped at max_results; more matches may exist]\n";
   }
-  Json s = {{"matches", std::move(matches)},
-            {"truncated", r->truncated},
-            {"variables_searched", r->variables_searched}};
-  return LimitedTextResult(c, std::move(text), std::move(s), std::nullopt, 0);
+  return LimitedTextResult(c, std::move(text), explore::SearchResultToJson(*r),
+                           std::nullopt, 0);
 }
 
 Result<ToolResult> RunFindRelevant(ClientState& c, const Json& a) {
@@ -138,10 +117,7 @@ Result<ToolResult> RunSummarize(ClientState& c, const Json& a) {
   o.summarizer = *kind;
   Result<Summary> sum = Summarize(c.view, FormatRef(*ref), o);
   if (!sum.ok()) return sum.status();
-  Json s = {{"ref", FormatRef(sum->ref)},    {"tokens", sum->tokens},
-            {"summarizer", sum->summarizer}, {"kind", sum->kind},
-            {"sampled", sum->sampled},       {"cached", sum->cached}};
-  if (!sum->notes.empty()) s["notes"] = sum->notes;
+  Json s = summary::SummaryToJson(*sum);
   return LimitedTextResult(c, std::move(sum->text), std::move(s), std::nullopt,
                            0);
 }

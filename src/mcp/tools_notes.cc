@@ -11,6 +11,7 @@
 #include "mcp/result_limit.h"
 #include "mcp/tool_registry.h"
 #include "mcp/tool_util.h"
+#include "notes/json_forms.h"
 
 namespace ctxkit::mcp {
 
@@ -31,14 +32,9 @@ Result<ToolResult> RunAdd(ClientState& c, const Json& a) {
   n.body = StrArg(a, "body");
   Result<std::string> path = (*nb)->Add(n);
   if (!path.ok()) return path.status();
-  std::string key = "note:" + *path;
-  Json s = {{"path", *path}, {"key", key}};
-  if (Result<Ref> ref = c.view.RefOf(key, {.scope = "global"}); ref.ok()) {
-    s["ref"] = FormatRef(*ref);
-  }
   ToolResult r;
   r.content.push_back(TextContent(*path));
-  r.structured = std::move(s);
+  r.structured = notes::NoteWrittenToJson(c.view, **nb, *path);
   return r;
 }
 
@@ -50,9 +46,12 @@ Result<ToolResult> RunUpdate(ClientState& c, const Json& a) {
   std::string path = StrArg(a, "path");
   Status s = (*nb)->Update(path, c.binding.agent, StrArg(a, "message"), body);
   if (!s.ok()) return s;
+  Result<std::string> rel = (*nb)->RelativePath(path);
+  if (!rel.ok()) return rel.status();
   ToolResult r;
-  r.content.push_back(TextContent("updated " + path));
-  r.structured = {{"path", path}, {"updated", true}};
+  r.content.push_back(TextContent("updated " + *rel));
+  r.structured = notes::NoteWrittenToJson(c.view, **nb, *rel);
+  r.structured["updated"] = true;
   return r;
 }
 
@@ -71,14 +70,7 @@ Result<ToolResult> RunSearch(ClientState& c, const Json& a) {
   Json items = Json::array();
   std::string text;
   for (const NoteHit& h : *hits) {
-    items.push_back({{"path", h.path},
-                     {"ref", h.ref},
-                     {"agent", h.header.agent},
-                     {"type", h.header.type},
-                     {"tags", h.header.tags},
-                     {"timestamp", h.header.timestamp},
-                     {"score", h.score},
-                     {"snippet", h.snippet}});
+    items.push_back(notes::NoteHitToJson(h));
     text += h.path + (h.ref.empty() ? "" : "  " + h.ref) + "\n  " + h.snippet +
             "\n";
   }

@@ -12,6 +12,7 @@
 #include "mcp/result_limit.h"
 #include "mcp/tool_registry.h"
 #include "mcp/tool_util.h"
+#include "session/render_json.h"
 
 namespace ctxkit::mcp {
 
@@ -78,17 +79,7 @@ Result<ToolResult> RunRender(ClientState& c, const Json& a) {
   o.format = *f;
   Result<RenderResult> r = (*s)->Render(o);
   if (!r.ok()) return r.status();
-  Json dropped = Json::array();
-  for (const RenderDrop& d : r->dropped) {
-    dropped.push_back({{"key", d.key},
-                       {"version", d.version},
-                       {"tokens", d.tokens},
-                       {"ref", d.ref}});
-  }
-  Json st = {
-      {"session", c.binding.session},      {"tokens", r->tokens},
-      {"budget_tokens", r->budget_tokens}, {"dropped", std::move(dropped)},
-      {"index_listed", r->index_listed},   {"index_total", r->index_total}};
+  Json st = session::RenderToJson(c.binding.session, o.format, *r);
   return LimitedTextResult(c, std::move(r->request_json), std::move(st),
                            std::nullopt, 0);
 }

@@ -11,6 +11,8 @@
 #include "mcp/result_limit.h"
 #include "mcp/tool_registry.h"
 #include "mcp/tool_util.h"
+#include "store/json_forms.h"
+#include "summary/json_forms.h"
 
 namespace ctxkit::mcp {
 
@@ -19,19 +21,6 @@ namespace {
 constexpr char kScopeLookup[] =
     "Which of your scopes to look in: global, agent (yours) or session "
     "(yours). Omit to search session, then agent, then global.";
-
-Json MetaJson(const ObjectMeta& m) {
-  Json j = {{"ref", FormatRef(StaticRefOf(m))},
-            {"key", m.key},
-            {"scope", m.scope.ToString()},
-            {"type", std::string(ValueTypeName(m.type))},
-            {"version", m.version},
-            {"size_bytes", m.size_bytes},
-            {"persistent", m.persistent},
-            {"tags", m.tags}};
-  if (m.tokens) j["tokens"] = *m.tokens;
-  return j;
-}
 
 ToolResult JsonResult(std::string text, Json structured) {
   ToolResult r;
@@ -57,7 +46,7 @@ Result<ToolResult> RunSet(ClientState& c, const Json& a) {
   // The version this call wrote, even when other clients write the key.
   c.Log(LogLevel::kInfo, "ctxkit.set",
         {{"key", ref->key}, {"ref", FormatRef(*ref)}});
-  Json s = RefJson(*ref);
+  Json s = store::RefToJson(*ref);
   s["dynamic_ref"] = FormatRef(ref->Dynamic());
   return JsonResult(FormatRef(*ref), std::move(s));
 }
@@ -113,7 +102,7 @@ Result<ToolResult> RunRef(ClientState& c, const Json& a) {
   o.version = U64Arg(a, "version", 0);
   Result<Ref> ref = c.view.RefOf(StrArg(a, "key"), o);
   if (!ref.ok()) return ref.status();
-  return JsonResult(FormatRef(*ref), RefJson(*ref));
+  return JsonResult(FormatRef(*ref), store::RefToJson(*ref));
 }
 
 Result<ToolResult> RunList(ClientState& c, const Json& a) {
@@ -133,7 +122,7 @@ Result<ToolResult> RunList(ClientState& c, const Json& a) {
   Json items = Json::array();
   std::string text;
   for (const ObjectMeta& m : page->items) {
-    items.push_back(MetaJson(m));
+    items.push_back(store::ObjectMetaToJson(m));
     text += FormatRef(StaticRefOf(m)) + "  " + std::to_string(m.size_bytes) +
             " bytes" +
             (m.tokens ? ", " + std::to_string(*m.tokens) + " tokens" : "") +
@@ -156,34 +145,16 @@ Result<ToolResult> RunVersions(ClientState& c, const Json& a) {
   Result<std::vector<VersionMeta>> vs = c.view.Versions(key, o);
   if (!vs.ok()) return vs.status();
   Result<Ref> dyn = c.view.RefOf(key, o);
-  Json items = Json::array();
+  Json s = store::VersionListToJson(key, *vs, dyn.ok() ? &*dyn : nullptr);
   std::string text;
-  for (const VersionMeta& v : *vs) {
-    Json j = {{"version", v.version},
-              {"state", std::string(VersionStateName(v.state))},
-              {"type", std::string(ValueTypeName(v.type))},
-              {"size_bytes", v.size_bytes},
-              {"content_hash", v.content_hash},
-              {"created_unix_ns", v.created_unix_ns},
-              {"producer", v.producer}};
-    if (v.tokens) j["tokens"] = *v.tokens;
-    if (dyn.ok() && v.state == VersionState::kPresent) {
-      Ref r = *dyn;
-      r.version = v.version;
-      r.type = v.type;
-      r.size_bytes = v.size_bytes;
-      j["ref"] = FormatRef(r);
-    }
-    text += "v" + std::to_string(v.version) + "  " +
-            std::string(VersionStateName(v.state)) + "  " +
-            std::to_string(v.size_bytes) + " bytes" +
-            (j.contains("ref") ? "  " + j["ref"].get<std::string>() : "") +
+  for (const Json& v : s["versions"]) {
+    text += "v" + std::to_string(v["version"].get<uint64_t>()) + "  " +
+            v["state"].get<std::string>() + "  " +
+            std::to_string(v["size_bytes"].get<uint64_t>()) + " bytes" +
+            (v["ref"].is_string() ? "  " + v["ref"].get<std::string>() : "") +
             "\n";
-    items.push_back(std::move(j));
   }
-  return LimitedTextResult(c, std::move(text),
-                           {{"key", key}, {"versions", std::move(items)}},
-                           std::nullopt, 0);
+  return LimitedTextResult(c, std::move(text), std::move(s), std::nullopt, 0);
 }
 
 Result<ToolResult> RunRemove(ClientState& c, const Json& a) {
@@ -202,7 +173,7 @@ Result<ToolResult> RunRemove(ClientState& c, const Json& a) {
 Result<ToolResult> RunPromote(ClientState& c, const Json& a) {
   Result<Ref> ref = c.view.Promote(StrArg(a, "key"));
   if (!ref.ok()) return ref.status();
-  return JsonResult(FormatRef(*ref), RefJson(*ref));
+  return JsonResult(FormatRef(*ref), store::RefToJson(*ref));
 }
 
 Result<ToolResult> RunTokens(ClientState& c, const Json& a) {
@@ -212,10 +183,7 @@ Result<ToolResult> RunTokens(ClientState& c, const Json& a) {
   Result<uint64_t> n = CountValueTokens(c.view, FormatRef(*ref), encoding);
   if (!n.ok()) return n.status();
   return JsonResult(std::to_string(*n) + " tokens (" + encoding + ")",
-                    {{"ref", FormatRef(*ref)},
-                     {"tokens", *n},
-                     {"encoding", encoding},
-                     {"size_bytes", ref->size_bytes}});
+                    summary::TokenCountToJson(*ref, encoding, *n));
 }
 
 }  // namespace

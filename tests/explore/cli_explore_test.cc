@@ -82,7 +82,7 @@ TEST_F(CliExploreTest, PeekSearchLen) {
             "notes:1:zero\n-- stopped at --max 1; more matches may exist\n");
 
   j = nlohmann::json::parse(Run("len notes --json", &code));
-  EXPECT_EQ(j["bytes"], 19);
+  EXPECT_EQ(j["size_bytes"], 19);
   EXPECT_EQ(j["lines"], 4);
   EXPECT_TRUE(j["chunks"].is_null());
   j = nlohmann::json::parse(Run("len list --json", &code));

@@ -30,7 +30,7 @@ TEST_F(SummaryCliTest, SummarizeTextAndJson) {
   EXPECT_EQ(j["cached"], true);  // The first call filled the cache.
   EXPECT_EQ(j["summary"].get<std::string>() + "\n", text);
   EXPECT_TRUE(j["ref"].get<std::string>().starts_with("ck:"));
-  EXPECT_EQ(j["content_hash"].get<std::string>().size(), 64u);
+  EXPECT_EQ(j["sha256"].get<std::string>().size(), 64u);
 
   // By ref, and with tiny budgets.
   std::string ref = Ok({"ref", "logs/build"});
@@ -104,7 +104,7 @@ TEST_F(SummaryCliTest, Tokens) {
   std::ofstream(path) << "hello world";
   nlohmann::json f = Json({"tokens", "--file", path});
   EXPECT_EQ(f["tokens"], 2);
-  EXPECT_EQ(f["bytes"], 11);
+  EXPECT_EQ(f["size_bytes"], 11);
   // Empty value, errors.
   Ok({"set", "empty", ""});
   EXPECT_EQ(Ok({"tokens", "empty"}), "0\n");

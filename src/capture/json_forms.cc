@@ -1,0 +1,89 @@
+#include "capture/json_forms.h"
+
+#include <string>
+
+namespace ctxkit::capture {
+
+using nlohmann::json;
+
+namespace {
+
+json RefOrNull(const std::optional<Ref>& ref) {
+  return ref ? json(FormatRef(*ref)) : json(nullptr);
+}
+
+json StringOrNull(const std::string& s) {
+  return s.empty() ? json(nullptr) : json(s);
+}
+
+}  // namespace
+
+std::optional<Ref> OutputRef(View& view, std::string_view pointer) {
+  if (pointer.starts_with("ck:")) {
+    Result<Ref> ref = ParseRef(pointer);
+    if (ref.ok()) return *ref;
+    return std::nullopt;
+  }
+  size_t dot = pointer.rfind(".json");
+  size_t dash = pointer.rfind('-');
+  if (dot == std::string_view::npos || dash == std::string_view::npos ||
+      dash > dot) {
+    return std::nullopt;
+  }
+  std::string key = "toolcall:ctx-";
+  key += pointer.substr(dash + 1, dot - dash - 1);
+  Result<Ref> pinned = view.Pin(key, {.scope = "session"});
+  if (!pinned.ok()) return std::nullopt;
+  return *pinned;
+}
+
+json PointerToJson(const ContextPointer& p, const std::optional<Ref>& ref) {
+  return json{{"pointer", p.filepath},
+              {"ref", RefOrNull(ref)},
+              {"tool_name", p.tool_name},
+              {"timestamp_ms", p.timestamp},
+              {"size_bytes", p.size_bytes},
+              {"in_memory", p.in_memory},
+              {"query_id", StringOrNull(p.query_id)}};
+}
+
+json LoadedToJson(const LoadedContext& l, std::string_view pointer,
+                  const std::optional<Ref>& ref) {
+  return json{{"pointer", std::string(pointer)},
+              {"ref", RefOrNull(ref)},
+              {"tool_name", l.tool_name},
+              {"args", json::parse(l.args_json, nullptr, false)},
+              {"timestamp", l.timestamp},
+              {"session_id", l.session_id},
+              {"query_id", StringOrNull(l.query_id)},
+              {"task_id", StringOrNull(l.task_id)}};
+}
+
+json SavedToJson(std::string_view pointer, uint64_t size_bytes,
+                 const std::optional<Ref>& ref) {
+  return json{{"pointer", std::string(pointer)},
+              {"ref", RefOrNull(ref)},
+              {"in_memory", pointer.starts_with("ck:")},
+              {"size_bytes", size_bytes}};
+}
+
+json SelectionToJson(View& view, const Selection& sel, uint64_t candidates) {
+  json selected = json::array();
+  for (size_t i = 0; i < sel.selected.size(); ++i) {
+    const ContextPointer& p = sel.selected[i];
+    std::optional<Ref> ref = OutputRef(view, p.filepath);
+    json j = PointerToJson(p, ref);
+    if (i < sel.loaded.size()) {
+      json out = LoadedToJson(sel.loaded[i], p.filepath, ref);
+      out["result"] = json::parse(sel.loaded[i].result_json, nullptr, false);
+      j["output"] = std::move(out);
+    }
+    selected.push_back(std::move(j));
+  }
+  return json{{"method", sel.method},
+              {"candidates", candidates},
+              {"selected", std::move(selected)},
+              {"notes", sel.notes}};
+}
+
+}  // namespace ctxkit::capture

@@ -1,0 +1,30 @@
+// The JSON forms of notes (header, search hit, a written note), shared by
+// the CLI's `notes` verbs and the MCP notes_* tools (docs/json.md). The
+// note FILE format (YAML frontmatter, docs/notes.md) is separate.
+
+#ifndef CTXKIT_NOTES_JSON_FORMS_H_
+#define CTXKIT_NOTES_JSON_FORMS_H_
+
+#include <nlohmann/json.hpp>
+#include <string_view>
+
+#include "ctxkit/notes.h"
+#include "ctxkit/store.h"
+
+namespace ctxkit::notes {
+
+// agent, session_id ("" when none), timestamp, type, tags, links.
+nlohmann::json NoteHeaderToJson(const NoteHeader& header);
+
+// path, file, ref (null when the note has no object), score, snippet, and
+// the header's fields.
+nlohmann::json NoteHitToJson(const NoteHit& hit);
+
+// A note just written: path, file, key ("note:<path>"), ref (static, to
+// the version written; null when the path is too long to be a key).
+nlohmann::json NoteWrittenToJson(View& view, const Notebook& book,
+                                 std::string_view rel);
+
+}  // namespace ctxkit::notes
+
+#endif  // CTXKIT_NOTES_JSON_FORMS_H_
