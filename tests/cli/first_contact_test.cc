@@ -45,10 +45,10 @@ TEST_F(FirstContactTest, ToolsSaveWorksWithoutASession) {
   // A later process without a session sees the same default session.
   nlohmann::json list = Json({"tools", "ls"});
   ASSERT_EQ(list.size(), 1u) << list.dump();
-  EXPECT_EQ(list[0]["toolName"], "grep");
+  EXPECT_EQ(list[0]["tool_name"], "grep");
   EXPECT_EQ(Ok({"tools", "load", pointer}),
             "build.log:3:error: 'ssl_ctx' undeclared\n");
-  EXPECT_EQ(Json({"tools", "load", pointer})["sessionId"], "default");
+  EXPECT_EQ(Json({"tools", "load", pointer})["session_id"], "default");
   // An explicit session still wins and keeps its outputs apart.
   EXPECT_EQ(Json({"--session", "s1", "tools", "ls"}).size(), 0u);
 }
