@@ -98,7 +98,7 @@ inline nlohmann::json AnthropicLog(int turns, int lines = 20,
 // for a given turn count: user requests of varied length, assistant turns
 // that think aloud and make one or two tool calls (grep, read_file,
 // run_tests), tool outputs of 2-13 lines, and replies of a few sentences.
-// 300 turns are about 366 KB of JSON. Each prefix of turns is the log a
+// 300 turns are about 468 KB of JSON. Each prefix of turns is the log a
 // harness would send after that turn.
 inline nlohmann::json RealisticOpenAILog(int turns) {
   using nlohmann::json;
