@@ -72,6 +72,8 @@ enum class PeekUnit : uint8_t {
   kBytes,
   // Top-level elements of a JSON array, or members of a JSON object in
   // document order. Any value type whose content is a JSON array or object.
+  // A chat stored one message per line (docs/sessions.md): its lines, one
+  // message each.
   kItems,
   // Streams: one chunk per append (version v's chunk is the bytes version
   // v added). Other types, and streams whose history the view cannot list
@@ -243,7 +245,8 @@ struct LenResult {
   // Lines (PeekUnit::kLines rules): counted when the value is small, when
   // `count`, or from a cached line index; else absent.
   std::optional<uint64_t> lines;
-  // Items: when the value is a JSON array or object and counted as lines.
+  // Items: when the value is a JSON array or object (or a chat stored one
+  // message per line) and counted as lines.
   std::optional<uint64_t> items;
   // Chunks (PeekUnit::kChunks rules): streams only.
   std::optional<uint64_t> chunks;

@@ -54,8 +54,15 @@ enum class ValueType : uint8_t {
   kToolcall,  // One tool execution and its output.
   kFile,      // A watched file's content.
   kNote,      // An agent context note.
-  kChat,      // Conversation messages.
+  kChat,      // Conversation messages, one JSON object per line (NDJSON);
+              // chats written by earlier builds are one JSON array.
 };
+
+// Types whose values grow by View::Append, each version the previous one
+// plus the appended bytes: stream and chat.
+inline bool IsAppendableType(ValueType type) {
+  return type == ValueType::kStream || type == ValueType::kChat;
+}
 
 // "text", "json", ... as used by the CLI and JSON output.
 std::string_view ValueTypeName(ValueType type);

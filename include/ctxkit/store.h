@@ -103,6 +103,10 @@ Result<Scope> ResolveScopeName(const ScopeName& name, std::string_view agent_id,
 
 struct SetOptions {
   ScopeName scope;
+  // Set: the value's type. Append: the type of an object it creates, when
+  // appendable (stream or chat, see IsAppendableType); any other type, the
+  // default included, creates a stream. An append that continues keeps the
+  // object's type.
   ValueType type = ValueType::kText;
   // false: a session-only value (see Tiers above).
   bool persist = true;
@@ -116,6 +120,11 @@ struct SetOptions {
   // View::CountTokens counts and keeps it. Ignored by Append (a stream's
   // count is taken lazily, of the whole prefix).
   bool count_tokens = false;
+  // Append only: non-zero appends only while the object's latest version
+  // is this one (FailedPrecondition otherwise, the store unchanged), so a
+  // writer that read version N extends exactly N and never another
+  // writer's bytes. Ignored by Set.
+  uint64_t expected_version = 0;
 };
 
 struct LookupOptions {
@@ -146,8 +155,9 @@ struct VersionMeta {
   VersionState state = VersionState::kPresent;
   ValueType type = ValueType::kText;
   uint64_t size_bytes = 0;
-  // Lower-case hex SHA-256 of the content (for streams: of the appended
-  // bytes). Empty for tombstones.
+  // Lower-case hex SHA-256 of the content (for appendable types, streams
+  // and chats: of the bytes this version appended, or of the whole value
+  // when a Set wrote it). Empty for tombstones.
   std::string content_hash;
   int64_t created_unix_ns = 0;
   std::string producer;
@@ -259,10 +269,15 @@ class View {
   Result<Ref> Set(std::string_view key, std::string_view value,
                   const SetOptions& options = {});
 
-  // Appends bytes to a stream, creating it (in options.scope) when missing.
-  // Each append is a new version whose content is every byte appended so
-  // far; returns the static ref of that version. FailedPrecondition when the
-  // key holds another type.
+  // Appends bytes to an appendable value (a stream or a chat), creating it
+  // (in options.scope, of options.type when appendable, else a stream) when
+  // missing or removed. Each append is a new version whose content is the
+  // previous version's plus `bytes`; only the appended bytes are stored.
+  // A Set of an appendable type writes a whole value that later appends
+  // continue. Returns the static ref of the version written.
+  // FailedPrecondition, the store unchanged, when the key holds a type
+  // that is not appendable, a chat written whole by an earlier build (Set
+  // it again first), or (options.expected_version) another version.
   Result<Ref> Append(std::string_view key, std::string_view bytes,
                      const SetOptions& options = {});
 

@@ -33,7 +33,9 @@ Result<LenResult> LenPinned(View& view, const Ref& ref, const LenOptions& o) {
   if (count) {
     CTXKIT_ASSIGN_OR_RETURN(std::optional<text::JsonContainer> kind,
                             text::SniffJsonContainer(src));
-    if (kind.has_value()) {
+    if (explore::ItemsAreLines(ref, kind)) {
+      r.items = r.lines;  // A chat stored one message per line.
+    } else if (kind.has_value()) {
       Result<uint64_t> items = text::CountJsonItems(src);
       // Content that only looks like JSON has no item count; not an error.
       if (items.ok()) r.items = *items;

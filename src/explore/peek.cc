@@ -111,9 +111,45 @@ Status PeekLines(View& view, text::ByteSource& src, const PeekOptions& o,
   return Status::Ok();
 }
 
-Status PeekItems(text::ByteSource& src, const PeekOptions& o, PeekResult* r) {
+// Items of a chat stored one message per line: its lines, shaped as
+// PeekItems shapes JSON items (parts without the newline, text a JSON array
+// of them, a cut item dropped unless it is the only one).
+Status PeekLineItems(View& view, text::ByteSource& src, const PeekOptions& o,
+                     PeekResult* r) {
+  CTXKIT_RETURN_IF_ERROR(PeekLines(view, src, o, r));
+  // max_bytes cut the last line (not merely stopped after a whole one).
+  const bool cut = r->truncated && !r->text.empty() && r->text.back() != '\n';
+  std::string_view text = r->text;
+  while (!text.empty()) {
+    const size_t nl = text.find('\n');
+    r->parts.emplace_back(text.substr(0, nl));
+    text = nl == std::string_view::npos ? "" : text.substr(nl + 1);
+  }
+  if (cut && r->parts.size() == 1) {
+    r->text = r->parts[0];
+    return Status::Ok();
+  }
+  if (cut) {
+    r->byte_end -= r->parts.back().size();
+    r->parts.pop_back();
+    r->end = r->start + r->parts.size();
+  }
+  r->text = "[";
+  for (size_t i = 0; i < r->parts.size(); ++i) {
+    if (i > 0) r->text += ", ";
+    r->text += r->parts[i];
+  }
+  r->text += "]";
+  return Status::Ok();
+}
+
+Status PeekItems(View& view, text::ByteSource& src, const PeekOptions& o,
+                 PeekResult* r) {
   CTXKIT_ASSIGN_OR_RETURN(std::optional<text::JsonContainer> kind,
                           text::SniffJsonContainer(src));
+  if (explore::ItemsAreLines(r->ref, kind)) {
+    return PeekLineItems(view, src, o, r);
+  }
   if (!kind.has_value()) {
     return Status::FailedPrecondition(
         "'" + r->ref.key +
@@ -221,7 +257,7 @@ Result<PeekResult> PeekPinned(View& view, const Ref& ref,
       s = PeekBytes(src, o, &r);
       break;
     case PeekUnit::kItems:
-      s = PeekItems(src, o, &r);
+      s = PeekItems(view, src, o, &r);
       break;
     case PeekUnit::kChunks:
       s = PeekChunks(view, src, o, &r);

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -14,6 +15,7 @@
 #include "ctxkit/status.h"
 #include "ctxkit/store.h"
 #include "text/byte_source.h"
+#include "text/json_items.h"
 #include "text/line_index.h"
 
 namespace ctxkit::explore {
@@ -35,6 +37,15 @@ class ViewByteSource : public text::ByteSource {
 // names ({0, e1, e2, ..., size}), from View::Versions; empty when the view
 // cannot list the history or it does not describe `ref`'s bytes.
 std::vector<uint64_t> StreamChunkBounds(View& view, const Ref& ref);
+
+// Whether the items of `ref` (PeekUnit::kItems) are its lines rather than
+// JSON items: a chat stored one message per line (docs/sessions.md), which
+// is any chat that is not a JSON array (`container`: SniffJsonContainer).
+inline bool ItemsAreLines(const Ref& ref,
+                          std::optional<text::JsonContainer> container) {
+  return ref.type == ValueType::kChat &&
+         container != text::JsonContainer::kArray;
+}
 
 // The process-wide cache of line indexes for pinned versions (see
 // explore.h, Caching). Unpinned refs are never cached.

@@ -155,11 +155,16 @@ Status ExternalizedContext::AddVariable(View& view, std::string name,
       CTXKIT_ASSIGN_OR_RETURN(std::string head,
                               view.ReadRange(pinned, 0, 4096));
       const size_t at = head.find_first_not_of(" \t\r\n");
-      const bool object = at != std::string::npos && head[at] == '{';
+      const bool array = at != std::string::npos && head[at] == '[';
+      // A chat not stored as an array holds one message per line: a list.
+      const bool lines = pinned.type == ValueType::kChat && !array;
+      const bool object = !lines && at != std::string::npos && head[at] == '{';
       v.shape = object ? VariableShape::kDict : VariableShape::kList;
       v.item_count = *len.items;
-      shape_note = object ? "JSON object of " + Grouped(*len.items) + " keys"
-                          : "JSON array of " + Grouped(*len.items) + " items";
+      shape_note = object  ? "JSON object of " + Grouped(*len.items) + " keys"
+                   : lines ? "chat of " + Grouped(*len.items) +
+                                 " messages, one JSON object per line"
+                           : "JSON array of " + Grouped(*len.items) + " items";
     }
   }
   if (v.shape == VariableShape::kString) {

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -132,6 +133,29 @@ std::string ToolCounts(const std::vector<VariableMember>& ms) {
   return out;
 }
 
+// The chat's messages, in either stored form (docs/sessions.md): one JSON
+// object per line, or one JSON array (earlier builds). nullopt when the
+// text is neither.
+std::optional<std::vector<nlohmann::json>> ChatMessages(
+    const std::string& chat) {
+  const size_t first = chat.find_first_not_of(" \t\r\n");
+  if (first != std::string::npos && chat[first] == '[') {
+    nlohmann::json j = nlohmann::json::parse(chat, nullptr, false);
+    if (!j.is_array()) return std::nullopt;
+    return std::vector<nlohmann::json>(j.begin(), j.end());
+  }
+  std::vector<nlohmann::json> out;
+  for (size_t at = 0; at < chat.size();) {
+    size_t nl = chat.find('\n', at);
+    if (nl == std::string::npos) nl = chat.size();
+    out.push_back(nlohmann::json::parse(
+        std::string_view(chat).substr(at, nl - at), nullptr, false));
+    if (out.back().is_discarded()) return std::nullopt;
+    at = nl + 1;
+  }
+  return out;
+}
+
 Result<ContextVariable> BuildConversation(View& sv,
                                           const SessionSnapshot& snap) {
   ContextVariable v;
@@ -153,8 +177,9 @@ Result<ContextVariable> BuildConversation(View& sv,
   v.summary = Grouped(snap.chat_messages) + " messages";
   if (v.size_bytes <= kChatReadLimit) {
     CTXKIT_ASSIGN_OR_RETURN(std::string chat, sv.Resolve(v.ref));
-    nlohmann::json j = nlohmann::json::parse(chat, nullptr, false);
-    if (j.is_array()) {
+    std::optional<std::vector<nlohmann::json>> messages = ChatMessages(chat);
+    if (messages.has_value()) {
+      const std::vector<nlohmann::json>& j = *messages;
       v.item_count = j.size();
       v.summary = Grouped(j.size()) + " messages";
       std::map<std::string, uint64_t> roles;

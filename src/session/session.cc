@@ -262,6 +262,7 @@ Result<IngestReport> Session::Ingest(std::string_view log_json,
       CTXKIT_ASSIGN_OR_RETURN(const auto* old, impl_->Chat());
       chat = *old;
     }
+    const size_t kept = chat.size();
     std::set<std::string> in_chat;
     const size_t first = continues ? st.ingested_items : 0;
     View& view = impl_->view();
@@ -332,14 +333,12 @@ Result<IngestReport> Session::Ingest(std::string_view log_json,
                               view.Set(session::kSystemKey, log.system, opts));
       st.system_version = system.version;
     }
-    SetOptions chat_opts{.scope = "session",
-                         .type = ValueType::kChat,
-                         .producer = "session:" + impl_->id()};
-    CTXKIT_ASSIGN_OR_RETURN(
-        Ref chat_ref,
-        view.Set(session::kChatKey, session::EncodeChat(chat), chat_opts));
+    const uint64_t messages = chat.size();
+    // Only the new messages are stored when the chat continues.
+    CTXKIT_ASSIGN_OR_RETURN(Ref chat_ref,
+                            impl_->WriteChat(std::move(chat), kept));
     st.chat_version = chat_ref.version;
-    st.chat_messages = chat.size();
+    st.chat_messages = messages;
     st.ingest_format = format_name;
     st.ingested_items = log.items.size();
     st.ingest_hash = chain.back();

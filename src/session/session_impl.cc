@@ -165,10 +165,36 @@ Result<const std::vector<session::ChatMessage>*> SessionImpl::Chat() {
         std::string text,
         view_.Get(session::kChatKey,
                   {.scope = session_scope(), .version = state_.chat_version}));
-    CTXKIT_ASSIGN_OR_RETURN(chat_, session::DecodeChat(text));
+    CTXKIT_ASSIGN_OR_RETURN(chat_, session::DecodeChat(text, &chat_encoding_));
     chat_version_ = state_.chat_version;
   }
   return &chat_;
+}
+
+Result<Ref> SessionImpl::WriteChat(std::vector<session::ChatMessage> chat,
+                                   size_t kept) {
+  SetOptions opts{.scope = "session",
+                  .type = ValueType::kChat,
+                  .producer = "session:" + id_};
+  CTXKIT_ASSIGN_OR_RETURN(const auto* stored, Chat());
+  Result<Ref> written = Status::FailedPrecondition("not appendable");
+  if (state_.chat_version != 0 && kept == stored->size() &&
+      chat_encoding_ == session::ChatEncoding::kLines) {
+    opts.expected_version = state_.chat_version;
+    written =
+        view_.Append(session::kChatKey, session::EncodeChat(chat, kept), opts);
+  }
+  // FailedPrecondition: not a continuation, or another writer moved the
+  // chat on since this state was read. A whole value is right either way.
+  if (!written.ok() &&
+      written.status().code() == StatusCode::kFailedPrecondition) {
+    written = view_.Set(session::kChatKey, session::EncodeChat(chat), opts);
+  }
+  if (!written.ok()) return written.status();
+  chat_ = std::move(chat);
+  chat_version_ = written->version;
+  chat_encoding_ = session::ChatEncoding::kLines;
+  return written;
 }
 
 Result<std::string> SessionImpl::SystemText() {

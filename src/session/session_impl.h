@@ -69,6 +69,14 @@ class SessionImpl {
 
   // The chat at the state's chat_version (cached per version).
   Result<const std::vector<session::ChatMessage>*> Chat();
+  // Stores `chat` as the next version of the chat object and caches it;
+  // returns the ref written. When the first `kept` messages are the chat at
+  // the state's chat_version, stored one per line, only the messages after
+  // them are appended (conditional on that version still being the
+  // latest); otherwise (a fresh or rewritten chat, a chat in the array
+  // form of earlier builds, another writer came first) the whole chat is
+  // set. Does not touch the state.
+  Result<Ref> WriteChat(std::vector<session::ChatMessage> chat, size_t kept);
   // The system text at the state's system_version (cached per version).
   Result<std::string> SystemText();
   // Content of one version (cached; bounded).
@@ -115,6 +123,7 @@ class SessionImpl {
 
   uint64_t chat_version_ = 0;
   std::vector<session::ChatMessage> chat_;
+  session::ChatEncoding chat_encoding_ = session::ChatEncoding::kLines;
   uint64_t system_version_ = 0;
   std::string system_text_;
   std::unordered_map<std::string, std::shared_ptr<const std::string>> content_;

@@ -4,6 +4,9 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
+
+#include "core/status_macros.h"
 
 namespace ctxkit::session {
 namespace {
@@ -33,35 +36,62 @@ Status Corrupt(std::string_view what) {
 
 }  // namespace
 
-std::string EncodeChat(const std::vector<ChatMessage>& chat) {
-  json out = json::array();
-  for (const ChatMessage& m : chat) {
-    json j = {{"role", m.role}, {"text", m.text}};
-    if (!m.tool_calls.empty()) {
-      json calls = json::array();
-      for (const ToolCallRef& c : m.tool_calls) {
-        calls.push_back(
-            {{"id", c.id}, {"name", c.name}, {"arguments", c.arguments}});
-      }
-      j["tool_calls"] = std::move(calls);
+namespace {
+
+json MessageToJson(const ChatMessage& m) {
+  json j = {{"role", m.role}, {"text", m.text}};
+  if (!m.tool_calls.empty()) {
+    json calls = json::array();
+    for (const ToolCallRef& c : m.tool_calls) {
+      calls.push_back(
+          {{"id", c.id}, {"name", c.name}, {"arguments", c.arguments}});
     }
-    if (m.role == "tool") {
-      j["call_id"] = m.call_id;
-      j["tool"] = m.tool;
-      j["status"] = m.status;
-      j["object_id"] = m.object_id;
-      j["ref"] = m.ref;
-      j["version"] = m.version;
-      j["bytes"] = m.bytes;
-      j["tokens"] = m.tokens;
-      j["summary"] = m.summary;
-    }
-    out.push_back(std::move(j));
+    j["tool_calls"] = std::move(calls);
   }
-  return out.dump();
+  if (m.role == "tool") {
+    j["call_id"] = m.call_id;
+    j["tool"] = m.tool;
+    j["status"] = m.status;
+    j["object_id"] = m.object_id;
+    j["ref"] = m.ref;
+    j["version"] = m.version;
+    j["bytes"] = m.bytes;
+    j["tokens"] = m.tokens;
+    j["summary"] = m.summary;
+  }
+  return j;
 }
 
-Result<std::vector<ChatMessage>> DecodeChat(const std::string& text) {
+Result<ChatMessage> MessageFromJson(const json& j) {
+  ChatMessage m;
+  if (!j.is_object() || !Get(j, "role", &m.role) || !Get(j, "text", &m.text)) {
+    return Corrupt("a chat message lacks role or text");
+  }
+  if (auto it = j.find("tool_calls"); it != j.end()) {
+    if (!it->is_array()) return Corrupt("tool_calls is not an array");
+    for (const json& c : *it) {
+      ToolCallRef r;
+      if (!c.is_object() || !Get(c, "id", &r.id) || !Get(c, "name", &r.name) ||
+          !Get(c, "arguments", &r.arguments)) {
+        return Corrupt("a tool call lacks id, name or arguments");
+      }
+      m.tool_calls.push_back(std::move(r));
+    }
+  }
+  if (m.role == "tool") {
+    if (!Get(j, "call_id", &m.call_id) || !Get(j, "tool", &m.tool) ||
+        !Get(j, "status", &m.status) || !Get(j, "object_id", &m.object_id) ||
+        !Get(j, "ref", &m.ref) || !Get(j, "version", &m.version) ||
+        !Get(j, "bytes", &m.bytes) || !Get(j, "tokens", &m.tokens) ||
+        !Get(j, "summary", &m.summary)) {
+      return Corrupt("a tool message lacks a field");
+    }
+  }
+  return m;
+}
+
+// The form earlier builds wrote: one JSON array of messages.
+Result<std::vector<ChatMessage>> DecodeChatArray(std::string_view text) {
   json arr = json::parse(text, nullptr, false);
   if (arr.is_discarded() || !arr.is_array()) {
     return Corrupt("the chat object is not a JSON array");
@@ -69,34 +99,50 @@ Result<std::vector<ChatMessage>> DecodeChat(const std::string& text) {
   std::vector<ChatMessage> chat;
   chat.reserve(arr.size());
   for (const json& j : arr) {
-    ChatMessage m;
-    if (!j.is_object() || !Get(j, "role", &m.role) ||
-        !Get(j, "text", &m.text)) {
-      return Corrupt("a chat message lacks role or text");
-    }
-    if (auto it = j.find("tool_calls"); it != j.end()) {
-      if (!it->is_array()) return Corrupt("tool_calls is not an array");
-      for (const json& c : *it) {
-        ToolCallRef r;
-        if (!c.is_object() || !Get(c, "id", &r.id) ||
-            !Get(c, "name", &r.name) || !Get(c, "arguments", &r.arguments)) {
-          return Corrupt("a tool call lacks id, name or arguments");
-        }
-        m.tool_calls.push_back(std::move(r));
-      }
-    }
-    if (m.role == "tool") {
-      if (!Get(j, "call_id", &m.call_id) || !Get(j, "tool", &m.tool) ||
-          !Get(j, "status", &m.status) || !Get(j, "object_id", &m.object_id) ||
-          !Get(j, "ref", &m.ref) || !Get(j, "version", &m.version) ||
-          !Get(j, "bytes", &m.bytes) || !Get(j, "tokens", &m.tokens) ||
-          !Get(j, "summary", &m.summary)) {
-        return Corrupt("a tool message lacks a field");
-      }
-    }
+    CTXKIT_ASSIGN_OR_RETURN(ChatMessage m, MessageFromJson(j));
     chat.push_back(std::move(m));
   }
   return chat;
+}
+
+// One JSON object per line; every line ends in '\n'.
+Result<std::vector<ChatMessage>> DecodeChatLines(std::string_view text) {
+  std::vector<ChatMessage> chat;
+  size_t at = 0;
+  while (at < text.size()) {
+    const size_t nl = text.find('\n', at);
+    if (nl == std::string_view::npos) {
+      return Corrupt("the chat's last line is not terminated");
+    }
+    json j = json::parse(text.substr(at, nl - at), nullptr, false);
+    if (j.is_discarded()) return Corrupt("a chat line is not JSON");
+    CTXKIT_ASSIGN_OR_RETURN(ChatMessage m, MessageFromJson(j));
+    chat.push_back(std::move(m));
+    at = nl + 1;
+  }
+  return chat;
+}
+
+}  // namespace
+
+std::string EncodeChat(const std::vector<ChatMessage>& chat, size_t from) {
+  std::string out;
+  for (size_t i = from; i < chat.size(); ++i) {
+    // dump() escapes control characters, so a message is one line.
+    out += MessageToJson(chat[i]).dump();
+    out += '\n';
+  }
+  return out;
+}
+
+Result<std::vector<ChatMessage>> DecodeChat(std::string_view text,
+                                            ChatEncoding* encoding) {
+  const size_t first = text.find_first_not_of(" \t\r\n");
+  const bool array = first != std::string_view::npos && text[first] == '[';
+  if (encoding != nullptr) {
+    *encoding = array ? ChatEncoding::kArray : ChatEncoding::kLines;
+  }
+  return array ? DecodeChatArray(text) : DecodeChatLines(text);
 }
 
 std::string EncodeState(const State& s) {

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ctxkit/session.h"
@@ -44,8 +45,20 @@ struct ChatMessage {
   std::string summary;
 };
 
-std::string EncodeChat(const std::vector<ChatMessage>& chat);
-Result<std::vector<ChatMessage>> DecodeChat(const std::string& json);
+// How a stored chat is encoded. kLines (NDJSON: one message per line, each
+// ending in '\n') is what this build writes, so an ingestion appends only
+// its new messages (View::Append) and every version is a prefix of the
+// next. kArray (one JSON array) is what earlier builds wrote; it is read,
+// and replaced by a whole kLines value at the next ingestion.
+enum class ChatEncoding : uint8_t { kLines, kArray };
+
+// Messages [from, end) of `chat`, one line each: appended to the lines of
+// messages [0, from) they form the lines of the whole chat.
+std::string EncodeChat(const std::vector<ChatMessage>& chat, size_t from = 0);
+// Either encoding (sniffed from the first non-blank byte); `encoding`, when
+// given, says which it was. Corruption for anything else.
+Result<std::vector<ChatMessage>> DecodeChat(std::string_view text,
+                                            ChatEncoding* encoding = nullptr);
 
 struct State {
   std::string id;

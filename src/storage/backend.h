@@ -48,8 +48,10 @@ struct VersionRecord {
   uint64_t size_bytes = 0;
   int64_t created_unix_ns = 0;
   std::string producer;
-  // Streams: the version that started the current run of appends (the
-  // content of version N is every chunk from stream_base to N). 0 otherwise.
+  // Appendable types (streams, chats): the version that started the current
+  // run of appends (the content of version N is every chunk from
+  // stream_base to N). 0 for content held whole (every other type, and
+  // chats written by earlier builds).
   uint64_t stream_base = 0;
   // o200k_base tokens of the content, when counted (versions.tokens).
   std::optional<uint64_t> tokens;
@@ -71,11 +73,16 @@ struct PutRequest {
 struct AppendRequest {
   Scope scope;
   std::string key;
+  // The type of an object the append creates (IsAppendableType); an
+  // append that continues keeps the object's type.
+  ValueType type = ValueType::kStream;
   std::string_view bytes;
   std::string hash;               // SHA-256 of bytes.
   std::vector<std::string> tags;  // Used only when the stream is created.
   std::string producer;
   int64_t now_unix_ns = 0;
+  // Non-zero: append only while the object's latest version is this one.
+  uint64_t expected_version = 0;
 };
 
 // A token count learned after the version was written.
@@ -158,8 +165,11 @@ class Backend {
   // when missing or reviving it when removed. Durable on return.
   virtual Result<WriteResult> Put(const PutRequest& request) = 0;
 
-  // Appends bytes to the stream at (scope, key), creating it when missing.
-  // FailedPrecondition when the latest version is not a stream.
+  // Appends bytes to the appendable value (a stream or a chat) at (scope,
+  // key), creating it (of request.type) when missing or removed.
+  // FailedPrecondition, nothing written, when the latest version is not
+  // appendable (another type, or a chat written whole by an earlier build)
+  // or is not request.expected_version.
   virtual Result<WriteResult> Append(const AppendRequest& request) = 0;
 
   // Writes a tombstone version in `state` (kDeleted, or kMissing for a

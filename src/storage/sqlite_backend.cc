@@ -97,8 +97,9 @@ class SqliteBackend final : public Backend {
           RegisterBlobLocked(req.hash, req.content.size(), req.now_unix_ns));
     }
     std::optional<std::string_view> version_data;
-    if (req.type == ValueType::kStream) {
-      // A stream's content is its chunks; this set starts a new run.
+    if (IsAppendableType(req.type)) {
+      // An appendable value's content is its chunks; this set starts a new
+      // run that later appends continue.
       v.stream_base = v.version;
       CTXKIT_RETURN_IF_ERROR(InsertChunkLocked(obj.id, v.version, v.stream_base,
                                                0, req.content, req.hash,
@@ -122,30 +123,39 @@ class SqliteBackend final : public Backend {
     CTXKIT_RETURN_IF_ERROR(txn.Begin());
     Result<ObjectRecord> found = FindObjectLocked(req.scope, req.key);
     if (!found.ok() && !found.status().IsNotFound()) return found.status();
+    const uint64_t at = found.ok() ? found->latest_version : 0;
+    if (req.expected_version != 0 && at != req.expected_version) {
+      return Status::FailedPrecondition(
+          "'" + req.key + "' is at version " + std::to_string(at) + ", not " +
+          std::to_string(req.expected_version) + "; another writer came first");
+    }
     const bool continues = found.ok() && !found->deleted;
+    ValueType type = req.type;
     uint64_t base = 0;
     uint64_t offset = 0;
     if (continues) {
       VersionRecord latest;
-      CTXKIT_ASSIGN_OR_RETURN(
-          latest, GetVersionLocked(found->id, found->latest_version));
-      if (latest.type != ValueType::kStream) {
+      CTXKIT_ASSIGN_OR_RETURN(latest, GetVersionLocked(found->id, at));
+      if (!IsAppendableType(latest.type) || latest.stream_base == 0) {
         return Status::FailedPrecondition(
             "'" + req.key + "' holds a " +
             std::string(ValueTypeName(latest.type)) +
-            " value; append works only on streams");
+            (IsAppendableType(latest.type)
+                 ? " value written whole by an earlier build; set it again "
+                   "before appending"
+                 : " value; append works only on streams and chats"));
       }
+      type = latest.type;
       base = latest.stream_base;
       offset = latest.size_bytes;
     }
     ObjectRecord obj;
     CTXKIT_ASSIGN_OR_RETURN(
-        obj, FindOrCreateLocked(req.scope, req.key, ValueType::kStream,
-                                req.now_unix_ns));
+        obj, FindOrCreateLocked(req.scope, req.key, type, req.now_unix_ns));
     VersionRecord v;
     v.object_id = obj.id;
     v.version = obj.latest_version + 1;
-    v.type = ValueType::kStream;
+    v.type = type;
     v.hash = req.hash;
     v.size_bytes = offset + req.bytes.size();
     v.created_unix_ns = req.now_unix_ns;
@@ -371,9 +381,7 @@ class SqliteBackend final : public Backend {
     }
     if (offset >= v.size_bytes) return std::string();
     length = std::min(length, v.size_bytes - offset);
-    if (v.type != ValueType::kStream) {
-      return ReadVersionContent(v, offset, length);
-    }
+    if (v.stream_base == 0) return ReadVersionContent(v, offset, length);
     return ReadStream(v, offset, length);
   }
 

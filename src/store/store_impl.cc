@@ -52,6 +52,12 @@ Status ValidateValue(std::string_view value, ValueType type) {
   return Status::Ok();
 }
 
+// The type of an object View::Append creates: the options' type when it is
+// appendable, else a stream (so the default options make streams).
+ValueType AppendType(ValueType requested) {
+  return IsAppendableType(requested) ? requested : ValueType::kStream;
+}
+
 std::vector<std::string> SortedUnique(std::vector<std::string> tags) {
   std::sort(tags.begin(), tags.end());
   tags.erase(std::unique(tags.begin(), tags.end()), tags.end());
@@ -454,12 +460,21 @@ Result<Ref> StoreImpl::SetSessionOnly(const ViewIdentity& view,
   std::string hash = core::Sha256(value);
   std::lock_guard lock(mu_);
   store::SessionObject* obj = session_objects_.Find(scope, key);
+  if (append && options.expected_version != 0) {
+    const uint64_t at = obj == nullptr ? 0 : obj->versions.size();
+    if (at != options.expected_version) {
+      return Status::FailedPrecondition(
+          "'" + std::string(key) + "' is at version " + std::to_string(at) +
+          ", not " + std::to_string(options.expected_version) +
+          "; another writer came first");
+    }
+  }
   if (append && obj != nullptr && !obj->deleted &&
-      obj->latest().meta.type != ValueType::kStream) {
+      !IsAppendableType(obj->latest().meta.type)) {
     return Status::FailedPrecondition(
         "'" + std::string(key) + "' holds a " +
         std::string(ValueTypeName(obj->latest().meta.type)) +
-        " value; append works only on streams");
+        " value; append works only on streams and chats");
   }
   const bool continues = append && obj != nullptr && !obj->deleted;
   if (obj == nullptr) {
@@ -479,7 +494,9 @@ Result<Ref> StoreImpl::SetSessionOnly(const ViewIdentity& view,
   }
   store::SessionVersion v;
   v.meta.version = obj->versions.size() + 1;
-  v.meta.type = append ? ValueType::kStream : options.type;
+  v.meta.type = continues ? obj->latest().meta.type
+                : append  ? AppendType(options.type)
+                          : options.type;
   v.meta.content_hash = core::ToHex(hash);
   v.meta.created_unix_ns = now;
   v.meta.producer = options.producer;
@@ -566,6 +583,8 @@ Result<Ref> StoreImpl::Append(const ViewIdentity& view, std::string_view key,
   storage::AppendRequest req;
   req.scope = scope;
   req.key = std::string(key);
+  req.type = AppendType(options.type);
+  req.expected_version = options.expected_version;
   req.bytes = bytes;
   req.hash = core::Sha256(bytes);
   req.tags = SortedUnique(options.tags);
@@ -858,8 +877,7 @@ Status StoreImpl::Scan(const Ref& ref, uint64_t offset, uint64_t length,
     // small contents (normally up to 64 KiB) inline: those take the read
     // path below, which is right for any content, so the size test only
     // saves a failed open().
-    if (v.type != ValueType::kStream && !v.hash.empty() &&
-        v.size_bytes > (64u << 10)) {
+    if (v.stream_base == 0 && !v.hash.empty() && v.size_bytes > (64u << 10)) {
       storage::BlobFiles blobs(storage::BlobDir(options_.home), /*sync=*/false);
       CTXKIT_ASSIGN_OR_RETURN(
           bool mapped, blobs.Scan(v.hash, v.size_bytes, offset, end - offset,

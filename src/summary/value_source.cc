@@ -63,11 +63,12 @@ Result<Target> ResolveTarget(View& view, std::string_view key_or_ref,
     t.ref.version = pick->version;
     t.ref.size_bytes = pick->size_bytes;
     t.ref.type = pick->type;
-    if (t.type != ValueType::kStream) {
+    if (!IsAppendableType(t.type)) {
       t.content_id = pick->content_hash;
       return t;
     }
-    // A stream's version hash covers its own append only: chain them.
+    // An appended version's hash covers its own append only (streams and
+    // chats): chain them.
     std::string chain = "stream";
     uint64_t prev = 0;
     for (const VersionMeta& v : *versions) {
@@ -82,7 +83,7 @@ Result<Target> ResolveTarget(View& view, std::string_view key_or_ref,
       }
       text::StreamChunk c;
       c.index = v.version;
-      if (v.size_bytes >= prev && v.type == ValueType::kStream) {
+      if (v.size_bytes >= prev && IsAppendableType(v.type)) {
         c.offset = prev;
         c.length = v.size_bytes - prev;
       } else {  // A plain set restarts the value.
