@@ -120,10 +120,11 @@ struct SetOptions {
   // View::CountTokens counts and keeps it. Ignored by Append (a stream's
   // count is taken lazily, of the whole prefix).
   bool count_tokens = false;
-  // Append only: non-zero appends only while the object's latest version
-  // is this one (FailedPrecondition otherwise, the store unchanged), so a
-  // writer that read version N extends exactly N and never another
-  // writer's bytes. Ignored by Set.
+  // Compare-and-set: non-zero writes (Set) or appends (Append) only while
+  // the object's latest version, tombstones included, is this one
+  // (FailedPrecondition otherwise, the store unchanged). A writer that read
+  // version N so replaces or extends exactly N, never another writer's
+  // version. 0 writes unconditionally.
   uint64_t expected_version = 0;
 };
 
@@ -265,7 +266,9 @@ class View {
   // call wrote (never another writer's: concurrent Sets of one key each get
   // their own version). Take Ref::Dynamic() of it to follow the latest.
   // InvalidArgument for a bad key, tag or scope name, or (type json) a value
-  // that is not valid JSON; the store is unchanged then.
+  // that is not valid JSON; FailedPrecondition when options.expected_version
+  // is set and the key is at another version, or when persist=true meets a
+  // session-only value of the key; the store is unchanged then.
   Result<Ref> Set(std::string_view key, std::string_view value,
                   const SetOptions& options = {});
 

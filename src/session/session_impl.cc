@@ -188,6 +188,7 @@ Result<Ref> SessionImpl::WriteChat(std::vector<session::ChatMessage> chat,
   // chat on since this state was read. A whole value is right either way.
   if (!written.ok() &&
       written.status().code() == StatusCode::kFailedPrecondition) {
+    opts.expected_version = 0;
     written = view_.Set(session::kChatKey, session::EncodeChat(chat), opts);
   }
   if (!written.ok()) return written.status();

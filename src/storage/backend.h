@@ -68,6 +68,12 @@ struct PutRequest {
   int64_t now_unix_ns = 0;
   // o200k_base tokens of content, when the caller counted them.
   std::optional<uint64_t> tokens;
+  // Non-zero: write only while the object's latest version (tombstones
+  // included) is this one; compare-and-set for read-modify-write callers.
+  uint64_t expected_version = 0;
+  // The memory engine's owner of an object it creates (MemoryBackend::
+  // DropOwnedBy); durable engines ignore it.
+  std::string owner;
 };
 
 struct AppendRequest {
@@ -83,6 +89,7 @@ struct AppendRequest {
   int64_t now_unix_ns = 0;
   // Non-zero: append only while the object's latest version is this one.
   uint64_t expected_version = 0;
+  std::string owner;  // As PutRequest::owner.
 };
 
 // A token count learned after the version was written.
@@ -138,7 +145,8 @@ struct SessionWrite {
 
 // Stored bytes of one (scope, type, medium) group, for `ctxkit du`.
 struct UsageRecord {
-  enum class Medium : uint8_t { kInline = 0, kBlob };
+  // kMemory: held by the memory engine (in memory or its spill file).
+  enum class Medium : uint8_t { kInline = 0, kBlob, kMemory };
   Scope scope;
   ValueType type = ValueType::kText;
   Medium medium = Medium::kInline;
@@ -163,6 +171,8 @@ class Backend {
 
   // Appends a version holding `content` to (scope, key), creating the object
   // when missing or reviving it when removed. Durable on return.
+  // FailedPrecondition, nothing written, when request.expected_version is
+  // set and is not the latest version (0 when there is no object).
   virtual Result<WriteResult> Put(const PutRequest& request) = 0;
 
   // Appends bytes to the appendable value (a stream or a chat) at (scope,
@@ -243,6 +253,10 @@ class Backend {
   // through this Backend do not change it.
   virtual Result<uint64_t> ChangeCounter() = 0;
 };
+
+// The FailedPrecondition every engine returns when a conditional write
+// finds (scope, key) at version `at` rather than `expected`.
+Status VersionMoved(std::string_view key, uint64_t at, uint64_t expected);
 
 struct SqliteOptions {
   std::string home;  // Created when missing.

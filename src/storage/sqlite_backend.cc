@@ -69,6 +69,16 @@ class SqliteBackend final : public Backend {
                                          SessionsDbPath(options_.home));
   }
 
+  // FailedPrecondition unless (scope, key)'s latest version is `expected`.
+  Status CheckLatestLocked(const Scope& scope, const std::string& key,
+                           uint64_t expected) {
+    Result<ObjectRecord> found = FindObjectLocked(scope, key);
+    if (!found.ok() && !found.status().IsNotFound()) return found.status();
+    const uint64_t at = found.ok() ? found->latest_version : 0;
+    if (at != expected) return VersionMoved(key, at, expected);
+    return Status::Ok();
+  }
+
   Result<WriteResult> Put(const PutRequest& req) override {
     // Large content goes to its blob file before the transaction so the
     // write lock is not held during the copy. A crash in between leaves an
@@ -79,6 +89,10 @@ class SqliteBackend final : public Backend {
     std::lock_guard lock(mu_);
     WriteTransaction txn(db_.get());
     CTXKIT_RETURN_IF_ERROR(txn.Begin());
+    if (req.expected_version != 0) {
+      CTXKIT_RETURN_IF_ERROR(
+          CheckLatestLocked(req.scope, req.key, req.expected_version));
+    }
     ObjectRecord obj;
     CTXKIT_ASSIGN_OR_RETURN(
         obj, FindOrCreateLocked(req.scope, req.key, req.type, req.now_unix_ns));
@@ -125,9 +139,7 @@ class SqliteBackend final : public Backend {
     if (!found.ok() && !found.status().IsNotFound()) return found.status();
     const uint64_t at = found.ok() ? found->latest_version : 0;
     if (req.expected_version != 0 && at != req.expected_version) {
-      return Status::FailedPrecondition(
-          "'" + req.key + "' is at version " + std::to_string(at) + ", not " +
-          std::to_string(req.expected_version) + "; another writer came first");
+      return VersionMoved(req.key, at, req.expected_version);
     }
     const bool continues = found.ok() && !found->deleted;
     ValueType type = req.type;

@@ -84,8 +84,11 @@ StoreImpl::StoreImpl(Options options, std::unique_ptr<storage::Backend> backend,
                      std::string instance_tag)
     : options_(std::move(options)),
       backend_(std::move(backend)),
+      instance_tag_(std::move(instance_tag)),
       memory_(options_.memory_ceiling_bytes, options_.spill_threshold_bytes),
-      session_objects_(std::move(instance_tag)) {}
+      session_engine_(std::make_unique<storage::MemoryBackend>(
+          storage::MemoryBackendOptions{&memory_,
+                                        options_.spill_threshold_bytes})) {}
 
 Result<std::unique_ptr<StoreImpl>> StoreImpl::Open(const Options& in) {
   Options options = in;
@@ -248,19 +251,21 @@ Result<StoreImpl::Located> StoreImpl::Locate(const ViewIdentity& view,
       }
     }
   }
+  // In each scope a session-only value shadows a durable one.
+  CTXKIT_ASSIGN_OR_RETURN(
+      std::vector<storage::ObjectRecord> in_memory,
+      session_engine_->FindObjects(key, {scopes.begin(), scopes.end()}));
   for (const Scope& scope : scopes) {
-    {
-      std::lock_guard lock(mu_);
-      store::SessionObject* obj = session_objects_.Find(scope, key);
-      if (obj != nullptr && (!obj->deleted || include_removed)) {
-        return Located{session_objects_.Hold(obj), std::nullopt};
-      }
+    auto mem = std::find_if(in_memory.begin(), in_memory.end(),
+                            [&](const auto& r) { return r.scope == scope; });
+    if (mem != in_memory.end() && (!mem->deleted || include_removed)) {
+      return Located{session_engine_.get(), std::move(*mem)};
     }
     // Normally a cache hit; a miss (the cache was cleared meanwhile by
     // another process's commit) asks the database.
     Result<storage::ObjectRecord> record = FindDurable(scope, key);
     if (record.ok() && (!record->deleted || include_removed)) {
-      return Located{nullptr, std::move(record).value()};
+      return Located{backend_.get(), std::move(record).value()};
     }
     if (!record.ok() && !record.status().IsNotFound()) return record.status();
   }
@@ -271,30 +276,11 @@ Result<StoreImpl::Located> StoreImpl::Locate(const ViewIdentity& view,
 
 Result<StoreImpl::Target> StoreImpl::TargetOf(const Located& where,
                                               uint64_t version) {
-  Target target;
-  if (where.session_object != nullptr) {
-    std::lock_guard lock(mu_);
-    const store::SessionObject& obj = *where.session_object;
-    if (version == 0) version = obj.versions.size();
-    if (version > obj.versions.size()) {
-      return Status::NotFound("'" + obj.key + "' has no version " +
-                              std::to_string(version));
-    }
-    const store::SessionVersion& v = obj.versions[version - 1];
-    if (v.meta.state != VersionState::kPresent) {
-      return Status::NotFound("version " + std::to_string(version) + " of '" +
-                              obj.key + "' is a tombstone");
-    }
-    target.session_object = where.session_object;
-    target.session_index = version - 1;
-    target.version = version;
-    target.size_bytes = v.meta.size_bytes;
-    target.type = v.meta.type;
-    return target;
-  }
-  const storage::ObjectRecord& obj = *where.durable;
+  const storage::ObjectRecord& obj = where.record;
   if (version == 0) version = obj.latest_version;
-  Result<storage::VersionRecord> v = DurableVersion(obj.id, version);
+  Result<storage::VersionRecord> v =
+      InMemory(where.engine) ? where.engine->GetVersion(obj.id, version)
+                             : DurableVersion(obj.id, version);
   if (!v.ok()) {
     if (v.status().IsNotFound()) {
       return Status::NotFound("'" + obj.key + "' has no version " +
@@ -306,10 +292,12 @@ Result<StoreImpl::Target> StoreImpl::TargetOf(const Located& where,
     return Status::NotFound("version " + std::to_string(version) + " of '" +
                             obj.key + "' is a tombstone");
   }
-  target.durable = std::move(v).value();
+  Target target;
+  target.engine = where.engine;
+  target.record = std::move(v).value();
   target.version = version;
-  target.size_bytes = target.durable.size_bytes;
-  target.type = target.durable.type;
+  target.size_bytes = target.record.size_bytes;
+  target.type = target.record.type;
   return target;
 }
 
@@ -319,56 +307,47 @@ Result<StoreImpl::Target> StoreImpl::TargetOfRef(const Ref& ref) {
 }
 
 Result<StoreImpl::Located> StoreImpl::LocateRef(const Ref& ref) {
-  Located where;
+  Located where{backend_.get(), {}};
+  std::string_view id_text = ref.id;
   if (ref.is_session_only()) {
-    std::string tag = ref.id.substr(1, ref.id.find('.') - 1);
-    std::lock_guard lock(mu_);
-    if (tag != session_objects_.instance_tag()) {
+    const size_t dot = ref.id.find('.');
+    if (dot == std::string::npos ||
+        ref.id.compare(1, dot - 1, instance_tag_) != 0) {
       return Status::Unavailable(
           "ref to '" + ref.key +
           "' names a session-only value held by another process or store "
           "instance; only that instance can resolve it (store the value with "
           "persist=true to share it)");
     }
-    store::SessionObject* obj = session_objects_.FindById(ref.id);
-    if (obj != nullptr) where.session_object = session_objects_.Hold(obj);
-    if (where.session_object == nullptr) {
+    where.engine = session_engine_.get();
+    id_text = id_text.substr(dot + 1);
+  }
+  auto id = core::FromBase36(id_text);
+  if (!id || *id > static_cast<uint64_t>(INT64_MAX)) {
+    return Status::InvalidArgument("bad object id in ref");
+  }
+  Result<storage::ObjectRecord> record =
+      where.engine->GetObject(static_cast<int64_t>(*id));
+  // The key check catches a ref taken from a different store whose id
+  // happens to exist here.
+  if (!record.ok() || record->key != ref.key) {
+    if (!record.ok() && !record.status().IsNotFound()) return record.status();
+    if (InMemory(where.engine)) {
       return Status::NotFound("session-only value '" + ref.key +
                               "' is gone (its session ended)");
     }
-    if (ref.version == 0 && where.session_object->deleted) {
-      return Status::NotFound("'" + ref.key + "' was removed");
-    }
-  } else {
-    auto id = core::FromBase36(ref.id);
-    if (!id || *id > static_cast<uint64_t>(INT64_MAX)) {
-      return Status::InvalidArgument("bad object id in ref");
-    }
-    Result<storage::ObjectRecord> record =
-        backend_->GetObject(static_cast<int64_t>(*id));
-    // The key check catches a ref taken from a different store whose id
-    // happens to exist here.
-    if (!record.ok() || record->key != ref.key) {
-      if (!record.ok() && !record.status().IsNotFound()) {
-        return record.status();
-      }
-      return Status::NotFound("ref to '" + ref.key +
-                              "' does not name an object in this store");
-    }
-    if (ref.version == 0 && record->deleted) {
-      return Status::NotFound("'" + ref.key + "' was removed");
-    }
-    where.durable = std::move(record).value();
+    return Status::NotFound("ref to '" + ref.key +
+                            "' does not name an object in this store");
   }
+  if (ref.version == 0 && record->deleted) {
+    return Status::NotFound("'" + ref.key + "' was removed");
+  }
+  where.record = std::move(record).value();
   return where;
 }
 
 ObjectMeta StoreImpl::MetaOf(const Located& where) {
-  if (where.session_object != nullptr) {
-    std::lock_guard lock(mu_);
-    return where.session_object->Meta();
-  }
-  return MetaOf(*where.durable);
+  return MetaOf(where.engine, where.record);
 }
 
 Ref StoreImpl::PinnedRef(const Located& where, const Target& target) {
@@ -400,50 +379,16 @@ Result<Ref> StoreImpl::Pin(const Ref& ref) {
   return PinnedRef(where, target);
 }
 
-Result<std::string> StoreImpl::ReadSessionVersion(
-    const store::SessionObject& obj, const store::SessionVersion& v,
-    uint64_t offset, uint64_t length) {
-  // Chunks are ordered by offset; find the first one that reaches `offset`.
-  const uint64_t size = v.meta.size_bytes;
-  if (offset >= size) return std::string();
-  const uint64_t end = offset + std::min(length, size - offset);
-  auto first = std::upper_bound(obj.chunks.begin() + v.chunk_begin,
-                                obj.chunks.begin() + v.chunk_end, offset,
-                                [](uint64_t off, const store::SessionChunk& c) {
-                                  return off < c.offset + c.size;
-                                });
-  std::string out;
-  out.reserve(end - offset);
-  for (auto it = first; it != obj.chunks.begin() + v.chunk_end; ++it) {
-    if (it->offset >= end) break;
-    uint64_t from = std::max(offset, it->offset);
-    uint64_t to = std::min(end, it->offset + it->size);
-    if (from >= to) continue;
-    CTXKIT_ASSIGN_OR_RETURN(
-        std::string part,
-        memory_.Read(it->payload, from - it->offset, to - from));
-    out += part;
-  }
-  return out;
-}
-
 Result<std::string> StoreImpl::ReadTarget(const Target& target, uint64_t offset,
                                           uint64_t length) {
-  if (target.session_object != nullptr) {
-    std::lock_guard lock(mu_);
-    const store::SessionObject& obj = *target.session_object;
-    return ReadSessionVersion(obj, obj.versions[target.session_index], offset,
-                              length);
-  }
-  const storage::VersionRecord& v = target.durable;
+  const storage::VersionRecord& v = target.record;
+  if (InMemory(target.engine)) return target.engine->Read(v, offset, length);
   const bool whole = offset == 0 && length >= v.size_bytes;
   if (whole) {
-    std::lock_guard lock(mu_);
     if (auto hit = memory_.Lookup({v.object_id, v.version})) return *hit;
   }
   CTXKIT_ASSIGN_OR_RETURN(std::string data, backend_->Read(v, offset, length));
   if (whole) {
-    std::lock_guard lock(mu_);
     memory_.Insert({v.object_id, v.version},
                    std::make_shared<const std::string>(data));
   }
@@ -452,72 +397,19 @@ Result<std::string> StoreImpl::ReadTarget(const Target& target, uint64_t offset,
 
 // ---- Writes -----------------------------------------------------------
 
-Result<Ref> StoreImpl::SetSessionOnly(const ViewIdentity& view,
-                                      const Scope& scope, std::string_view key,
-                                      std::string_view value,
-                                      const SetOptions& options, bool append) {
-  const int64_t now = core::NowUnixNanos();
-  std::string hash = core::Sha256(value);
-  std::lock_guard lock(mu_);
-  store::SessionObject* obj = session_objects_.Find(scope, key);
-  if (append && options.expected_version != 0) {
-    const uint64_t at = obj == nullptr ? 0 : obj->versions.size();
-    if (at != options.expected_version) {
-      return Status::FailedPrecondition(
-          "'" + std::string(key) + "' is at version " + std::to_string(at) +
-          ", not " + std::to_string(options.expected_version) +
-          "; another writer came first");
-    }
-  }
-  if (append && obj != nullptr && !obj->deleted &&
-      !IsAppendableType(obj->latest().meta.type)) {
+Result<storage::Backend*> StoreImpl::WriteEngine(const Scope& scope,
+                                                 std::string_view key,
+                                                 const SetOptions& options,
+                                                 bool append) {
+  if (!options.persist) return session_engine_.get();
+  if (session_engine_->FindLive(scope, key)) {
+    if (append) return session_engine_.get();
     return Status::FailedPrecondition(
-        "'" + std::string(key) + "' holds a " +
-        std::string(ValueTypeName(obj->latest().meta.type)) +
-        " value; append works only on streams and chats");
+        "'" + std::string(key) +
+        "' holds a session-only value in this instance; remove it before "
+        "storing a persistent value under the same key");
   }
-  const bool continues = append && obj != nullptr && !obj->deleted;
-  if (obj == nullptr) {
-    obj = session_objects_.Create(scope, key, view.session, now);
-  }
-  const uint64_t offset = continues ? obj->latest().meta.size_bytes : 0;
-  // The spill threshold applies to the value, not to each append: once a
-  // stream outgrows it, its chunks go to the spill file.
-  const bool spill_now = offset + value.size() > options_.spill_threshold_bytes;
-  CTXKIT_ASSIGN_OR_RETURN(store::PayloadId payload,
-                          memory_.Store(value, spill_now));
-  if (spill_now) {
-    for (; obj->spilled_chunks < obj->chunks.size(); ++obj->spilled_chunks) {
-      CTXKIT_RETURN_IF_ERROR(
-          memory_.Spill(obj->chunks[obj->spilled_chunks].payload));
-    }
-  }
-  store::SessionVersion v;
-  v.meta.version = obj->versions.size() + 1;
-  v.meta.type = continues ? obj->latest().meta.type
-                : append  ? AppendType(options.type)
-                          : options.type;
-  v.meta.content_hash = core::ToHex(hash);
-  v.meta.created_unix_ns = now;
-  v.meta.producer = options.producer;
-  if (options.count_tokens && !append) {
-    CTXKIT_ASSIGN_OR_RETURN(const Tokenizer* tokenizer, Tokenizer::Get());
-    v.meta.tokens = tokenizer->Count(value);
-  }
-  v.chunk_begin = continues ? obj->latest().chunk_begin : obj->chunks.size();
-  obj->chunks.push_back({payload, offset, value.size()});
-  if (spill_now && obj->spilled_chunks + 1 == obj->chunks.size()) {
-    obj->spilled_chunks = obj->chunks.size();
-  }
-  v.chunk_end = obj->chunks.size();
-  v.meta.size_bytes = offset + value.size();
-  obj->versions.push_back(std::move(v));
-  obj->deleted = false;
-  obj->updated_unix_ns = now;
-  if (!continues) obj->tags = SortedUnique(options.tags);
-  ref_memo_.clear();
-  const ObjectMeta meta = obj->Meta();
-  return MakeRef(meta, meta.version);
+  return backend_.get();
 }
 
 Result<Ref> StoreImpl::Set(const ViewIdentity& view, std::string_view key,
@@ -526,19 +418,8 @@ Result<Ref> StoreImpl::Set(const ViewIdentity& view, std::string_view key,
   CTXKIT_RETURN_IF_ERROR(ValidateTags(options.tags));
   CTXKIT_RETURN_IF_ERROR(ValidateValue(value, options.type));
   CTXKIT_ASSIGN_OR_RETURN(Scope scope, WriteScope(view, options.scope));
-  if (!options.persist) {
-    return SetSessionOnly(view, scope, key, value, options, false);
-  }
-  {
-    std::lock_guard lock(mu_);
-    store::SessionObject* shadow = session_objects_.Find(scope, key);
-    if (shadow != nullptr && !shadow->deleted) {
-      return Status::FailedPrecondition(
-          "'" + std::string(key) +
-          "' holds a session-only value in this instance; remove it before "
-          "storing a persistent value under the same key");
-    }
-  }
+  CTXKIT_ASSIGN_OR_RETURN(storage::Backend * engine,
+                          WriteEngine(scope, key, options, /*append=*/false));
   storage::PutRequest req;
   req.scope = scope;
   req.key = std::string(key);
@@ -548,12 +429,18 @@ Result<Ref> StoreImpl::Set(const ViewIdentity& view, std::string_view key,
   req.tags = SortedUnique(options.tags);
   req.producer = options.producer;
   req.now_unix_ns = core::NowUnixNanos();
+  req.expected_version = options.expected_version;
+  req.owner = std::string(view.session);
   if (options.count_tokens) {
     CTXKIT_ASSIGN_OR_RETURN(const Tokenizer* tokenizer, Tokenizer::Get());
     req.tokens = tokenizer->Count(value);
   }
-  CTXKIT_ASSIGN_OR_RETURN(storage::WriteResult written, backend_->Put(req));
+  CTXKIT_ASSIGN_OR_RETURN(storage::WriteResult written, engine->Put(req));
   std::lock_guard lock(mu_);
+  if (InMemory(engine)) {
+    ref_memo_.clear();
+    return WrittenRef(engine, written);
+  }
   Remember(written.object);
   Remember(written.version);
   // The value just written is the likeliest to be read next.
@@ -561,7 +448,7 @@ Result<Ref> StoreImpl::Set(const ViewIdentity& view, std::string_view key,
     memory_.Insert({written.version.object_id, written.version.version},
                    std::make_shared<const std::string>(value));
   }
-  return WrittenRef(written);
+  return WrittenRef(engine, written);
 }
 
 Result<Ref> StoreImpl::Append(const ViewIdentity& view, std::string_view key,
@@ -570,16 +457,8 @@ Result<Ref> StoreImpl::Append(const ViewIdentity& view, std::string_view key,
   CTXKIT_RETURN_IF_ERROR(ValidateKey(key));
   CTXKIT_RETURN_IF_ERROR(ValidateTags(options.tags));
   CTXKIT_ASSIGN_OR_RETURN(Scope scope, WriteScope(view, options.scope));
-  bool session_stream = !options.persist;
-  {
-    std::lock_guard lock(mu_);
-    store::SessionObject* obj = session_objects_.Find(scope, key);
-    if (obj != nullptr && !obj->deleted) session_stream = true;
-  }
-  // SetSessionOnly takes mu_ itself.
-  if (session_stream) {
-    return SetSessionOnly(view, scope, key, bytes, options, true);
-  }
+  CTXKIT_ASSIGN_OR_RETURN(storage::Backend * engine,
+                          WriteEngine(scope, key, options, /*append=*/true));
   storage::AppendRequest req;
   req.scope = scope;
   req.key = std::string(key);
@@ -590,44 +469,34 @@ Result<Ref> StoreImpl::Append(const ViewIdentity& view, std::string_view key,
   req.tags = SortedUnique(options.tags);
   req.producer = options.producer;
   req.now_unix_ns = core::NowUnixNanos();
-  CTXKIT_ASSIGN_OR_RETURN(storage::WriteResult written, backend_->Append(req));
+  req.owner = std::string(view.session);
+  CTXKIT_ASSIGN_OR_RETURN(storage::WriteResult written, engine->Append(req));
   std::lock_guard lock(mu_);
-  Remember(written.object);
-  Remember(written.version);
-  return WrittenRef(written);
+  if (InMemory(engine)) {
+    ref_memo_.clear();
+  } else {
+    Remember(written.object);
+    Remember(written.version);
+  }
+  return WrittenRef(engine, written);
 }
 
 Status StoreImpl::Remove(const ViewIdentity& view, std::string_view key,
                          const LookupOptions& options, VersionState state) {
   CTXKIT_ASSIGN_OR_RETURN(Located where, Locate(view, key, options.scope));
-  const int64_t now = core::NowUnixNanos();
-  if (where.session_object != nullptr) {
-    std::lock_guard lock(mu_);
-    store::SessionObject* obj = where.session_object.get();
-    if (obj->deleted) {
-      return Status::NotFound("'" + std::string(key) + "' was removed");
-    }
-    store::SessionVersion v;
-    v.meta.version = obj->versions.size() + 1;
-    v.meta.state = state;
-    v.meta.type = obj->latest().meta.type;
-    v.meta.created_unix_ns = now;
-    v.chunk_begin = v.chunk_end = obj->chunks.size();
-    obj->versions.push_back(std::move(v));
-    obj->deleted = true;
-    obj->updated_unix_ns = now;
-    ref_memo_.clear();
-    return Status::Ok();
-  }
   CTXKIT_ASSIGN_OR_RETURN(
       storage::WriteResult written,
-      backend_->Remove(
-          where.durable->scope, key,
-          view.agent.empty() ? "" : "agent:" + std::string(view.agent), now,
-          state));
+      where.engine->Remove(
+          where.record.scope, key,
+          view.agent.empty() ? "" : "agent:" + std::string(view.agent),
+          core::NowUnixNanos(), state));
   std::lock_guard lock(mu_);
-  Remember(written.object);
-  Remember(written.version);
+  if (InMemory(where.engine)) {
+    ref_memo_.clear();
+  } else {
+    Remember(written.object);
+    Remember(written.version);
+  }
   return Status::Ok();
 }
 
@@ -646,17 +515,17 @@ Result<Ref> StoreImpl::Promote(const ViewIdentity& view, std::string_view key) {
     }
     return where.status();
   }
-  if (where->session_object != nullptr) {
+  if (InMemory(where->engine)) {
     return Status::FailedPrecondition(
         "'" + std::string(key) +
         "' is session-only; only persistent values can be promoted");
   }
   CTXKIT_ASSIGN_OR_RETURN(storage::ObjectRecord moved,
-                          backend_->Move(where->durable->id, Scope::Global()));
+                          backend_->Move(where->record.id, Scope::Global()));
   std::lock_guard lock(mu_);
-  records_.erase(NameKey(where->durable->scope, key));
+  records_.erase(NameKey(where->record.scope, key));
   Remember(moved);  // Also clears the ref memo.
-  return MakeRef(MetaOf(moved), 0);
+  return MakeRef(MetaOf(backend_.get(), moved), 0);
 }
 
 Result<Ref> StoreImpl::Rename(const ViewIdentity& view,
@@ -666,27 +535,23 @@ Result<Ref> StoreImpl::Rename(const ViewIdentity& view,
   CTXKIT_RETURN_IF_ERROR(ValidateKey(from_key).WithContext("from key"));
   CTXKIT_RETURN_IF_ERROR(ValidateKey(to_key).WithContext("to key"));
   CTXKIT_ASSIGN_OR_RETURN(Located where, Locate(view, from_key, options.scope));
-  if (where.session_object != nullptr) {
+  if (InMemory(where.engine)) {
     return Status::FailedPrecondition(
         "'" + std::string(from_key) +
         "' is session-only; only persistent values can be renamed");
   }
-  const Scope scope = where.durable->scope;
-  {
-    std::lock_guard lock(mu_);
-    store::SessionObject* shadow = session_objects_.Find(scope, to_key);
-    if (shadow != nullptr && !shadow->deleted) {
-      return Status::FailedPrecondition("'" + std::string(to_key) +
-                                        "' holds a session-only value in " +
-                                        scope.ToString());
-    }
+  const Scope scope = where.record.scope;
+  if (session_engine_->FindLive(scope, to_key)) {
+    return Status::FailedPrecondition("'" + std::string(to_key) +
+                                      "' holds a session-only value in " +
+                                      scope.ToString());
   }
   CTXKIT_ASSIGN_OR_RETURN(storage::ObjectRecord renamed,
-                          backend_->Rename(where.durable->id, to_key));
+                          backend_->Rename(where.record.id, to_key));
   std::lock_guard lock(mu_);
   records_.erase(NameKey(scope, from_key));
   Remember(renamed);  // Replaces a cached absence of `to_key`; clears memos.
-  return MakeRef(MetaOf(renamed), 0);
+  return MakeRef(MetaOf(backend_.get(), renamed), 0);
 }
 
 Result<uint64_t> StoreImpl::CountTokens(const ViewIdentity& view,
@@ -696,10 +561,7 @@ Result<uint64_t> StoreImpl::CountTokens(const ViewIdentity& view,
                           Locate(view, key, options.scope,
                                  /*include_removed=*/options.version != 0));
   CTXKIT_ASSIGN_OR_RETURN(Target target, TargetOf(where, options.version));
-  const Scope& scope = where.session_object != nullptr
-                           ? where.session_object->scope
-                           : where.durable->scope;
-  return CountTarget(target, scope, key);
+  return CountTarget(target, where.record.scope, key);
 }
 
 Result<uint64_t> StoreImpl::CountTokens(const Ref& ref) {
@@ -710,14 +572,7 @@ Result<uint64_t> StoreImpl::CountTokens(const Ref& ref) {
 Result<uint64_t> StoreImpl::CountTarget(const Target& target,
                                         const Scope& scope,
                                         std::string_view key) {
-  if (target.session_object != nullptr) {
-    std::lock_guard lock(mu_);
-    const auto& meta =
-        target.session_object->versions[target.session_index].meta;
-    if (meta.tokens) return *meta.tokens;
-  } else if (target.durable.tokens) {
-    return *target.durable.tokens;
-  }
+  if (target.record.tokens) return *target.record.tokens;
   // Counted by range so a huge value is never held whole.
   CTXKIT_ASSIGN_OR_RETURN(const Tokenizer* tokenizer, Tokenizer::Get());
   TokenCounter counter(*tokenizer);
@@ -730,14 +585,10 @@ Result<uint64_t> StoreImpl::CountTarget(const Target& target,
     counter.Append(slice);
   }
   const uint64_t tokens = counter.Finish();
-  if (target.session_object != nullptr) {
-    std::lock_guard lock(mu_);
-    target.session_object->versions[target.session_index].meta.tokens = tokens;
-    return tokens;
-  }
-  const storage::VersionRecord& v = target.durable;
+  const storage::VersionRecord& v = target.record;
   CTXKIT_RETURN_IF_ERROR(
-      backend_->RecordTokenCounts({{v.object_id, v.version, tokens}}));
+      target.engine->RecordTokenCounts({{v.object_id, v.version, tokens}}));
+  if (InMemory(target.engine)) return tokens;
   // Our own commit does not clear the caches: update them.
   std::lock_guard lock(mu_);
   auto version = versions_.find({v.object_id, v.version});
@@ -753,13 +604,9 @@ Result<uint64_t> StoreImpl::CountTarget(const Target& target,
 
 Status StoreImpl::EndSession(std::string_view session_id) {
   CTXKIT_RETURN_IF_ERROR(ValidateScopeId(session_id));
+  session_engine_->DropOwnedBy(session_id);
   std::lock_guard lock(mu_);
   ref_memo_.clear();
-  for (store::SessionObject* obj : session_objects_.OwnedBy(session_id)) {
-    for (store::PayloadId payload : session_objects_.Erase(obj)) {
-      memory_.Drop(payload);
-    }
-  }
   return Status::Ok();
 }
 
@@ -781,9 +628,8 @@ std::optional<Result<Ref>> StoreImpl::CachedRefLocked(const ScopeList& scopes,
                                                       std::string_view key) {
   thread_local std::string name;
   for (const Scope& scope : scopes) {
-    if (const store::SessionObject* obj = session_objects_.Find(scope, key);
-        obj != nullptr && !obj->deleted) {
-      return Result<Ref>(MakeRef(obj->Meta(), 0));
+    if (auto live = session_engine_->FindLive(scope, key)) {
+      return Result<Ref>(MakeRef(MetaOf(session_engine_.get(), *live), 0));
     }
     name.clear();
     AppendNameKey(scope, key, &name);
@@ -857,14 +703,11 @@ Status StoreImpl::Scan(const Ref& ref, uint64_t offset, uint64_t length,
   if (offset >= target.size_bytes) return Status::Ok();
   const uint64_t end = offset + std::min(length, target.size_bytes - offset);
   piece_bytes = std::max<uint64_t>(piece_bytes, 1);
-  if (target.session_object == nullptr) {
-    const storage::VersionRecord& v = target.durable;
+  if (!InMemory(target.engine)) {
+    const storage::VersionRecord& v = target.record;
     // A value already cached whole is scanned where it lies.
-    std::shared_ptr<const std::string> cached;
-    {
-      std::lock_guard lock(mu_);
-      cached = memory_.Lookup({v.object_id, v.version});
-    }
+    std::shared_ptr<const std::string> cached =
+        memory_.Lookup({v.object_id, v.version});
     if (cached != nullptr && cached->size() == v.size_bytes) {
       for (uint64_t pos = offset; pos < end;) {
         const uint64_t n = std::min(piece_bytes, end - pos);
@@ -887,15 +730,7 @@ Status StoreImpl::Scan(const Ref& ref, uint64_t offset, uint64_t length,
   }
   for (uint64_t pos = offset; pos < end;) {
     const uint64_t n = std::min(piece_bytes, end - pos);
-    Result<std::string> piece = std::string();
-    if (target.session_object != nullptr) {
-      std::lock_guard lock(mu_);
-      const store::SessionObject& obj = *target.session_object;
-      piece =
-          ReadSessionVersion(obj, obj.versions[target.session_index], pos, n);
-    } else {
-      piece = backend_->Read(target.durable, pos, n);
-    }
+    Result<std::string> piece = target.engine->Read(target.record, pos, n);
     if (!piece.ok()) return piece.status();
     if (piece->empty()) {
       return Status::Corruption("content of '" + ref.key + "' ends at byte " +
@@ -936,14 +771,9 @@ Result<std::vector<VersionMeta>> StoreImpl::Versions(const Ref& ref) {
 }
 
 Result<std::vector<VersionMeta>> StoreImpl::VersionsOf(const Located& where) {
-  std::vector<VersionMeta> out;
-  if (where.session_object != nullptr) {
-    std::lock_guard lock(mu_);
-    for (const auto& v : where.session_object->versions) out.push_back(v.meta);
-    return out;
-  }
   CTXKIT_ASSIGN_OR_RETURN(std::vector<storage::VersionRecord> versions,
-                          backend_->ListVersions(where.durable->id));
+                          where.engine->ListVersions(where.record.id));
+  std::vector<VersionMeta> out;
   out.reserve(versions.size());
   for (const auto& v : versions) out.push_back(VersionMetaOf(v));
   return out;
@@ -965,35 +795,14 @@ Result<ListPage> StoreImpl::List(const ViewIdentity& view,
   if (!filter.cursor.empty()) {
     CTXKIT_ASSIGN_OR_RETURN(query.after, DecodeCursor(filter.cursor));
   }
-  CTXKIT_ASSIGN_OR_RETURN(std::vector<storage::ObjectRecord> durable,
-                          backend_->ListObjects(query));
+  // The two engines' pages, merged: each is sorted and holds at least the
+  // first `limit + 1` matches it has.
   std::vector<ObjectMeta> merged;
-  merged.reserve(durable.size());
-  for (const auto& record : durable) merged.push_back(MetaOf(record));
-  {
-    std::lock_guard lock(mu_);
-    for (const store::SessionObject* obj : session_objects_.Sorted()) {
-      if (obj->deleted) continue;
-      if (std::find(scopes.begin(), scopes.end(), obj->scope) == scopes.end()) {
-        continue;
-      }
-      if (filter.type && obj->latest().meta.type != *filter.type) continue;
-      if (obj->key.compare(0, filter.key_prefix.size(), filter.key_prefix) !=
-          0) {
-        continue;
-      }
-      if (!std::all_of(filter.tags.begin(), filter.tags.end(),
-                       [&](const std::string& t) {
-                         return std::binary_search(obj->tags.begin(),
-                                                   obj->tags.end(), t);
-                       })) {
-        continue;
-      }
-      if (query.after &&
-          std::make_pair(obj->key, obj->scope.ToString()) <= *query.after) {
-        continue;
-      }
-      merged.push_back(obj->Meta());
+  for (storage::Backend* engine : Engines()) {
+    CTXKIT_ASSIGN_OR_RETURN(std::vector<storage::ObjectRecord> records,
+                            engine->ListObjects(query));
+    for (const auto& record : records) {
+      merged.push_back(MetaOf(engine, record));
     }
   }
   std::sort(merged.begin(), merged.end(),
@@ -1019,12 +828,13 @@ Result<StoreStats> StoreImpl::Stats() {
   stats.versions = backend.versions;
   stats.content_bytes = backend.content_bytes;
   stats.blob_files = backend.blob_files;
-  std::lock_guard lock(mu_);
-  store::MemoryTierStats memory = memory_.Stats();
+  CTXKIT_ASSIGN_OR_RETURN(storage::BackendStats in_memory,
+                          session_engine_->Stats());
+  storage::MemoryTierStats memory = memory_.Stats();
   stats.memory_ceiling_bytes = memory_.ceiling();
   stats.memory_used_bytes = memory.used_bytes;
   stats.cached_values = memory.cached_values;
-  stats.session_objects = session_objects_.size();
+  stats.session_objects = in_memory.objects;
   stats.session_resident_bytes = memory.resident_bytes;
   stats.session_spilled_bytes = memory.spilled_bytes;
   stats.evictions = memory.evictions;
@@ -1033,28 +843,17 @@ Result<StoreStats> StoreImpl::Stats() {
 }
 
 Result<std::vector<UsageRow>> StoreImpl::Usage() {
-  CTXKIT_ASSIGN_OR_RETURN(std::vector<storage::UsageRecord> records,
-                          backend_->Usage());
   std::vector<UsageRow> rows;
-  rows.reserve(records.size());
-  for (const storage::UsageRecord& r : records) {
-    const bool blob = r.medium == storage::UsageRecord::Medium::kBlob;
-    rows.push_back({r.scope, r.type, blob ? "blob" : "inline", r.objects,
-                    r.versions, r.bytes});
-  }
-  std::lock_guard lock(mu_);
-  for (const store::SessionObject* obj : session_objects_.Sorted()) {
-    const ValueType type = obj->latest().meta.type;
-    auto row = std::find_if(rows.begin(), rows.end(), [&](const UsageRow& u) {
-      return u.tier == "session" && u.scope == obj->scope && u.type == type;
-    });
-    if (row == rows.end()) {
-      rows.push_back({obj->scope, type, "session", 0, 0, 0});
-      row = rows.end() - 1;
+  for (storage::Backend* engine : Engines()) {
+    CTXKIT_ASSIGN_OR_RETURN(std::vector<storage::UsageRecord> records,
+                            engine->Usage());
+    for (const storage::UsageRecord& r : records) {
+      using Medium = storage::UsageRecord::Medium;
+      const char* tier = r.medium == Medium::kBlob     ? "blob"
+                         : r.medium == Medium::kMemory ? "session"
+                                                       : "inline";
+      rows.push_back({r.scope, r.type, tier, r.objects, r.versions, r.bytes});
     }
-    ++row->objects;
-    row->versions += obj->versions.size();
-    for (const store::SessionChunk& c : obj->chunks) row->bytes += c.size;
   }
   std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
     return std::make_pair(a.scope.ToString(), static_cast<int>(a.type)) <
@@ -1065,8 +864,9 @@ Result<std::vector<UsageRow>> StoreImpl::Usage() {
 
 // ---- Conversions ------------------------------------------------------
 
-Ref StoreImpl::WrittenRef(const storage::WriteResult& written) {
-  Ref ref = MakeRef(MetaOf(written.object), written.version.version);
+Ref StoreImpl::WrittenRef(const storage::Backend* engine,
+                          const storage::WriteResult& written) const {
+  Ref ref = MakeRef(MetaOf(engine, written.object), written.version.version);
   ref.type = written.version.type;
   ref.size_bytes = written.version.size_bytes;
   return ref;
@@ -1083,9 +883,12 @@ Ref StoreImpl::MakeRef(const ObjectMeta& meta, uint64_t pinned_version) {
   return ref;
 }
 
-ObjectMeta StoreImpl::MetaOf(const storage::ObjectRecord& record) {
+ObjectMeta StoreImpl::MetaOf(const storage::Backend* engine,
+                             const storage::ObjectRecord& record) const {
   ObjectMeta m;
   m.id = core::ToBase36(static_cast<uint64_t>(record.id));
+  m.persistent = !InMemory(engine);
+  if (!m.persistent) m.id = "~" + instance_tag_ + "." + m.id;
   m.key = record.key;
   m.scope = record.scope;
   m.type = record.type;
@@ -1094,7 +897,6 @@ ObjectMeta StoreImpl::MetaOf(const storage::ObjectRecord& record) {
   m.created_unix_ns = record.created_unix_ns;
   m.updated_unix_ns = record.updated_unix_ns;
   m.tags = record.tags;
-  m.persistent = true;
   m.tokens = record.tokens;
   return m;
 }

@@ -1,7 +1,8 @@
 // StoreImpl: the store's engine room behind the public Store and View.
-// It routes each operation to the session-only registry (this instance's
-// memory tier) or to the durable Backend, enforces scope visibility, and
-// keeps the caches coherent.
+// It routes each operation to one of two Backends, the durable engine
+// (SQLite) or this instance's memory engine for session-only values,
+// enforces scope visibility, and keeps the caches of durable records
+// coherent. Both engines go through the same code paths.
 
 #ifndef CTXKIT_STORE_STORE_IMPL_H_
 #define CTXKIT_STORE_STORE_IMPL_H_
@@ -17,8 +18,8 @@
 
 #include "ctxkit/store.h"
 #include "storage/backend.h"
-#include "store/memory_tier.h"
-#include "store/session_objects.h"
+#include "storage/memory_backend.h"
+#include "storage/memory_tier.h"
 
 namespace ctxkit {
 
@@ -74,19 +75,18 @@ class StoreImpl {
   storage::Backend& backend() { return *backend_; }
 
  private:
-  // Where a key was found: at most one of `session_object` / `durable`.
+  // Where a key was found: the engine holding it and its record.
   struct Located {
-    std::shared_ptr<store::SessionObject> session_object;
-    std::optional<storage::ObjectRecord> durable;
+    storage::Backend* engine = nullptr;
+    storage::ObjectRecord record;
   };
-  // A resolved version ready to read.
+  // A resolved present version ready to read.
   struct Target {
-    std::shared_ptr<store::SessionObject> session_object;
-    size_t session_index = 0;  // Into session_object->versions.
-    uint64_t version = 0;      // The resolved version number (never 0).
+    storage::Backend* engine = nullptr;
+    storage::VersionRecord record;
+    uint64_t version = 0;  // record.version (never 0).
     uint64_t size_bytes = 0;
     ValueType type = ValueType::kText;
-    storage::VersionRecord durable;
   };
   // The latest metadata of the object `where` holds.
   ObjectMeta MetaOf(const Located& where);
@@ -95,6 +95,20 @@ class StoreImpl {
 
   StoreImpl(Options options, std::unique_ptr<storage::Backend> backend,
             std::string instance_tag);
+
+  std::array<storage::Backend*, 2> Engines() const {
+    return {backend_.get(), session_engine_.get()};
+  }
+  bool InMemory(const storage::Backend* engine) const {
+    return engine == session_engine_.get();
+  }
+  // The metadata of a record `engine` holds (ids of the memory engine's
+  // objects carry the instance tag).
+  ObjectMeta MetaOf(const storage::Backend* engine,
+                    const storage::ObjectRecord& record) const;
+  // The static ref of the version a write produced.
+  Ref WrittenRef(const storage::Backend* engine,
+                 const storage::WriteResult& written) const;
 
   // Scope for a write: "" and "global" -> global; own agent/session.
   Result<Scope> WriteScope(const ViewIdentity& view,
@@ -128,19 +142,18 @@ class StoreImpl {
   Result<Located> LocateRef(const Ref& ref);
   Result<std::string> ReadTarget(const Target& target, uint64_t offset,
                                  uint64_t length);
-  // REQUIRES: mu_ held.
-  Result<std::string> ReadSessionVersion(const store::SessionObject& obj,
-                                         const store::SessionVersion& v,
-                                         uint64_t offset, uint64_t length);
 
   // The kept token count of `target`, or counts it by range and keeps it.
   // `scope`/`key` name the object in the record cache, to update it too.
   Result<uint64_t> CountTarget(const Target& target, const Scope& scope,
                                std::string_view key);
 
-  Result<Ref> SetSessionOnly(const ViewIdentity& view, const Scope& scope,
-                             std::string_view key, std::string_view value,
-                             const SetOptions& options, bool append);
+  // The engine a write to (scope, key) goes to: the memory engine when
+  // asked (persist=false) or when it holds a live object there already
+  // (appends only; a durable Set over it is refused).
+  Result<storage::Backend*> WriteEngine(const Scope& scope,
+                                        std::string_view key,
+                                        const SetOptions& options, bool append);
   // Looks up (scope, key) through the record cache.
   Result<storage::ObjectRecord> FindDurable(const Scope& scope,
                                             std::string_view key);
@@ -153,17 +166,17 @@ class StoreImpl {
   void ApplyChangeCounterLocked(const Result<uint64_t>& counter);
 
   static Ref MakeRef(const ObjectMeta& meta, uint64_t pinned_version);
-  // The static ref of the version a write produced.
-  static Ref WrittenRef(const storage::WriteResult& written);
-  static ObjectMeta MetaOf(const storage::ObjectRecord& record);
   static VersionMeta VersionMetaOf(const storage::VersionRecord& record);
 
   const Options options_;
-  const std::unique_ptr<storage::Backend> backend_;
+  const std::unique_ptr<storage::Backend> backend_;  // The durable engine.
+  const std::string instance_tag_;
+  // Cached durable values and session-only payloads, under one ceiling
+  // (thread-safe itself); declared before the engine that uses it.
+  storage::MemoryTier memory_;
+  const std::unique_ptr<storage::MemoryBackend> session_engine_;
 
   std::mutex mu_;  // Guards everything below.
-  store::MemoryTier memory_;
-  store::SessionObjects session_objects_;
   // Latest durable object records by "<scope>\n<key>", so RefOf and lookups
   // of hot keys skip the database. Our own writes update it; any commit by
   // another connection (seen through Backend::ChangeCounter) clears it.
@@ -175,8 +188,8 @@ class StoreImpl {
   // the next write in this instance or outside it (both clear it).
   std::unordered_map<std::string, Ref> ref_memo_;
   // Immutable version records by (object id, version); bounded.
-  std::unordered_map<store::CacheKey, storage::VersionRecord,
-                     store::CacheKeyHash>
+  std::unordered_map<storage::CacheKey, storage::VersionRecord,
+                     storage::CacheKeyHash>
       versions_;
 };
 

@@ -1,8 +1,9 @@
-#include "store/memory_tier.h"
+#include "storage/memory_tier.h"
 
-namespace ctxkit::store {
+namespace ctxkit::storage {
 
 std::shared_ptr<const std::string> MemoryTier::Lookup(const CacheKey& key) {
+  std::lock_guard lock(mu_);
   auto it = cache_index_.find(key);
   if (it == cache_index_.end()) return nullptr;
   cache_lru_.splice(cache_lru_.begin(), cache_lru_, it->second);
@@ -11,6 +12,7 @@ std::shared_ptr<const std::string> MemoryTier::Lookup(const CacheKey& key) {
 
 void MemoryTier::Insert(const CacheKey& key,
                         std::shared_ptr<const std::string> value) {
+  std::lock_guard lock(mu_);
   const uint64_t size = value->size();
   // A value taking more than a quarter of the budget would flush everything
   // else for one read; serve it from disk instead.
@@ -34,16 +36,15 @@ Status MemoryTier::MakeRoom(uint64_t incoming) {
   while (cache_bytes_ + resident_bytes_ + incoming > ceiling_ &&
          !resident_lru_.empty()) {
     PayloadId victim = resident_lru_.back();
-    Status s = SpillPayload(victim, &payloads_.at(victim));
+    Status s = SpillPayload(&payloads_.at(victim));
     if (!s.ok()) return s;
   }
   return Status::Ok();
 }
 
-Status MemoryTier::SpillPayload(PayloadId id, Payload* p) {
+Status MemoryTier::SpillPayload(Payload* p) {
   Result<uint64_t> offset = spill_.Write(p->data);
   if (!offset.ok()) return offset.status();
-  (void)id;
   resident_lru_.erase(p->lru);
   resident_bytes_ -= p->size;
   spilled_bytes_ += p->size;
@@ -55,12 +56,14 @@ Status MemoryTier::SpillPayload(PayloadId id, Payload* p) {
 }
 
 Status MemoryTier::Spill(PayloadId id) {
+  std::lock_guard lock(mu_);
   auto it = payloads_.find(id);
   if (it == payloads_.end() || !it->second.resident) return Status::Ok();
-  return SpillPayload(id, &it->second);
+  return SpillPayload(&it->second);
 }
 
 Result<PayloadId> MemoryTier::Store(std::string_view data, bool spill_now) {
+  std::lock_guard lock(mu_);
   PayloadId id = next_payload_++;
   Payload p;
   p.size = data.size();
@@ -86,6 +89,7 @@ Result<PayloadId> MemoryTier::Store(std::string_view data, bool spill_now) {
 
 Result<std::string> MemoryTier::Read(PayloadId id, uint64_t offset,
                                      uint64_t length) {
+  std::lock_guard lock(mu_);
   auto it = payloads_.find(id);
   if (it == payloads_.end()) {
     return Status::NotFound("session-only value was dropped");
@@ -101,6 +105,7 @@ Result<std::string> MemoryTier::Read(PayloadId id, uint64_t offset,
 }
 
 void MemoryTier::Drop(PayloadId id) {
+  std::lock_guard lock(mu_);
   auto it = payloads_.find(id);
   if (it == payloads_.end()) return;
   Payload& p = it->second;
@@ -115,6 +120,7 @@ void MemoryTier::Drop(PayloadId id) {
 }
 
 MemoryTierStats MemoryTier::Stats() const {
+  std::lock_guard lock(mu_);
   MemoryTierStats s;
   s.used_bytes = cache_bytes_ + resident_bytes_;
   s.cached_values = cache_index_.size();
@@ -125,4 +131,4 @@ MemoryTierStats MemoryTier::Stats() const {
   return s;
 }
 
-}  // namespace ctxkit::store
+}  // namespace ctxkit::storage

@@ -4,8 +4,8 @@
 // can never be seen after a restart. Freed ranges are punched out so the
 // disk space returns at once.
 
-#ifndef CTXKIT_STORE_SPILL_FILE_H_
-#define CTXKIT_STORE_SPILL_FILE_H_
+#ifndef CTXKIT_STORAGE_SPILL_FILE_H_
+#define CTXKIT_STORAGE_SPILL_FILE_H_
 
 #include <cstdint>
 #include <string>
@@ -13,7 +13,7 @@
 
 #include "ctxkit/status.h"
 
-namespace ctxkit::store {
+namespace ctxkit::storage {
 
 class SpillFile {
  public:
@@ -36,6 +36,6 @@ class SpillFile {
   uint64_t end_ = 0;
 };
 
-}  // namespace ctxkit::store
+}  // namespace ctxkit::storage
 
-#endif  // CTXKIT_STORE_SPILL_FILE_H_
+#endif  // CTXKIT_STORAGE_SPILL_FILE_H_

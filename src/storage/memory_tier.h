@@ -8,22 +8,23 @@
 // the budget are never cached (durable) or go straight to the spill file
 // (session-only).
 //
-// Not thread-safe: the store serializes access.
+// Thread-safe: the store's cache and the memory backend share one tier.
 
-#ifndef CTXKIT_STORE_MEMORY_TIER_H_
-#define CTXKIT_STORE_MEMORY_TIER_H_
+#ifndef CTXKIT_STORAGE_MEMORY_TIER_H_
+#define CTXKIT_STORAGE_MEMORY_TIER_H_
 
 #include <cstdint>
 #include <list>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 
 #include "ctxkit/status.h"
-#include "store/spill_file.h"
+#include "storage/spill_file.h"
 
-namespace ctxkit::store {
+namespace ctxkit::storage {
 
 // Identifies one immutable durable version.
 struct CacheKey {
@@ -57,7 +58,10 @@ class MemoryTier {
       : ceiling_(ceiling_bytes), spill_threshold_(spill_threshold_bytes) {}
 
   // Opens the spill file in `spill_dir`.
-  Status Init(const std::string& spill_dir) { return spill_.Open(spill_dir); }
+  Status Init(const std::string& spill_dir) {
+    std::lock_guard lock(mu_);
+    return spill_.Open(spill_dir);
+  }
 
   // Durable cache. Lookup returns null on a miss.
   std::shared_ptr<const std::string> Lookup(const CacheKey& key);
@@ -88,11 +92,13 @@ class MemoryTier {
   };
 
   // Frees memory until `incoming` more bytes fit under the ceiling.
+  // REQUIRES: mu_ held (as do the members below it).
   Status MakeRoom(uint64_t incoming);
-  Status SpillPayload(PayloadId id, Payload* p);
+  Status SpillPayload(Payload* p);
 
   const uint64_t ceiling_;
   const uint64_t spill_threshold_;
+  mutable std::mutex mu_;  // Guards everything below.
   SpillFile spill_;
 
   uint64_t cache_bytes_ = 0;
@@ -110,6 +116,6 @@ class MemoryTier {
   uint64_t spills_ = 0;
 };
 
-}  // namespace ctxkit::store
+}  // namespace ctxkit::storage
 
-#endif  // CTXKIT_STORE_MEMORY_TIER_H_
+#endif  // CTXKIT_STORAGE_MEMORY_TIER_H_

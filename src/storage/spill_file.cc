@@ -1,4 +1,4 @@
-#include "store/spill_file.h"
+#include "storage/spill_file.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -10,7 +10,7 @@
 #include "storage/file_util.h"
 #include "storage/posix_io.h"
 
-namespace ctxkit::store {
+namespace ctxkit::storage {
 
 SpillFile::~SpillFile() {
   if (fd_ >= 0) ::close(fd_);
@@ -73,4 +73,4 @@ void SpillFile::Free(uint64_t offset, uint64_t length) {
               static_cast<off_t>(offset), static_cast<off_t>(length));
 }
 
-}  // namespace ctxkit::store
+}  // namespace ctxkit::storage

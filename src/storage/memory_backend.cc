@@ -1,0 +1,493 @@
+#include "storage/memory_backend.h"
+
+#include <algorithm>
+
+#include "core/status_macros.h"
+
+namespace ctxkit::storage {
+namespace {
+
+Status NoKey(const Scope& scope, std::string_view key) {
+  return Status::NotFound("no key '" + std::string(key) + "' in " +
+                          scope.ToString());
+}
+
+bool HasAllTags(const ObjectRecord& r, const std::vector<std::string>& tags) {
+  return std::all_of(tags.begin(), tags.end(), [&](const std::string& t) {
+    return std::binary_search(r.tags.begin(), r.tags.end(), t);
+  });
+}
+
+bool Matches(const ObjectRecord& r, const ObjectQuery& q) {
+  if (r.deleted && !q.include_deleted) return false;
+  if (!q.scopes.empty() &&
+      std::find(q.scopes.begin(), q.scopes.end(), r.scope) == q.scopes.end()) {
+    return false;
+  }
+  if (q.type && r.type != *q.type) return false;
+  if (r.key.compare(0, q.key_prefix.size(), q.key_prefix) != 0) return false;
+  if (q.after && std::make_pair(r.key, r.scope.ToString()) <= *q.after) {
+    return false;
+  }
+  return HasAllTags(r, q.tags);
+}
+
+}  // namespace
+
+MemoryBackend::MemoryBackend(const MemoryBackendOptions& options)
+    : options_(options) {}
+
+MemoryBackend::~MemoryBackend() {
+  for (auto& [id, obj] : objects_) {
+    for (const Chunk& c : obj->chunks) options_.tier->Drop(c.payload);
+  }
+}
+
+std::string MemoryBackend::NameKey(const Scope& scope, std::string_view key) {
+  std::string name = scope.ToString();
+  name += '\n';  // Never part of a scope string.
+  name += key;
+  return name;
+}
+
+MemoryBackend::Object* MemoryBackend::FindLocked(const Scope& scope,
+                                                 std::string_view key) {
+  auto it = by_name_.find(NameKey(scope, key));
+  return it == by_name_.end() ? nullptr : objects_.at(it->second).get();
+}
+
+Result<MemoryBackend::Object*> MemoryBackend::FindForWriteLocked(
+    const Scope& scope, std::string_view key, uint64_t expected_version) {
+  Object* obj = FindLocked(scope, key);
+  const uint64_t at = obj == nullptr ? 0 : obj->record.latest_version;
+  if (expected_version != 0 && at != expected_version) {
+    return VersionMoved(key, at, expected_version);
+  }
+  return obj;
+}
+
+Result<MemoryBackend::Object*> MemoryBackend::ObjectLocked(int64_t id) {
+  auto it = objects_.find(id);
+  if (it == objects_.end()) {
+    return Status::NotFound("no object " + std::to_string(id) +
+                            " (a session-only value is gone when its session "
+                            "ends)");
+  }
+  return it->second.get();
+}
+
+MemoryBackend::Object* MemoryBackend::CreateLocked(const Scope& scope,
+                                                   std::string_view key,
+                                                   std::string_view owner,
+                                                   int64_t now) {
+  auto obj = std::make_unique<Object>();
+  obj->record.id = next_id_++;
+  obj->record.scope = scope;
+  obj->record.key = std::string(key);
+  obj->record.created_unix_ns = now;
+  obj->owner = std::string(owner);
+  Object* raw = obj.get();
+  by_name_[NameKey(scope, key)] = raw->record.id;
+  named_.store(by_name_.size(), std::memory_order_relaxed);
+  objects_.emplace(raw->record.id, std::move(obj));
+  return raw;
+}
+
+Status MemoryBackend::AddChunkLocked(Object* obj, uint64_t offset,
+                                     std::string_view bytes) {
+  // The threshold applies to the value, not to each append: once a stream
+  // outgrows it, its chunks go to the spill file.
+  const bool spill = offset + bytes.size() > options_.spill_threshold_bytes;
+  CTXKIT_ASSIGN_OR_RETURN(PayloadId payload,
+                          options_.tier->Store(bytes, spill));
+  if (spill) {
+    for (; obj->spilled_chunks < obj->chunks.size(); ++obj->spilled_chunks) {
+      CTXKIT_RETURN_IF_ERROR(
+          options_.tier->Spill(obj->chunks[obj->spilled_chunks].payload));
+    }
+  }
+  obj->chunks.push_back({payload, offset, bytes.size()});
+  if (spill && obj->spilled_chunks + 1 == obj->chunks.size()) {
+    obj->spilled_chunks = obj->chunks.size();
+  }
+  return Status::Ok();
+}
+
+WriteResult MemoryBackend::CommitVersionLocked(Object* obj, Version v) {
+  ObjectRecord& r = obj->record;
+  v.record.object_id = r.id;
+  v.record.version = obj->versions.size() + 1;
+  v.chunk_end = obj->chunks.size();
+  r.latest_version = v.record.version;
+  r.updated_unix_ns = v.record.created_unix_ns;
+  r.deleted = v.record.state != VersionState::kPresent;
+  r.type = v.record.type;
+  if (!r.deleted) {
+    r.size_bytes = v.record.size_bytes;
+    r.tokens = v.record.tokens;
+  } else {
+    r.tokens.reset();
+  }
+  obj->versions.push_back(v);
+  return WriteResult{r, std::move(v.record)};
+}
+
+Result<WriteResult> MemoryBackend::Put(const PutRequest& req) {
+  std::lock_guard lock(mu_);
+  CTXKIT_ASSIGN_OR_RETURN(
+      Object * obj,
+      FindForWriteLocked(req.scope, req.key, req.expected_version));
+  if (obj == nullptr) {
+    obj = CreateLocked(req.scope, req.key, req.owner, req.now_unix_ns);
+  }
+  Version v;
+  v.chunk_begin = obj->chunks.size();
+  CTXKIT_RETURN_IF_ERROR(AddChunkLocked(obj, 0, req.content));
+  v.record.type = req.type;
+  v.record.hash = req.hash;
+  v.record.size_bytes = req.content.size();
+  v.record.created_unix_ns = req.now_unix_ns;
+  v.record.producer = req.producer;
+  v.record.tokens = req.tokens;
+  v.record.stream_base =
+      IsAppendableType(req.type) ? obj->versions.size() + 1 : 0;
+  obj->record.tags = req.tags;
+  return CommitVersionLocked(obj, std::move(v));
+}
+
+Result<WriteResult> MemoryBackend::Append(const AppendRequest& req) {
+  std::lock_guard lock(mu_);
+  CTXKIT_ASSIGN_OR_RETURN(
+      Object * obj,
+      FindForWriteLocked(req.scope, req.key, req.expected_version));
+  const bool continues = obj != nullptr && !obj->record.deleted;
+  if (continues && !IsAppendableType(obj->record.type)) {
+    return Status::FailedPrecondition(
+        "'" + req.key + "' holds a " +
+        std::string(ValueTypeName(obj->record.type)) +
+        " value; append works only on streams and chats");
+  }
+  if (obj == nullptr) {
+    obj = CreateLocked(req.scope, req.key, req.owner, req.now_unix_ns);
+  }
+  const Version* latest = continues ? &obj->versions.back() : nullptr;
+  const uint64_t offset = continues ? latest->record.size_bytes : 0;
+  Version v;
+  v.chunk_begin = continues ? latest->chunk_begin : obj->chunks.size();
+  v.record.type = continues ? latest->record.type : req.type;
+  v.record.stream_base =
+      continues ? latest->record.stream_base : obj->versions.size() + 1;
+  CTXKIT_RETURN_IF_ERROR(AddChunkLocked(obj, offset, req.bytes));
+  v.record.hash = req.hash;
+  v.record.size_bytes = offset + req.bytes.size();
+  v.record.created_unix_ns = req.now_unix_ns;
+  v.record.producer = req.producer;
+  if (!continues) obj->record.tags = req.tags;
+  return CommitVersionLocked(obj, std::move(v));
+}
+
+Result<WriteResult> MemoryBackend::Remove(const Scope& scope,
+                                          std::string_view key,
+                                          std::string_view producer,
+                                          int64_t now_unix_ns,
+                                          VersionState state) {
+  std::lock_guard lock(mu_);
+  Object* obj = FindLocked(scope, key);
+  if (obj == nullptr) return NoKey(scope, key);
+  if (obj->record.deleted) {
+    return Status::NotFound("'" + std::string(key) + "' was removed");
+  }
+  Version v;
+  v.chunk_begin = obj->chunks.size();
+  v.record.state = state;
+  v.record.type = obj->record.type;
+  v.record.created_unix_ns = now_unix_ns;
+  v.record.producer = std::string(producer);
+  return CommitVersionLocked(obj, std::move(v));
+}
+
+Result<ObjectRecord> MemoryBackend::RelocateLocked(int64_t id,
+                                                   const Scope& scope,
+                                                   std::string_view key) {
+  CTXKIT_ASSIGN_OR_RETURN(Object * obj, ObjectLocked(id));
+  Object* there = FindLocked(scope, key);
+  if (there == obj) return obj->record;
+  if (there != nullptr && !there->record.deleted) {
+    return Status::AlreadyExists("'" + std::string(key) + "' exists in " +
+                                 scope.ToString());
+  }
+  // A removed object there keeps its id and history, reachable by ref.
+  auto old_name = by_name_.find(NameKey(obj->record.scope, obj->record.key));
+  if (old_name != by_name_.end() && old_name->second == id) {
+    by_name_.erase(old_name);
+  }
+  obj->record.scope = scope;
+  obj->record.key = std::string(key);
+  by_name_[NameKey(scope, key)] = id;
+  named_.store(by_name_.size(), std::memory_order_relaxed);
+  return obj->record;
+}
+
+Result<ObjectRecord> MemoryBackend::Move(int64_t id, const Scope& to) {
+  std::lock_guard lock(mu_);
+  CTXKIT_ASSIGN_OR_RETURN(Object * obj, ObjectLocked(id));
+  const std::string key = obj->record.key;
+  return RelocateLocked(id, to, key);
+}
+
+Result<ObjectRecord> MemoryBackend::Rename(int64_t id,
+                                           std::string_view to_key) {
+  std::lock_guard lock(mu_);
+  CTXKIT_ASSIGN_OR_RETURN(Object * obj, ObjectLocked(id));
+  const Scope scope = obj->record.scope;
+  return RelocateLocked(id, scope, to_key);
+}
+
+Status MemoryBackend::RecordTokenCounts(const std::vector<TokenCount>& counts) {
+  std::lock_guard lock(mu_);
+  for (const TokenCount& c : counts) {
+    auto it = objects_.find(c.object_id);
+    if (it == objects_.end() || c.version == 0 ||
+        c.version > it->second->versions.size()) {
+      continue;
+    }
+    Object& obj = *it->second;
+    VersionRecord& v = obj.versions[c.version - 1].record;
+    if (v.tokens || v.state != VersionState::kPresent) continue;
+    v.tokens = c.tokens;
+    if (obj.record.latest_version == c.version) obj.record.tokens = c.tokens;
+  }
+  return Status::Ok();
+}
+
+std::optional<ObjectRecord> MemoryBackend::FindLive(const Scope& scope,
+                                                    std::string_view key) {
+  if (named_.load(std::memory_order_relaxed) == 0) return std::nullopt;
+  std::lock_guard lock(mu_);
+  const Object* obj = FindLocked(scope, key);
+  if (obj == nullptr || obj->record.deleted) return std::nullopt;
+  return obj->record;
+}
+
+Result<ObjectRecord> MemoryBackend::FindObject(const Scope& scope,
+                                               std::string_view key) {
+  std::lock_guard lock(mu_);
+  const Object* obj = FindLocked(scope, key);
+  if (obj == nullptr) return NoKey(scope, key);
+  return obj->record;
+}
+
+Result<std::vector<ObjectRecord>> MemoryBackend::FindObjects(
+    std::string_view key, const std::vector<Scope>& scopes) {
+  std::vector<ObjectRecord> out;
+  if (named_.load(std::memory_order_relaxed) == 0) return out;
+  std::lock_guard lock(mu_);
+  for (const Scope& scope : scopes) {
+    if (const Object* obj = FindLocked(scope, key)) out.push_back(obj->record);
+  }
+  return out;
+}
+
+Result<ObjectRecord> MemoryBackend::GetObject(int64_t id) {
+  std::lock_guard lock(mu_);
+  CTXKIT_ASSIGN_OR_RETURN(Object * obj, ObjectLocked(id));
+  return obj->record;
+}
+
+Result<VersionRecord> MemoryBackend::GetVersion(int64_t id, uint64_t version) {
+  std::lock_guard lock(mu_);
+  CTXKIT_ASSIGN_OR_RETURN(Object * obj, ObjectLocked(id));
+  if (version == 0) version = obj->versions.size();
+  if (version == 0 || version > obj->versions.size()) {
+    return Status::NotFound("'" + obj->record.key + "' has no version " +
+                            std::to_string(version));
+  }
+  return obj->versions[version - 1].record;
+}
+
+Result<std::vector<VersionRecord>> MemoryBackend::ListVersions(int64_t id) {
+  std::lock_guard lock(mu_);
+  CTXKIT_ASSIGN_OR_RETURN(Object * obj, ObjectLocked(id));
+  std::vector<VersionRecord> out;
+  out.reserve(obj->versions.size());
+  for (const Version& v : obj->versions) out.push_back(v.record);
+  return out;
+}
+
+Result<std::vector<ObjectRecord>> MemoryBackend::ListObjects(
+    const ObjectQuery& query) {
+  std::vector<ObjectRecord> out;
+  {
+    std::lock_guard lock(mu_);
+    for (const auto& [name, id] : by_name_) {
+      const ObjectRecord& r = objects_.at(id)->record;
+      if (Matches(r, query)) out.push_back(r);
+    }
+  }
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
+    if (a.key != b.key) return a.key < b.key;
+    return a.scope.ToString() < b.scope.ToString();
+  });
+  if (out.size() > query.limit) out.resize(query.limit);
+  return out;
+}
+
+Result<std::string> MemoryBackend::Read(const VersionRecord& version,
+                                        uint64_t offset, uint64_t length) {
+  std::lock_guard lock(mu_);
+  CTXKIT_ASSIGN_OR_RETURN(Object * obj, ObjectLocked(version.object_id));
+  if (version.version == 0 || version.version > obj->versions.size()) {
+    return Status::NotFound("'" + obj->record.key + "' has no version " +
+                            std::to_string(version.version));
+  }
+  const Version& v = obj->versions[version.version - 1];
+  const uint64_t size = v.record.size_bytes;
+  if (offset >= size) return std::string();
+  const uint64_t end = offset + std::min(length, size - offset);
+  // Chunks are ordered by offset; start at the first one reaching `offset`.
+  auto first = std::upper_bound(
+      obj->chunks.begin() + v.chunk_begin, obj->chunks.begin() + v.chunk_end,
+      offset,
+      [](uint64_t off, const Chunk& c) { return off < c.offset + c.size; });
+  std::string out;
+  out.reserve(end - offset);
+  for (auto it = first; it != obj->chunks.begin() + v.chunk_end; ++it) {
+    if (it->offset >= end) break;
+    const uint64_t from = std::max(offset, it->offset);
+    const uint64_t to = std::min(end, it->offset + it->size);
+    if (from >= to) continue;
+    CTXKIT_ASSIGN_OR_RETURN(
+        std::string part,
+        options_.tier->Read(it->payload, from - it->offset, to - from));
+    out += part;
+  }
+  return out;
+}
+
+Result<BackendStats> MemoryBackend::Stats() {
+  std::lock_guard lock(mu_);
+  BackendStats s;
+  for (const auto& [id, obj] : objects_) {
+    ++s.objects;
+    if (!obj->record.deleted) ++s.live_objects;
+    s.versions += obj->versions.size();
+    for (const Chunk& c : obj->chunks) s.content_bytes += c.size;
+  }
+  return s;
+}
+
+Result<std::vector<UsageRecord>> MemoryBackend::Usage() {
+  std::vector<UsageRecord> rows;
+  {
+    std::lock_guard lock(mu_);
+    for (const auto& [id, obj] : objects_) {
+      const ObjectRecord& r = obj->record;
+      auto row = std::find_if(rows.begin(), rows.end(), [&](const auto& u) {
+        return u.scope == r.scope && u.type == r.type;
+      });
+      if (row == rows.end()) {
+        rows.push_back({r.scope, r.type, UsageRecord::Medium::kMemory});
+        row = rows.end() - 1;
+      }
+      ++row->objects;
+      row->versions += obj->versions.size();
+      for (const Chunk& c : obj->chunks) row->bytes += c.size;
+    }
+  }
+  std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
+    return std::make_pair(a.scope.ToString(), static_cast<int>(a.type)) <
+           std::make_pair(b.scope.ToString(), static_cast<int>(b.type));
+  });
+  return rows;
+}
+
+void MemoryBackend::DropOwnedBy(std::string_view owner) {
+  std::lock_guard lock(mu_);
+  for (auto it = objects_.begin(); it != objects_.end();) {
+    Object& obj = *it->second;
+    if (obj.owner != owner) {
+      ++it;
+      continue;
+    }
+    for (const Chunk& c : obj.chunks) options_.tier->Drop(c.payload);
+    auto name = by_name_.find(NameKey(obj.record.scope, obj.record.key));
+    if (name != by_name_.end() && name->second == it->first) {
+      by_name_.erase(name);
+    }
+    it = objects_.erase(it);
+  }
+  named_.store(by_name_.size(), std::memory_order_relaxed);
+}
+
+// ---- Session state ----
+
+Result<std::optional<uint64_t>> MemoryBackend::SessionGeneration(
+    std::string_view id) {
+  std::lock_guard lock(mu_);
+  auto it = sessions_.find(id);
+  if (it == sessions_.end()) return std::optional<uint64_t>();
+  return std::optional<uint64_t>(it->second.generation);
+}
+
+Result<SessionRecord> MemoryBackend::LoadSession(std::string_view id) {
+  std::lock_guard lock(mu_);
+  auto it = sessions_.find(id);
+  if (it == sessions_.end()) {
+    return Status::NotFound("no session '" + std::string(id) + "'");
+  }
+  SessionRecord r;
+  r.id = std::string(id);
+  r.generation = it->second.generation;
+  r.state_json = it->second.state_json;
+  for (const auto& [object_id, row] : it->second.entries) {
+    r.entries.push_back(row);
+  }
+  std::sort(r.entries.begin(), r.entries.end(),
+            [](const auto& a, const auto& b) { return a.seq < b.seq; });
+  return r;
+}
+
+Result<uint64_t> MemoryBackend::WriteSession(const SessionWrite& write) {
+  std::lock_guard lock(mu_);
+  auto it = sessions_.find(write.id);
+  if (write.expected_generation == 0) {
+    if (it != sessions_.end()) {
+      return Status::AlreadyExists("session '" + write.id + "' exists");
+    }
+    it = sessions_.emplace(write.id, StoredSession()).first;
+  } else if (it == sessions_.end()) {
+    return Status::NotFound("no session '" + write.id + "'");
+  } else if (it->second.generation != write.expected_generation) {
+    return Status::FailedPrecondition(
+        "session '" + write.id + "' changed (generation " +
+        std::to_string(it->second.generation) + ", not " +
+        std::to_string(write.expected_generation) + "); reload and retry");
+  }
+  StoredSession& s = it->second;
+  s.generation = write.expected_generation + 1;
+  s.state_json = write.state_json;
+  for (const std::string& id : write.removed_entries) s.entries.erase(id);
+  for (const SessionEntryRow& row : write.put_entries) {
+    s.entries[row.object_id] = row;
+  }
+  return s.generation;
+}
+
+Result<std::vector<std::string>> MemoryBackend::ListSessions() {
+  std::lock_guard lock(mu_);
+  std::vector<std::string> out;
+  for (const auto& [id, s] : sessions_) out.push_back(id);
+  return out;
+}
+
+Status MemoryBackend::RemoveSession(std::string_view id) {
+  std::lock_guard lock(mu_);
+  auto it = sessions_.find(id);
+  if (it == sessions_.end()) {
+    return Status::NotFound("no session '" + std::string(id) + "'");
+  }
+  sessions_.erase(it);
+  return Status::Ok();
+}
+
+}  // namespace ctxkit::storage

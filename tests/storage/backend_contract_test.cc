@@ -1,0 +1,340 @@
+// The Backend contract (src/storage/backend.h), run against every engine:
+// the embedded SQLite engine and the memory engine the store keeps its
+// session-only values in. A third engine joins by adding a factory below.
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "core/sha256.h"
+#include "storage/backend.h"
+#include "storage/memory_backend.h"
+#include "storage/memory_tier.h"
+
+namespace ctxkit::storage {
+namespace {
+
+struct Engine {
+  std::string home;  // Empty for the memory engine.
+  std::unique_ptr<MemoryTier> tier;
+  std::unique_ptr<Backend> backend;
+};
+
+using EngineFactory = std::function<Engine()>;
+
+Engine OpenSqlite() {
+  char tmpl[] = "/tmp/ctxkit-contract-XXXXXX";
+  EXPECT_NE(::mkdtemp(tmpl), nullptr);
+  Engine e;
+  e.home = tmpl;
+  SqliteOptions options;
+  options.home = e.home;
+  options.durability = Durability::kProcess;
+  options.inline_max_bytes = 1024;  // So large values exercise blobs.
+  auto backend = OpenSqliteBackend(options);
+  EXPECT_TRUE(backend.ok()) << backend.status().ToString();
+  if (backend.ok()) e.backend = std::move(*backend);
+  return e;
+}
+
+Engine OpenMemory() {
+  char tmpl[] = "/tmp/ctxkit-contract-XXXXXX";
+  EXPECT_NE(::mkdtemp(tmpl), nullptr);
+  Engine e;
+  e.home = tmpl;
+  // A small ceiling and threshold, so values spill and are read back.
+  e.tier = std::make_unique<MemoryTier>(64 << 10, 4096);
+  EXPECT_TRUE(e.tier->Init(e.home + "/spill").ok());
+  e.backend = std::make_unique<MemoryBackend>(
+      MemoryBackendOptions{e.tier.get(), /*spill_threshold_bytes=*/4096});
+  return e;
+}
+
+class BackendContractTest : public ::testing::TestWithParam<EngineFactory> {
+ protected:
+  void SetUp() override {
+    engine_ = GetParam()();
+    ASSERT_NE(engine_.backend, nullptr);
+  }
+  void TearDown() override {
+    engine_.backend.reset();
+    engine_.tier.reset();
+    if (!engine_.home.empty()) std::filesystem::remove_all(engine_.home);
+  }
+  Backend& b() { return *engine_.backend; }
+
+  Result<WriteResult> Put(const std::string& key, std::string_view content,
+                          uint64_t expected = 0,
+                          const Scope& scope = Scope::Global()) {
+    PutRequest req;
+    req.scope = scope;
+    req.key = key;
+    req.content = content;
+    req.hash = core::Sha256(content);
+    req.now_unix_ns = ++clock_;
+    req.expected_version = expected;
+    return b().Put(req);
+  }
+  Result<WriteResult> Append(const std::string& key, std::string_view bytes,
+                             uint64_t expected = 0,
+                             ValueType type = ValueType::kStream) {
+    AppendRequest req;
+    req.scope = Scope::Global();
+    req.key = key;
+    req.type = type;
+    req.bytes = bytes;
+    req.hash = core::Sha256(bytes);
+    req.now_unix_ns = ++clock_;
+    req.expected_version = expected;
+    return b().Append(req);
+  }
+  std::string ReadAll(const VersionRecord& v) {
+    auto text = b().Read(v, 0, v.size_bytes);
+    EXPECT_TRUE(text.ok()) << text.status().ToString();
+    return text.ok() ? *text : "";
+  }
+
+  Engine engine_;
+  int64_t clock_ = 1000;
+};
+
+TEST_P(BackendContractTest, PutMakesVersionsAndReadsRanges) {
+  auto v1 = Put("k", "first");
+  ASSERT_TRUE(v1.ok()) << v1.status().ToString();
+  const std::string big(10000, 'x');
+  auto v2 = Put("k", big);
+  ASSERT_TRUE(v2.ok());
+  EXPECT_EQ(v1->object.id, v2->object.id);
+  EXPECT_EQ(v2->version.version, 2u);
+  EXPECT_EQ(v2->object.latest_version, 2u);
+  EXPECT_EQ(v2->object.size_bytes, big.size());
+  EXPECT_EQ(ReadAll(v1->version), "first");
+  EXPECT_EQ(ReadAll(v2->version), big);
+  auto slice = b().Read(v2->version, 9990, 100);
+  ASSERT_TRUE(slice.ok());
+  EXPECT_EQ(*slice, std::string(10, 'x'));
+  auto versions = b().ListVersions(v1->object.id);
+  ASSERT_TRUE(versions.ok());
+  ASSERT_EQ(versions->size(), 2u);
+  EXPECT_EQ((*versions)[0].hash, core::Sha256("first"));
+  auto latest = b().GetVersion(v1->object.id, 0);
+  ASSERT_TRUE(latest.ok());
+  EXPECT_EQ(latest->version, 2u);
+  EXPECT_TRUE(b().GetVersion(v1->object.id, 3).status().IsNotFound());
+}
+
+TEST_P(BackendContractTest, ConditionalPutRefusesAnotherVersion) {
+  ASSERT_TRUE(Put("k", "a").ok());
+  auto stale = Put("k", "b", /*expected=*/2);
+  EXPECT_EQ(stale.status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_NE(stale.status().message().find("at version 1"), std::string::npos)
+      << stale.status().ToString();
+  auto fresh = Put("k", "b", /*expected=*/1);
+  ASSERT_TRUE(fresh.ok()) << fresh.status().ToString();
+  EXPECT_EQ(fresh->version.version, 2u);
+  // A missing key is at version 0: an expected version never creates it.
+  EXPECT_EQ(Put("new", "x", 1).status().code(),
+            StatusCode::kFailedPrecondition);
+  EXPECT_TRUE(b().FindObject(Scope::Global(), "new").status().IsNotFound());
+}
+
+TEST_P(BackendContractTest, AppendRunsAndConditionalAppends) {
+  auto a1 = Append("log", "one\n");
+  ASSERT_TRUE(a1.ok()) << a1.status().ToString();
+  EXPECT_EQ(a1->version.stream_base, 1u);
+  auto a2 = Append("log", "two\n", /*expected=*/1);
+  ASSERT_TRUE(a2.ok());
+  EXPECT_EQ(a2->version.stream_base, 1u);
+  EXPECT_EQ(ReadAll(a2->version), "one\ntwo\n");
+  EXPECT_EQ(ReadAll(a1->version), "one\n");  // Earlier versions are prefixes.
+  EXPECT_EQ(Append("log", "x", /*expected=*/1).status().code(),
+            StatusCode::kFailedPrecondition);
+  ASSERT_TRUE(Put("text", "plain").ok());
+  EXPECT_EQ(Append("text", "more").status().code(),
+            StatusCode::kFailedPrecondition);
+  auto chat = Append("chat", "{}\n", 0, ValueType::kChat);
+  ASSERT_TRUE(chat.ok());
+  EXPECT_EQ(chat->object.type, ValueType::kChat);
+}
+
+TEST_P(BackendContractTest, RemoveWritesATombstoneAndPutRevives) {
+  auto v1 = Put("k", "a");
+  ASSERT_TRUE(v1.ok());
+  auto removed = b().Remove(Scope::Global(), "k", "test", ++clock_,
+                            VersionState::kDeleted);
+  ASSERT_TRUE(removed.ok()) << removed.status().ToString();
+  EXPECT_TRUE(removed->object.deleted);
+  EXPECT_EQ(removed->version.state, VersionState::kDeleted);
+  EXPECT_TRUE(
+      b().Remove(Scope::Global(), "k", "test", ++clock_, VersionState::kDeleted)
+          .status()
+          .IsNotFound());
+  // Lookups still find the removed object; its versions stay readable.
+  auto found = b().FindObjects("k", {Scope::Global()});
+  ASSERT_TRUE(found.ok());
+  ASSERT_EQ(found->size(), 1u);
+  EXPECT_TRUE((*found)[0].deleted);
+  EXPECT_EQ(ReadAll(v1->version), "a");
+  auto revived = Put("k", "b");
+  ASSERT_TRUE(revived.ok());
+  EXPECT_EQ(revived->object.id, v1->object.id);
+  EXPECT_FALSE(revived->object.deleted);
+  EXPECT_EQ(revived->version.version, 3u);
+}
+
+TEST_P(BackendContractTest, MoveAndRenameKeepIdAndHistory) {
+  const Scope agent = Scope::Agent("a1");
+  auto v = Put("k", "a", 0, agent);
+  ASSERT_TRUE(v.ok());
+  ASSERT_TRUE(Put("taken", "t").ok());
+  auto moved = b().Move(v->object.id, Scope::Global());
+  ASSERT_TRUE(moved.ok()) << moved.status().ToString();
+  EXPECT_EQ(moved->id, v->object.id);
+  EXPECT_EQ(moved->scope, Scope::Global());
+  EXPECT_TRUE(b().FindObject(agent, "k").status().IsNotFound());
+  EXPECT_EQ(b().Rename(v->object.id, "taken").status().code(),
+            StatusCode::kAlreadyExists);
+  auto renamed = b().Rename(v->object.id, "k2");
+  ASSERT_TRUE(renamed.ok());
+  auto found = b().FindObject(Scope::Global(), "k2");
+  ASSERT_TRUE(found.ok());
+  EXPECT_EQ(found->id, v->object.id);
+  EXPECT_EQ(ReadAll(v->version), "a");
+}
+
+TEST_P(BackendContractTest, ListObjectsFiltersSortsAndPages) {
+  for (const char* key : {"b/2", "a/1", "b/1", "c/1"}) {
+    PutRequest req;
+    req.scope = Scope::Global();
+    req.key = key;
+    req.content = key;
+    req.hash = core::Sha256(key);
+    req.tags = key[0] == 'b' ? std::vector<std::string>{"x"}
+                             : std::vector<std::string>{};
+    req.now_unix_ns = ++clock_;
+    ASSERT_TRUE(b().Put(req).ok());
+  }
+  ASSERT_TRUE(Put("k", "other scope", 0, Scope::Agent("a")).ok());
+  ObjectQuery q;
+  q.scopes = {Scope::Global()};
+  q.limit = 2;
+  auto page = b().ListObjects(q);
+  ASSERT_TRUE(page.ok());
+  ASSERT_EQ(page->size(), 2u);
+  EXPECT_EQ((*page)[0].key, "a/1");
+  EXPECT_EQ((*page)[1].key, "b/1");
+  q.after = std::make_pair(std::string("b/1"), Scope::Global().ToString());
+  page = b().ListObjects(q);
+  ASSERT_TRUE(page.ok());
+  ASSERT_EQ(page->size(), 2u);
+  EXPECT_EQ((*page)[0].key, "b/2");
+  ObjectQuery tagged;
+  tagged.tags = {"x"};
+  tagged.key_prefix = "b/";
+  page = b().ListObjects(tagged);
+  ASSERT_TRUE(page.ok());
+  EXPECT_EQ(page->size(), 2u);
+}
+
+TEST_P(BackendContractTest, TokenCountsAreKeptOnce) {
+  auto v = Put("k", "some text");
+  ASSERT_TRUE(v.ok());
+  ASSERT_TRUE(
+      b().RecordTokenCounts({{v->object.id, v->version.version, 3}}).ok());
+  ASSERT_TRUE(
+      b().RecordTokenCounts({{v->object.id, v->version.version, 99}}).ok());
+  auto read = b().GetVersion(v->object.id, 1);
+  ASSERT_TRUE(read.ok());
+  EXPECT_EQ(read->tokens, 3u);
+}
+
+TEST_P(BackendContractTest, SessionsAreComparedAndSet) {
+  SessionWrite create;
+  create.id = "s1";
+  create.state_json = "{\"n\":1}";
+  create.put_entries = {{"o1", 1, "{}"}, {"o2", 2, "{}"}};
+  auto gen = b().WriteSession(create);
+  ASSERT_TRUE(gen.ok()) << gen.status().ToString();
+  EXPECT_EQ(*gen, 1u);
+  EXPECT_EQ(b().WriteSession(create).status().code(),
+            StatusCode::kAlreadyExists);
+  SessionWrite update;
+  update.id = "s1";
+  update.expected_generation = 1;
+  update.state_json = "{\"n\":2}";
+  update.removed_entries = {"o1"};
+  ASSERT_TRUE(b().WriteSession(update).ok());
+  EXPECT_EQ(b().WriteSession(update).status().code(),
+            StatusCode::kFailedPrecondition);
+  auto loaded = b().LoadSession("s1");
+  ASSERT_TRUE(loaded.ok());
+  EXPECT_EQ(loaded->generation, 2u);
+  EXPECT_EQ(loaded->state_json, "{\"n\":2}");
+  ASSERT_EQ(loaded->entries.size(), 1u);
+  EXPECT_EQ(loaded->entries[0].object_id, "o2");
+  auto generation = b().SessionGeneration("s1");
+  ASSERT_TRUE(generation.ok());
+  EXPECT_EQ(*generation, std::optional<uint64_t>(2));
+  auto ids = b().ListSessions();
+  ASSERT_TRUE(ids.ok());
+  EXPECT_EQ(*ids, std::vector<std::string>{"s1"});
+  ASSERT_TRUE(b().RemoveSession("s1").ok());
+  EXPECT_TRUE(b().LoadSession("s1").status().IsNotFound());
+  EXPECT_TRUE(b().RemoveSession("s1").IsNotFound());
+}
+
+TEST_P(BackendContractTest, StatsAndUsageCountWhatIsStored) {
+  ASSERT_TRUE(Put("k", "12345").ok());
+  ASSERT_TRUE(Put("k", "123").ok());
+  auto stats = b().Stats();
+  ASSERT_TRUE(stats.ok());
+  EXPECT_EQ(stats->objects, 1u);
+  EXPECT_EQ(stats->versions, 2u);
+  EXPECT_EQ(stats->content_bytes, 8u);
+  auto usage = b().Usage();
+  ASSERT_TRUE(usage.ok());
+  uint64_t bytes = 0;
+  for (const UsageRecord& r : *usage) bytes += r.bytes;
+  EXPECT_EQ(bytes, 8u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Engines, BackendContractTest,
+                         ::testing::Values(EngineFactory(OpenSqlite),
+                                           EngineFactory(OpenMemory)),
+                         [](const auto& info) {
+                           return info.index == 0 ? "Sqlite" : "Memory";
+                         });
+
+// The memory engine's own contract: owners and spilling.
+TEST(MemoryBackendTest, DropOwnedByForgetsTheOwnersObjectsOnly) {
+  char tmpl[] = "/tmp/ctxkit-memory-XXXXXX";
+  ASSERT_NE(::mkdtemp(tmpl), nullptr);
+  MemoryTier tier(1 << 20, 1 << 20);
+  ASSERT_TRUE(tier.Init(std::string(tmpl) + "/spill").ok());
+  {
+    MemoryBackend b({&tier, 1 << 20});
+    for (const char* owner : {"s1", "s2"}) {
+      PutRequest req;
+      req.scope = Scope::Global();
+      req.key = std::string("k-") + owner;
+      req.content = "value";
+      req.hash = core::Sha256("value");
+      req.owner = owner;
+      ASSERT_TRUE(b.Put(req).ok());
+    }
+    EXPECT_EQ(tier.Stats().resident_bytes, 10u);
+    b.DropOwnedBy("s1");
+    EXPECT_FALSE(b.FindLive(Scope::Global(), "k-s1"));
+    EXPECT_TRUE(b.FindLive(Scope::Global(), "k-s2"));
+    EXPECT_EQ(tier.Stats().resident_bytes, 5u);
+  }
+  EXPECT_EQ(tier.Stats().resident_bytes, 0u) << "the engine frees its payloads";
+  std::filesystem::remove_all(tmpl);
+}
+
+}  // namespace
+}  // namespace ctxkit::storage
