@@ -359,7 +359,8 @@ void RegisterNotesCommands(CLI::App& app, CommandTable& table) {
       "notes",
       "Agent context notes: markdown files with YAML frontmatter under "
       "$SFA_CONTEXT_STORE (else the shared config's contextStore.path, else "
-      "~/.local/share/single-file-agents/context), indexed for search");
+      "~/.local/share/single-file-agents/context; with an explicit --home "
+      "or $CTXKIT_HOME, <home>/notes-root), indexed for search");
   notes->require_subcommand(1);
   notes->add_option("--root", a->root, "Notes root directory")
       ->type_name("DIR");

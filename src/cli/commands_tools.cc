@@ -226,7 +226,8 @@ void RegisterToolsCommands(CLI::App& app, CommandTable& table) {
       "Tool-output capture for the session (--session, default 'default'): "
       "small outputs in "
       "the store, large ones as JSON files under $CTXKIT_TOOL_CONTEXT_DIR "
-      "(default ~/.agent/context)");
+      "(else <home>/tool-outputs with an explicit --home or $CTXKIT_HOME, "
+      "else ~/.agent/context)");
   tools->require_subcommand(1);
   tools->add_option("--root", a->root, "Context file directory")
       ->type_name("DIR");

@@ -276,11 +276,11 @@ Result<IngestReport> Session::Ingest(std::string_view log_json,
                         .status = m.status,
                         .output = p.output,
                         .producer = "session:" + impl_->id()};
-          CTXKIT_RETURN_IF_ERROR(
-              RecordToolCall(view, call, "session").status());
-          CTXKIT_ASSIGN_OR_RETURN(ObjectMeta meta,
-                                  view.Stat(ToolCallKey(m.call_id),
-                                            {.scope = impl_->session_scope()}));
+          CTXKIT_ASSIGN_OR_RETURN(Ref output,
+                                  RecordToolCall(view, call, "session"));
+          CTXKIT_ASSIGN_OR_RETURN(ObjectMeta meta, view.Stat(output));
+          meta.version = output.version;  // Not a later writer's version.
+          meta.size_bytes = output.size_bytes;
           CTXKIT_ASSIGN_OR_RETURN(PoolEntry * e, impl_->EnsureEntry(meta, ch));
           if (!e->from_chat) {
             e->from_chat = true;

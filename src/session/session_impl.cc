@@ -112,13 +112,7 @@ Result<ObjectMeta> SessionImpl::Lookup(std::string_view object) {
           "a session tracks persistent objects only; " + std::string(object) +
           " is session-only");
     }
-    CTXKIT_ASSIGN_OR_RETURN(
-        ObjectMeta meta, view_.Stat(ref.key, {.scope = ref.scope.ToString()}));
-    if (meta.id != ref.id) {
-      return Status::NotFound("the object " + std::string(object) +
-                              " names is no longer under its key");
-    }
-    return meta;
+    return view_.Stat(ref);
   }
   Status s = ValidateKey(object);
   if (!s.ok()) return s.WithContext("object");

@@ -191,7 +191,8 @@ Result<Ref> RecordToolCall(View& view, const ToolCall& call,
         output_current = true;
         want.output_version = out_meta->version;
         if (EncodeSidecar(*old) == EncodeSidecar(want)) {
-          return view.RefOf(key, {.scope = lookup_scope});
+          return view.Pin(
+              key, {.scope = lookup_scope, .version = want.output_version});
         }
       }
     } else if (!old_text.status().IsNotFound()) {
@@ -207,11 +208,12 @@ Result<Ref> RecordToolCall(View& view, const ToolCall& call,
     opts.tags = {"kind:toolcall", CutUtf8("tool:" + call.tool, kMaxTagBytes),
                  "status:" + call.status};
     opts.producer = want.call.producer;
-    CTXKIT_ASSIGN_OR_RETURN(Ref written, view.Set(key, call.output, opts));
-    want.output_version = written.version;
-    ref = written.Dynamic();
+    CTXKIT_ASSIGN_OR_RETURN(ref, view.Set(key, call.output, opts));
+    want.output_version = ref.version;
   } else {
-    CTXKIT_ASSIGN_OR_RETURN(ref, view.RefOf(key, {.scope = lookup_scope}));
+    CTXKIT_ASSIGN_OR_RETURN(
+        ref,
+        view.Pin(key, {.scope = lookup_scope, .version = want.output_version}));
   }
   SetOptions meta_opts;
   meta_opts.scope = scope;

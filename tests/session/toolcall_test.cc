@@ -47,6 +47,10 @@ TEST_F(ToolCallTest, StoresOutputTagsAndSidecar) {
   auto side = view().Stat("toolcall:call_1#meta");
   ASSERT_TRUE(side.ok());
   EXPECT_EQ(side->type, ValueType::kJson);
+  // The ref names the version recorded, whatever is written after it.
+  EXPECT_TRUE(ref->is_static());
+  ASSERT_TRUE(view().Set("toolcall:call_1", "later writer").ok());
+  EXPECT_EQ(*view().Resolve(*ref), "src/a.cc:1: auth\n");
 }
 
 TEST_F(ToolCallTest, JsonContainerOutputIsJson) {
