@@ -1,11 +1,34 @@
 #include "storage/backend.h"
 
+#include <algorithm>
+
 namespace ctxkit::storage {
 
 Status VersionMoved(std::string_view key, uint64_t at, uint64_t expected) {
   return Status::FailedPrecondition(
       "'" + std::string(key) + "' is at version " + std::to_string(at) +
       ", not " + std::to_string(expected) + "; another writer came first");
+}
+
+Status Backend::Scan(const VersionRecord& version, uint64_t offset,
+                     uint64_t length, uint64_t piece_bytes,
+                     const std::function<bool(std::string_view)>& sink) {
+  if (offset >= version.size_bytes) return Status::Ok();
+  const uint64_t end = offset + std::min(length, version.size_bytes - offset);
+  for (uint64_t pos = offset; pos < end;) {
+    const uint64_t n = std::min(piece_bytes, end - pos);
+    Result<std::string> piece = Read(version, pos, n);
+    if (!piece.ok()) return piece.status();
+    if (piece->empty()) {
+      return Status::Corruption(
+          "content of object " + std::to_string(version.object_id) +
+          " version " + std::to_string(version.version) + " ends at byte " +
+          std::to_string(pos) + " of " + std::to_string(version.size_bytes));
+    }
+    pos += piece->size();
+    if (!sink(*piece)) break;
+  }
+  return Status::Ok();
 }
 
 }  // namespace ctxkit::storage

@@ -12,6 +12,7 @@
 #define CTXKIT_STORAGE_BACKEND_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -223,6 +224,15 @@ class Backend {
   // only that range from the medium.
   virtual Result<std::string> Read(const VersionRecord& version,
                                    uint64_t offset, uint64_t length) = 0;
+
+  // Hands [offset, offset + length) of a present version's content to
+  // `sink` in order, in pieces of at most `piece_bytes` (>= 1), stopping
+  // early when the sink returns false. The default reads piece by piece
+  // through Read (Corruption when the content ends early); engines override
+  // it to scan in place (the SQLite engine maps blob files).
+  virtual Status Scan(const VersionRecord& version, uint64_t offset,
+                      uint64_t length, uint64_t piece_bytes,
+                      const std::function<bool(std::string_view)>& sink);
 
   virtual Result<BackendStats> Stats() = 0;
   // Stored bytes grouped by scope, type and medium (a full scan: for

@@ -9,7 +9,6 @@
 #include "core/sha256.h"
 #include "core/status_macros.h"
 #include "ctxkit/tokenizer.h"
-#include "storage/blob_files.h"
 #include "storage/filename.h"
 
 namespace ctxkit {
@@ -701,44 +700,20 @@ Status StoreImpl::Scan(const Ref& ref, uint64_t offset, uint64_t length,
                        const std::function<bool(std::string_view)>& sink) {
   CTXKIT_ASSIGN_OR_RETURN(Target target, TargetOfRef(ref));
   if (offset >= target.size_bytes) return Status::Ok();
-  const uint64_t end = offset + std::min(length, target.size_bytes - offset);
   piece_bytes = std::max<uint64_t>(piece_bytes, 1);
-  if (!InMemory(target.engine)) {
-    const storage::VersionRecord& v = target.record;
-    // A value already cached whole is scanned where it lies.
-    std::shared_ptr<const std::string> cached =
-        memory_.Lookup({v.object_id, v.version});
-    if (cached != nullptr && cached->size() == v.size_bytes) {
-      for (uint64_t pos = offset; pos < end;) {
-        const uint64_t n = std::min(piece_bytes, end - pos);
-        if (!sink(std::string_view(*cached).substr(pos, n))) break;
-        pos += n;
-      }
-      return Status::Ok();
-    }
-    // A blob file is mapped, not copied. Streams are stored as chunks, and
-    // small contents (normally up to 64 KiB) inline: those take the read
-    // path below, which is right for any content, so the size test only
-    // saves a failed open().
-    if (v.stream_base == 0 && !v.hash.empty() && v.size_bytes > (64u << 10)) {
-      storage::BlobFiles blobs(storage::BlobDir(options_.home), /*sync=*/false);
-      CTXKIT_ASSIGN_OR_RETURN(
-          bool mapped, blobs.Scan(v.hash, v.size_bytes, offset, end - offset,
-                                  piece_bytes, sink));
-      if (mapped) return Status::Ok();
-    }
+  const storage::VersionRecord& v = target.record;
+  // A durable value already cached whole is scanned where it lies.
+  std::shared_ptr<const std::string> cached =
+      InMemory(target.engine) ? nullptr
+                              : memory_.Lookup({v.object_id, v.version});
+  if (cached == nullptr || cached->size() != v.size_bytes) {
+    return target.engine->Scan(v, offset, length, piece_bytes, sink);
   }
+  const uint64_t end = offset + std::min(length, target.size_bytes - offset);
   for (uint64_t pos = offset; pos < end;) {
     const uint64_t n = std::min(piece_bytes, end - pos);
-    Result<std::string> piece = target.engine->Read(target.record, pos, n);
-    if (!piece.ok()) return piece.status();
-    if (piece->empty()) {
-      return Status::Corruption("content of '" + ref.key + "' ends at byte " +
-                                std::to_string(pos) + " of " +
-                                std::to_string(target.size_bytes));
-    }
-    pos += piece->size();
-    if (!sink(*piece)) break;
+    if (!sink(std::string_view(*cached).substr(pos, n))) break;
+    pos += n;
   }
   return Status::Ok();
 }

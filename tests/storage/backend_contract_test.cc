@@ -127,6 +127,37 @@ TEST_P(BackendContractTest, PutMakesVersionsAndReadsRanges) {
   EXPECT_TRUE(b().GetVersion(v1->object.id, 3).status().IsNotFound());
 }
 
+TEST_P(BackendContractTest, ScanHandsOverTheRangeInPieces) {
+  std::string big(50000, '\0');
+  for (size_t i = 0; i < big.size(); ++i)
+    big[i] = static_cast<char>('a' + i % 26);
+  auto whole = Put("big", big);
+  ASSERT_TRUE(whole.ok());
+  auto s1 = Append("log", big.substr(0, 3000));
+  auto s2 = Append("log", big.substr(3000, 3000));
+  ASSERT_TRUE(s1.ok() && s2.ok());
+  for (const VersionRecord& v : {whole->version, s2->version}) {
+    std::string got;
+    size_t pieces = 0;
+    ASSERT_TRUE(b().Scan(v, 100, 4900, 1000,
+                         [&](std::string_view piece) {
+                           EXPECT_LE(piece.size(), 1000u);
+                           got += piece;
+                           ++pieces;
+                           return true;
+                         })
+                    .ok());
+    EXPECT_EQ(got, big.substr(100, 4900));
+    EXPECT_GE(pieces, 5u);
+    // A sink returning false stops the scan.
+    pieces = 0;
+    ASSERT_TRUE(b().Scan(v, 0, v.size_bytes, 1000,
+                         [&](std::string_view) { return ++pieces < 2; })
+                    .ok());
+    EXPECT_EQ(pieces, 2u);
+  }
+}
+
 TEST_P(BackendContractTest, ConditionalPutRefusesAnotherVersion) {
   ASSERT_TRUE(Put("k", "a").ok());
   auto stale = Put("k", "b", /*expected=*/2);
