@@ -36,6 +36,7 @@ struct WriteArgs {
   std::string scope;
   std::vector<std::string> tags;
   bool no_persist = false;
+  uint64_t if_version = 0;
 };
 
 // Options shared by the reading verbs.
@@ -66,6 +67,11 @@ void AddWriteOptions(CLI::App* sub, WriteArgs* a, bool with_type) {
   AddRepeatableOption(sub, "--tag", &a->tags, "Tag the object (repeatable)")
       ->type_name("TAG");
   sub->add_flag("--no-persist", a->no_persist, kNoPersistHelp);
+  sub->add_option("--if-version", a->if_version,
+                  "Compare-and-set: write only while KEY's latest version is "
+                  "N (else exit 4, nothing written)")
+      ->type_name("N")
+      ->check(UnsignedNumber());
 }
 
 void AddReadOptions(CLI::App* sub, ReadArgs* a, bool with_version) {
@@ -96,6 +102,7 @@ Result<SetOptions> PrepareWrite(const WriteArgs& a, Context& ctx) {
   opts.persist = !a.no_persist;
   opts.tags = a.tags;
   opts.producer = ctx.Producer();
+  opts.expected_version = a.if_version;
   return opts;
 }
 

@@ -44,6 +44,18 @@ TEST_F(CliTest, SetPrintsRefThatGetAndResolveRead) {
   EXPECT_EQ(Chomp(Ok({"ref", "greeting"})), FormatRef(ref->Dynamic()));
 }
 
+TEST_F(CliTest, IfVersionIsACompareAndSet) {
+  Ok({"set", "plan", "v1"});
+  Ok({"set", "plan", "v2", "--if-version", "1"});
+  ProcessResult stale = Run({"set", "plan", "lost", "--if-version", "1"});
+  EXPECT_EQ(stale.exit_code, 4) << stale.err;
+  EXPECT_NE(stale.err.find("at version 2"), std::string::npos) << stale.err;
+  EXPECT_EQ(Ok({"get", "plan"}), "v2");
+  ProcessResult absent = Run({"set", "new", "x", "--if-version", "1"});
+  EXPECT_EQ(absent.exit_code, 4) << absent.err;
+  EXPECT_EQ(Run({"get", "new"}).exit_code, 1);
+}
+
 TEST_F(CliTest, BinaryValueFromStdinIsByteExact) {
   const std::string data = BinaryBlob(300 * 1024);
   std::string wire = Chomp(Ok({"set", "bin"}, data));
