@@ -41,6 +41,9 @@ Status CheckOptions(const FindOptions& o) {
     return Status::InvalidArgument("chunk_tokens must be 16-8192");
   }
   if (!o.key.empty()) CTXKIT_RETURN_IF_ERROR(ValidateKey(o.key));
+  if (!o.key.empty() && o.ref) {
+    return Status::InvalidArgument("give a key or a ref, not both");
+  }
   return Status::Ok();
 }
 
@@ -453,7 +456,11 @@ Result<FindResult> FindRelevant(View& view, std::string_view query,
   std::vector<ObjectMeta> listed;
   std::set<std::string> drop_scopes;
   std::string drop_prefix;
-  if (!options.key.empty()) {
+  const bool single = !options.key.empty() || options.ref.has_value();
+  if (options.ref) {
+    CTXKIT_ASSIGN_OR_RETURN(ObjectMeta meta, view.Stat(*options.ref));
+    listed.push_back(std::move(meta));
+  } else if (!options.key.empty()) {
     LookupOptions lookup = options.lookup;
     lookup.version = 0;
     CTXKIT_ASSIGN_OR_RETURN(ObjectMeta meta, view.Stat(options.key, lookup));
@@ -493,13 +500,13 @@ Result<FindResult> FindRelevant(View& view, std::string_view query,
   CTXKIT_ASSIGN_OR_RETURN(
       std::unique_ptr<SqliteDb> db,
       index::OpenIndexDb(view.store()->home(), kBusyTimeoutMs));
-  if (!options.key.empty() && covered.empty()) {
+  if (single && covered.empty()) {
     // A variable that became too large or session-only: stale rows go.
     drop_scopes.insert(listed[0].scope.ToString());
-    drop_prefix = options.key;
+    drop_prefix = listed[0].key;
   }
   CTXKIT_RETURN_IF_ERROR(Sync(db.get(), view, covered, drop_scopes, drop_prefix,
-                              !options.key.empty(), keep, options, &result));
+                              single, keep, options, &result));
   CTXKIT_RETURN_IF_ERROR(FillCovered(db.get(), covered));
 
   // 3. Embeddings, when configured; any failure means BM25 alone.

@@ -12,6 +12,7 @@
 #include "mcp/resources.h"
 #include "mcp/schema_check.h"
 #include "mcp/tool_registry.h"
+#include "mcp/tool_util.h"
 
 #ifndef CTXKIT_VERSION
 #define CTXKIT_VERSION "0.0.0"
@@ -206,10 +207,12 @@ class Dispatcher {
     }
     Result<ToolResult> r = tool->run(c_, args);
     if (!r.ok()) {
+      Status failed = ExplainRefGivenAsKey(
+          r.status(), args, tool->input_schema["properties"].contains("ref"));
       c_.Log(LogLevel::kWarning, "ctxkit.tools",
-             {{"tool", name}, {"error", r.status().ToString()}});
+             {{"tool", name}, {"error", failed.ToString()}});
       return RpcOutcome::Ok(
-          ErrorToolResult(name + " failed: " + r.status().ToString()));
+          ErrorToolResult(name + " failed: " + failed.ToString()));
     }
     Json result = {{"content", std::move(r->content)}, {"isError", false}};
     if (r->structured.is_object()) {
