@@ -5,6 +5,7 @@
 #include <string>
 #include <utility>
 
+#include "core/mutex.h"
 #include "mcp/extension.h"
 #include "mcp/json_rpc.h"
 #include "mcp/prompts.h"
@@ -122,7 +123,7 @@ class Dispatcher {
     if (method == "initialize") return Initialize(params);
     if (method == "ping") return RpcOutcome::Ok(Json::object());
     {
-      std::lock_guard<std::mutex> lock(c_.mu);
+      core::MutexLock lock(&c_.mu);
       if (c_.negotiated_version.empty()) {
         return RpcOutcome::Fail(kInvalidRequest,
                                 "not initialized: the first request must be "
@@ -160,7 +161,7 @@ class Dispatcher {
                               ? offered
                               : std::string(kLatestProtocolVersion);
     {
-      std::lock_guard<std::mutex> lock(c_.mu);
+      core::MutexLock lock(&c_.mu);
       if (!c_.negotiated_version.empty()) {
         return RpcOutcome::Fail(
             kInvalidRequest,
@@ -196,7 +197,7 @@ class Dispatcher {
       // and correct.
       bool protocol_error;
       {
-        std::lock_guard<std::mutex> lock(c_.mu);
+        core::MutexLock lock(&c_.mu);
         protocol_error = c_.negotiated_version == "2025-06-18";
       }
       if (protocol_error) {
@@ -229,14 +230,14 @@ class Dispatcher {
     }
     const std::string& uri = u->get_ref<const std::string&>();
     if (!subscribe) {
-      std::lock_guard<std::mutex> lock(c_.mu);
+      core::MutexLock lock(&c_.mu);
       c_.subscriptions.erase(uri);
       return RpcOutcome::Ok(Json::object());
     }
     RpcOutcome ok = CheckSubscribable(c_, uri);
     if (ok.error) return ok;
     uint64_t now = WatchedVersion(c_, uri).value_or(0);
-    std::lock_guard<std::mutex> lock(c_.mu);
+    core::MutexLock lock(&c_.mu);
     c_.subscriptions[uri] = now;
     return RpcOutcome::Ok(Json::object());
   }
@@ -253,7 +254,7 @@ class Dispatcher {
                               "params.level: " + level.status().message());
     }
     {
-      std::lock_guard<std::mutex> lock(c_.mu);
+      core::MutexLock lock(&c_.mu);
       c_.log_level = *level;
     }
     c_.Log(LogLevel::kDebug, "ctxkit",
@@ -413,7 +414,7 @@ std::optional<std::string> ConnectionImpl::Handle(std::string_view message) {
     }
     if (!is_request) {
       if (method == "notifications/initialized") {
-        std::lock_guard<std::mutex> lock(state_->mu);
+        core::MutexLock lock(&state_->mu);
         state_->initialized = true;
       }
       // notifications/cancelled and others need no action: requests on a
@@ -432,7 +433,7 @@ std::optional<std::string> ConnectionImpl::Handle(std::string_view message) {
 }
 
 std::string ConnectionImpl::negotiated_version() const {
-  std::lock_guard<std::mutex> lock(state_->mu);
+  core::MutexLock lock(&state_->mu);
   return state_->negotiated_version;
 }
 
