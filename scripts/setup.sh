@@ -12,6 +12,7 @@ packages=(
   libcpp-httplib-dev  # ctxkit serve (MCP Streamable HTTP); pulls zlib/brotli dev
   libgtest-dev libgmock-dev libbenchmark-dev
   clang-format clang-tidy ripgrep nodejs npm
+  clang  # scripts/thread_safety_check.sh: clang++ -Wthread-safety (a test)
   jq  # tests/cli/docs_examples_test.cc runs the docs' `ctxkit ... | jq` example
 )
 

@@ -41,7 +41,7 @@
 // they are listed in FindResult::skipped too.
 //
 // Errors. No exceptions. InvalidArgument for an empty query (no word in
-// it) or bad option; NotFound for a missing FindOptions::key;
+// it) or bad option; NotFound for a missing FindOptions::key or ::ref;
 // PermissionDenied for another agent's scope named explicitly; IoError when
 // index.db cannot be opened or written.
 //
@@ -53,6 +53,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -78,7 +79,10 @@ struct FindOptions {
   // latest version). Empty: every variable the view sees.
   std::string key;
   LookupOptions lookup;
-  // Listing filters when `key` is empty.
+  // Set (instead of `key`): only the object this ref names, a capability
+  // read whatever its scope; its latest version, as for `key`.
+  std::optional<Ref> ref;
+  // Listing filters when neither `key` nor `ref` is given.
   ScopeName scope;
   std::string key_prefix;
   // How many hits to return, 1-1000.

@@ -9,7 +9,6 @@
 
 #include <algorithm>
 #include <map>
-#include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
@@ -19,6 +18,7 @@
 #include "capture/context_file.h"
 #include "capture/selection.h"
 #include "core/encoding.h"
+#include "core/mutex.h"
 #include "core/sha256.h"
 #include "core/status_macros.h"
 #include "ctxkit/capture.h"
@@ -145,9 +145,9 @@ class ContextManagerImpl {
   std::string root;
   std::string lock_path;
   CaptureOptions options;
-  std::mutex mu;
+  core::Mutex mu;  // Serializes saves and clears; guards `memory`.
   // call id -> output held in memory for the session.
-  std::map<std::string, std::pair<Record, std::string>> memory;
+  std::map<std::string, std::pair<Record, std::string>> memory GUARDED_BY(mu);
 
   Result<FileLock> Lock(bool exclusive) {
     return FileLock::Acquire(
@@ -289,7 +289,7 @@ Result<std::string> ContextManager::SaveContext(std::string_view tool_name,
   rec.pointer.query_id = rec.fields.query_id;
   rec.result_is_string = result.is_string();
 
-  std::lock_guard<std::mutex> guard(impl_->mu);
+  core::MutexLock guard(&impl_->mu);
   bool in_memory = result_text.size() < impl_->options.memory_threshold_bytes;
   std::string file;
   bool created = false;
@@ -341,7 +341,7 @@ Result<LoadedContext> ContextManager::LoadContext(std::string_view pointer) {
     }
     std::string call_id(key.substr(std::string_view("toolcall:").size()));
     {
-      std::lock_guard<std::mutex> guard(impl_->mu);
+      core::MutexLock guard(&impl_->mu);
       auto it = impl_->memory.find(call_id);
       if (it != impl_->memory.end()) {
         LoadedContext c = it->second.first.fields;
@@ -402,7 +402,7 @@ Result<std::vector<ContextPointer>> ContextManager::ListContexts(
     out.push_back(std::move(p));
   }
   if (session_id == impl_->session) {
-    std::lock_guard<std::mutex> guard(impl_->mu);
+    core::MutexLock guard(&impl_->mu);
     for (const auto& [id, entry] : impl_->memory) {
       if (seen.insert(entry.first.pointer.filepath).second) {
         out.push_back(entry.first.pointer);
@@ -423,7 +423,7 @@ Result<std::vector<ContextPointer>> ContextManager::ListContexts(
 }
 
 Result<uint64_t> ContextManager::ClearContexts() {
-  std::lock_guard<std::mutex> guard(impl_->mu);
+  core::MutexLock guard(&impl_->mu);
   CTXKIT_ASSIGN_OR_RETURN(FileLock lock, impl_->Lock(true));
   CTXKIT_ASSIGN_OR_RETURN(auto files,
                           impl_->SessionFiles(impl_->session, nullptr));

@@ -1,9 +1,10 @@
 #include "explore/view_source.h"
 
 #include <list>
-#include <mutex>
 #include <unordered_map>
 #include <utility>
+
+#include "core/mutex.h"
 
 namespace ctxkit::explore {
 
@@ -62,8 +63,9 @@ class LineIndexCache {
  public:
   static constexpr uint64_t kBudgetBytes = 32ull << 20;
 
-  std::shared_ptr<const text::LineIndex> Lookup(const std::string& key) {
-    std::lock_guard lock(mu_);
+  std::shared_ptr<const text::LineIndex> Lookup(const std::string& key)
+      EXCLUDES(mu_) {
+    core::MutexLock lock(&mu_);
     auto it = map_.find(key);
     if (it == map_.end()) return nullptr;
     lru_.splice(lru_.begin(), lru_, it->second);
@@ -71,10 +73,10 @@ class LineIndexCache {
   }
 
   void Insert(const std::string& key,
-              std::shared_ptr<const text::LineIndex> index) {
+              std::shared_ptr<const text::LineIndex> index) EXCLUDES(mu_) {
     const uint64_t cost = index->memory_bytes() + key.size();
     if (cost > kBudgetBytes) return;
-    std::lock_guard lock(mu_);
+    core::MutexLock lock(&mu_);
     if (map_.contains(key)) return;
     lru_.emplace_front(key, std::move(index));
     map_[key] = lru_.begin();
@@ -89,10 +91,11 @@ class LineIndexCache {
 
  private:
   using Entry = std::pair<std::string, std::shared_ptr<const text::LineIndex>>;
-  std::mutex mu_;
-  std::list<Entry> lru_;
-  std::unordered_map<std::string, std::list<Entry>::iterator> map_;
-  uint64_t used_ = 0;
+  core::Mutex mu_;
+  std::list<Entry> lru_ GUARDED_BY(mu_);
+  std::unordered_map<std::string, std::list<Entry>::iterator> map_
+      GUARDED_BY(mu_);
+  uint64_t used_ GUARDED_BY(mu_) = 0;
 };
 
 LineIndexCache& Cache() {

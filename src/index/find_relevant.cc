@@ -41,6 +41,9 @@ Status CheckOptions(const FindOptions& o) {
     return Status::InvalidArgument("chunk_tokens must be 16-8192");
   }
   if (!o.key.empty()) CTXKIT_RETURN_IF_ERROR(ValidateKey(o.key));
+  if (!o.key.empty() && o.ref) {
+    return Status::InvalidArgument("give a key or a ref, not both");
+  }
   return Status::Ok();
 }
 
@@ -438,6 +441,147 @@ Result<FindHit> LoadHit(SqliteDb* db, View& view, int64_t chunk,
   return h;
 }
 
+// What one call covers, as the view sees it now, and which index rows
+// it may drop: those of variables in `drop_scopes` whose key is
+// `drop_prefix` (one variable: `drop_exact`) or starts with it, unless
+// covered.
+struct Coverage {
+  std::vector<ObjectMeta> listed;
+  std::vector<ObjectMeta> covered;  // Listed, persistent and small enough.
+  std::set<std::string> keep;       // Ids of `covered`.
+  std::set<std::string> drop_scopes;
+  std::string drop_prefix;
+  bool drop_exact = false;
+};
+
+// The variables a call names: one (by ref or key; its latest version) or
+// every one the view lists with the call's filters.
+Status ListTargets(View& view, const FindOptions& options, Coverage* c) {
+  c->drop_exact = !options.key.empty() || options.ref.has_value();
+  if (options.ref) {
+    CTXKIT_ASSIGN_OR_RETURN(ObjectMeta meta, view.Stat(*options.ref));
+    c->listed.push_back(std::move(meta));
+    return Status::Ok();
+  }
+  if (!options.key.empty()) {
+    LookupOptions lookup = options.lookup;
+    lookup.version = 0;
+    CTXKIT_ASSIGN_OR_RETURN(ObjectMeta meta, view.Stat(options.key, lookup));
+    c->listed.push_back(std::move(meta));
+    return Status::Ok();
+  }
+  ListFilter filter;
+  filter.scope = options.scope;
+  filter.key_prefix = options.key_prefix;
+  filter.limit = kListPage;
+  while (true) {
+    CTXKIT_ASSIGN_OR_RETURN(ListPage page, view.List(filter));
+    for (ObjectMeta& m : page.items) c->listed.push_back(std::move(m));
+    if (page.next_cursor.empty()) break;
+    filter.cursor = std::move(page.next_cursor);
+  }
+  c->drop_scopes = ListedScopes(view, options.scope);
+  c->drop_prefix = options.key_prefix;
+  return Status::Ok();
+}
+
+// Lists the call's variables and keeps those the index may hold; the
+// others are reported in result->skipped.
+Result<Coverage> Cover(View& view, const FindOptions& options,
+                       FindResult* result) {
+  Coverage c;
+  CTXKIT_RETURN_IF_ERROR(ListTargets(view, options, &c));
+  for (ObjectMeta& m : c.listed) {
+    if (!m.persistent) {
+      // Its content must never reach index.db (docs/index.md).
+      result->skipped.push_back({m.key, "session-only value: not indexed"});
+    } else if (m.size_bytes > options.max_value_bytes) {
+      result->skipped.push_back(
+          {m.key, "larger than " + std::to_string(options.max_value_bytes) +
+                      " bytes: not indexed"});
+    } else {
+      c.keep.insert(m.id);
+      c.covered.push_back(std::move(m));  // listed[0] is read only if not.
+    }
+  }
+  if (c.drop_exact && c.covered.empty()) {
+    // A variable that became too large or session-only: stale rows go.
+    c.drop_scopes.insert(c.listed[0].scope.ToString());
+    c.drop_prefix = c.listed[0].key;
+  }
+  result->variables_covered = c.covered.size();
+  return c;
+}
+
+// The covered chunks ranked by embedding similarity to the query (at most
+// `pool`), or nullopt when embeddings are not configured or fail (the
+// reason noted in result->notes): BM25 alone then.
+std::optional<std::vector<Ranked>> RankByEmbeddings(SqliteDb* db,
+                                                    std::string_view query,
+                                                    const EmbeddingsConfig& ec,
+                                                    size_t pool,
+                                                    FindResult* result) {
+  if (ec.base_url.empty() || ec.model.empty()) return std::nullopt;
+  llm::EmbedConfig cfg{ec.base_url, ec.model, ec.api_key, ec.timeout_ms};
+  Status s = EmbedMissing(db, cfg, ec.batch_size);
+  if (s.ok()) {
+    Result<std::vector<std::vector<float>>> qv =
+        llm::Embed(cfg, {std::string(query)});
+    if (qv.ok()) {
+      Result<std::vector<Ranked>> r =
+          RankVectors(db, ec.model, std::move((*qv)[0]), pool);
+      if (r.ok()) return std::move(*r);
+      s = r.status();
+    } else {
+      s = qv.status();
+    }
+  }
+  result->notes.push_back("embeddings unavailable, ranked by bm25 alone: " +
+                          s.ToString());
+  return std::nullopt;
+}
+
+// A chunk's place in the final order.
+struct Fused {
+  double score = 0;
+  uint32_t bm25_rank = 0;
+  uint32_t vector_rank = 0;
+};
+using FusedOrder = std::vector<std::pair<int64_t, Fused>>;
+
+// The BM25 order as is.
+FusedOrder Bm25Order(const std::vector<Ranked>& by_bm25) {
+  FusedOrder order;
+  for (size_t i = 0; i < by_bm25.size(); ++i) {
+    order.push_back({by_bm25[i].chunk,
+                     {by_bm25[i].score, static_cast<uint32_t>(i + 1), 0}});
+  }
+  return order;
+}
+
+// Reciprocal rank fusion of the two orders, best first, at most `top_k`.
+FusedOrder FuseRanks(const std::vector<Ranked>& by_bm25,
+                     const std::vector<Ranked>& by_vector, size_t top_k) {
+  std::unordered_map<int64_t, Fused> acc;
+  for (size_t i = 0; i < by_bm25.size(); ++i) {
+    Fused& f = acc[by_bm25[i].chunk];
+    f.bm25_rank = static_cast<uint32_t>(i + 1);
+    f.score += 1.0 / (kRrfK + static_cast<double>(i + 1));
+  }
+  for (size_t i = 0; i < by_vector.size(); ++i) {
+    Fused& f = acc[by_vector[i].chunk];
+    f.vector_rank = static_cast<uint32_t>(i + 1);
+    f.score += 1.0 / (kRrfK + static_cast<double>(i + 1));
+  }
+  FusedOrder order(acc.begin(), acc.end());
+  std::sort(order.begin(), order.end(), [](const auto& a, const auto& b) {
+    return a.second.score > b.second.score ||
+           (a.second.score == b.second.score && a.first < b.first);
+  });
+  if (order.size() > top_k) order.resize(top_k);
+  return order;
+}
+
 }  // namespace
 
 Result<FindResult> FindRelevant(View& view, std::string_view query,
@@ -448,125 +592,31 @@ Result<FindResult> FindRelevant(View& view, std::string_view query,
     return Status::InvalidArgument("the query has no words to search for");
   }
   FindResult result;
-
   // 1. What the call covers, as the view sees it now.
-  std::vector<ObjectMeta> listed;
-  std::set<std::string> drop_scopes;
-  std::string drop_prefix;
-  if (!options.key.empty()) {
-    LookupOptions lookup = options.lookup;
-    lookup.version = 0;
-    CTXKIT_ASSIGN_OR_RETURN(ObjectMeta meta, view.Stat(options.key, lookup));
-    listed.push_back(std::move(meta));
-  } else {
-    ListFilter filter;
-    filter.scope = options.scope;
-    filter.key_prefix = options.key_prefix;
-    filter.limit = kListPage;
-    while (true) {
-      CTXKIT_ASSIGN_OR_RETURN(ListPage page, view.List(filter));
-      for (ObjectMeta& m : page.items) listed.push_back(std::move(m));
-      if (page.next_cursor.empty()) break;
-      filter.cursor = std::move(page.next_cursor);
-    }
-    drop_scopes = ListedScopes(view, options.scope);
-    drop_prefix = options.key_prefix;
-  }
-  std::vector<ObjectMeta> covered;
-  std::set<std::string> keep;
-  for (ObjectMeta& m : listed) {
-    if (!m.persistent) {
-      // Its content must never reach index.db (docs/index.md).
-      result.skipped.push_back({m.key, "session-only value: not indexed"});
-    } else if (m.size_bytes > options.max_value_bytes) {
-      result.skipped.push_back(
-          {m.key, "larger than " + std::to_string(options.max_value_bytes) +
-                      " bytes: not indexed"});
-    } else {
-      keep.insert(m.id);
-      covered.push_back(std::move(m));
-    }
-  }
-  result.variables_covered = covered.size();
+  CTXKIT_ASSIGN_OR_RETURN(Coverage c, Cover(view, options, &result));
 
   // 2. Bring the index up to date.
   CTXKIT_ASSIGN_OR_RETURN(
       std::unique_ptr<SqliteDb> db,
       index::OpenIndexDb(view.store()->home(), kBusyTimeoutMs));
-  if (!options.key.empty() && covered.empty()) {
-    // A variable that became too large or session-only: stale rows go.
-    drop_scopes.insert(listed[0].scope.ToString());
-    drop_prefix = options.key;
-  }
-  CTXKIT_RETURN_IF_ERROR(Sync(db.get(), view, covered, drop_scopes, drop_prefix,
-                              !options.key.empty(), keep, options, &result));
-  CTXKIT_RETURN_IF_ERROR(FillCovered(db.get(), covered));
+  CTXKIT_RETURN_IF_ERROR(Sync(db.get(), view, c.covered, c.drop_scopes,
+                              c.drop_prefix, c.drop_exact, c.keep, options,
+                              &result));
+  CTXKIT_RETURN_IF_ERROR(FillCovered(db.get(), c.covered));
 
   // 3. Embeddings, when configured; any failure means BM25 alone.
-  const EmbeddingsConfig& ec = options.embeddings;
-  std::vector<Ranked> by_vector;
-  bool fused = false;
   const size_t pool = std::max<size_t>(options.top_k * 4, 50);
-  if (!ec.base_url.empty() && !ec.model.empty()) {
-    llm::EmbedConfig cfg{ec.base_url, ec.model, ec.api_key, ec.timeout_ms};
-    Status s = EmbedMissing(db.get(), cfg, ec.batch_size);
-    if (s.ok()) {
-      Result<std::vector<std::vector<float>>> qv =
-          llm::Embed(cfg, {std::string(query)});
-      if (qv.ok()) {
-        Result<std::vector<Ranked>> r =
-            RankVectors(db.get(), ec.model, std::move((*qv)[0]), pool);
-        s = r.status();
-        if (r.ok()) {
-          by_vector = std::move(*r);
-          fused = true;
-        }
-      } else {
-        s = qv.status();
-      }
-    }
-    if (!s.ok()) {
-      result.notes.push_back("embeddings unavailable, ranked by bm25 alone: " +
-                             s.ToString());
-    }
-  }
+  std::optional<std::vector<Ranked>> by_vector =
+      RankByEmbeddings(db.get(), query, options.embeddings, pool, &result);
+  const bool fused = by_vector.has_value();
 
   // 4. Rank.
-  const std::string match = index::MatchExpression(terms);
   CTXKIT_ASSIGN_OR_RETURN(
       std::vector<Ranked> by_bm25,
-      RankBm25(db.get(), match, fused ? pool : options.top_k,
-               covered.size() <= 8));
-  struct Fused {
-    double score = 0;
-    uint32_t bm25_rank = 0;
-    uint32_t vector_rank = 0;
-  };
-  std::vector<std::pair<int64_t, Fused>> order;
-  if (!fused) {
-    for (size_t i = 0; i < by_bm25.size(); ++i) {
-      order.push_back({by_bm25[i].chunk,
-                       {by_bm25[i].score, static_cast<uint32_t>(i + 1), 0}});
-    }
-  } else {
-    std::unordered_map<int64_t, Fused> acc;
-    for (size_t i = 0; i < by_bm25.size(); ++i) {
-      Fused& f = acc[by_bm25[i].chunk];
-      f.bm25_rank = static_cast<uint32_t>(i + 1);
-      f.score += 1.0 / (kRrfK + static_cast<double>(i + 1));
-    }
-    for (size_t i = 0; i < by_vector.size(); ++i) {
-      Fused& f = acc[by_vector[i].chunk];
-      f.vector_rank = static_cast<uint32_t>(i + 1);
-      f.score += 1.0 / (kRrfK + static_cast<double>(i + 1));
-    }
-    order.assign(acc.begin(), acc.end());
-    std::sort(order.begin(), order.end(), [](const auto& a, const auto& b) {
-      return a.second.score > b.second.score ||
-             (a.second.score == b.second.score && a.first < b.first);
-    });
-    if (order.size() > options.top_k) order.resize(options.top_k);
-  }
+      RankBm25(db.get(), index::MatchExpression(terms),
+               fused ? pool : options.top_k, c.covered.size() <= 8));
+  FusedOrder order = fused ? FuseRanks(by_bm25, *by_vector, options.top_k)
+                           : Bm25Order(by_bm25);
   result.method = std::string(fused ? kMethodFused : kMethodBm25);
   for (const auto& [chunk, f] : order) {
     CTXKIT_ASSIGN_OR_RETURN(

@@ -40,7 +40,7 @@ ClientState::ClientState(Store* store_in, std::string home_in,
       notify_(std::move(notify)) {}
 
 Result<ContextManager*> ClientState::Capture() {
-  std::lock_guard<std::mutex> lock(open_mu_);
+  core::MutexLock lock(&open_mu_);
   if (capture_ == nullptr) {
     CaptureOptions o;
     if (options.capture_root.empty()) {
@@ -58,7 +58,7 @@ Result<ContextManager*> ClientState::Capture() {
 }
 
 Result<Notebook*> ClientState::Notes() {
-  std::lock_guard<std::mutex> lock(open_mu_);
+  core::MutexLock lock(&open_mu_);
   if (notes_ == nullptr) {
     NotebookOptions o;
     if (options.notes_root.empty()) {
@@ -76,7 +76,7 @@ Result<Notebook*> ClientState::Notes() {
 }
 
 void ClientState::Notify(std::string message) {
-  std::lock_guard<std::mutex> lock(notify_mu_);
+  core::MutexLock lock(&notify_mu_);
   if (closed_ || !notify_) return;
   notify_(std::move(message));
 }
@@ -84,7 +84,7 @@ void ClientState::Notify(std::string message) {
 void ClientState::Log(LogLevel level, std::string_view logger,
                       const Json& data) {
   {
-    std::lock_guard<std::mutex> lock(mu);
+    core::MutexLock lock(&mu);
     if (negotiated_version.empty() || level < log_level) return;
   }
   Notify(NotificationMessage("notifications/message",
@@ -94,7 +94,7 @@ void ClientState::Log(LogLevel level, std::string_view logger,
 }
 
 void ClientState::Close() {
-  std::lock_guard<std::mutex> lock(notify_mu_);
+  core::MutexLock lock(&notify_mu_);
   closed_ = true;
 }
 

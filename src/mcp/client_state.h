@@ -9,10 +9,10 @@
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <string_view>
 
+#include "core/mutex.h"
 #include "ctxkit/capture.h"
 #include "ctxkit/mcp.h"
 #include "ctxkit/notes.h"
@@ -53,33 +53,34 @@ class ClientState {
 
   // The tool-output capture manager and notebook of this client, opened on
   // first use (both are thread-safe once open).
-  Result<ContextManager*> Capture();
-  Result<Notebook*> Notes();
+  Result<ContextManager*> Capture() EXCLUDES(open_mu_);
+  Result<Notebook*> Notes() EXCLUDES(open_mu_);
 
   // Sends a message unless the connection is closed. Never called with
   // `mu` held, so a transport may call back into the connection.
-  void Notify(std::string message);
+  void Notify(std::string message) EXCLUDES(mu, notify_mu_);
   // notifications/message when `level` is at or above the client's level.
-  void Log(LogLevel level, std::string_view logger, const Json& data);
+  void Log(LogLevel level, std::string_view logger, const Json& data)
+      EXCLUDES(mu, notify_mu_);
   // No notification is sent once this returns.
-  void Close();
+  void Close() EXCLUDES(notify_mu_);
 
-  // Protocol state, guarded by mu.
-  std::mutex mu;
-  std::string negotiated_version;
-  bool initialized = false;
-  LogLevel log_level = LogLevel::kWarning;
+  // Protocol state.
+  core::Mutex mu;
+  std::string negotiated_version GUARDED_BY(mu);
+  bool initialized GUARDED_BY(mu) = false;
+  LogLevel log_level GUARDED_BY(mu) = LogLevel::kWarning;
   // Subscribed URIs, each with the version last reported (0: none yet).
-  std::map<std::string, uint64_t> subscriptions;
+  std::map<std::string, uint64_t> subscriptions GUARDED_BY(mu);
 
  private:
-  std::mutex open_mu_;  // Guards the two lazily opened helpers.
-  std::unique_ptr<ContextManager> capture_;
-  std::unique_ptr<Notebook> notes_;
+  core::Mutex open_mu_;  // Guards the two lazily opened helpers.
+  std::unique_ptr<ContextManager> capture_ GUARDED_BY(open_mu_);
+  std::unique_ptr<Notebook> notes_ GUARDED_BY(open_mu_);
 
-  std::mutex notify_mu_;  // Held while notifying, so Close waits for it.
-  bool closed_ = false;
-  Notifier notify_;
+  core::Mutex notify_mu_;  // Held while notifying, so Close waits for it.
+  bool closed_ GUARDED_BY(notify_mu_) = false;
+  Notifier notify_ GUARDED_BY(notify_mu_);
 };
 
 }  // namespace ctxkit::mcp

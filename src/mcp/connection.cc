@@ -5,6 +5,7 @@
 #include <string>
 #include <utility>
 
+#include "core/mutex.h"
 #include "mcp/extension.h"
 #include "mcp/json_rpc.h"
 #include "mcp/prompts.h"
@@ -12,6 +13,7 @@
 #include "mcp/resources.h"
 #include "mcp/schema_check.h"
 #include "mcp/tool_registry.h"
+#include "mcp/tool_util.h"
 
 #ifndef CTXKIT_VERSION
 #define CTXKIT_VERSION "0.0.0"
@@ -121,7 +123,7 @@ class Dispatcher {
     if (method == "initialize") return Initialize(params);
     if (method == "ping") return RpcOutcome::Ok(Json::object());
     {
-      std::lock_guard<std::mutex> lock(c_.mu);
+      core::MutexLock lock(&c_.mu);
       if (c_.negotiated_version.empty()) {
         return RpcOutcome::Fail(kInvalidRequest,
                                 "not initialized: the first request must be "
@@ -159,7 +161,7 @@ class Dispatcher {
                               ? offered
                               : std::string(kLatestProtocolVersion);
     {
-      std::lock_guard<std::mutex> lock(c_.mu);
+      core::MutexLock lock(&c_.mu);
       if (!c_.negotiated_version.empty()) {
         return RpcOutcome::Fail(
             kInvalidRequest,
@@ -195,7 +197,7 @@ class Dispatcher {
       // and correct.
       bool protocol_error;
       {
-        std::lock_guard<std::mutex> lock(c_.mu);
+        core::MutexLock lock(&c_.mu);
         protocol_error = c_.negotiated_version == "2025-06-18";
       }
       if (protocol_error) {
@@ -206,10 +208,12 @@ class Dispatcher {
     }
     Result<ToolResult> r = tool->run(c_, args);
     if (!r.ok()) {
+      Status failed = ExplainRefGivenAsKey(
+          r.status(), args, tool->input_schema["properties"].contains("ref"));
       c_.Log(LogLevel::kWarning, "ctxkit.tools",
-             {{"tool", name}, {"error", r.status().ToString()}});
+             {{"tool", name}, {"error", failed.ToString()}});
       return RpcOutcome::Ok(
-          ErrorToolResult(name + " failed: " + r.status().ToString()));
+          ErrorToolResult(name + " failed: " + failed.ToString()));
     }
     Json result = {{"content", std::move(r->content)}, {"isError", false}};
     if (r->structured.is_object()) {
@@ -226,14 +230,14 @@ class Dispatcher {
     }
     const std::string& uri = u->get_ref<const std::string&>();
     if (!subscribe) {
-      std::lock_guard<std::mutex> lock(c_.mu);
+      core::MutexLock lock(&c_.mu);
       c_.subscriptions.erase(uri);
       return RpcOutcome::Ok(Json::object());
     }
     RpcOutcome ok = CheckSubscribable(c_, uri);
     if (ok.error) return ok;
     uint64_t now = WatchedVersion(c_, uri).value_or(0);
-    std::lock_guard<std::mutex> lock(c_.mu);
+    core::MutexLock lock(&c_.mu);
     c_.subscriptions[uri] = now;
     return RpcOutcome::Ok(Json::object());
   }
@@ -250,7 +254,7 @@ class Dispatcher {
                               "params.level: " + level.status().message());
     }
     {
-      std::lock_guard<std::mutex> lock(c_.mu);
+      core::MutexLock lock(&c_.mu);
       c_.log_level = *level;
     }
     c_.Log(LogLevel::kDebug, "ctxkit",
@@ -410,7 +414,7 @@ std::optional<std::string> ConnectionImpl::Handle(std::string_view message) {
     }
     if (!is_request) {
       if (method == "notifications/initialized") {
-        std::lock_guard<std::mutex> lock(state_->mu);
+        core::MutexLock lock(&state_->mu);
         state_->initialized = true;
       }
       // notifications/cancelled and others need no action: requests on a
@@ -429,7 +433,7 @@ std::optional<std::string> ConnectionImpl::Handle(std::string_view message) {
 }
 
 std::string ConnectionImpl::negotiated_version() const {
-  std::lock_guard<std::mutex> lock(state_->mu);
+  core::MutexLock lock(&state_->mu);
   return state_->negotiated_version;
 }
 

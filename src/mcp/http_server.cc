@@ -8,7 +8,6 @@
 #include <chrono>
 #include <exception>
 #include <memory>
-#include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -16,6 +15,7 @@
 #include <thread>
 #include <utility>
 
+#include "core/mutex.h"
 #include "mcp/http_message.h"
 #include "mcp/http_security.h"
 #include "mcp/http_session.h"
@@ -174,8 +174,8 @@ class HttpServer::Impl {
     return Status::Ok();
   }
 
-  void Stop() {
-    std::lock_guard lock(stop_mu_);
+  void Stop() EXCLUDES(stop_mu_) {
+    core::MutexLock lock(&stop_mu_);
     if (stopped_) return;
     stopped_ = true;
     // Streams block waiting for messages: end them first, or stopping
@@ -425,8 +425,8 @@ class HttpServer::Impl {
   httplib::Server http_;
   int port_ = 0;
   std::thread thread_;
-  std::mutex stop_mu_;
-  bool stopped_ = false;
+  core::Mutex stop_mu_;  // Serializes Stop.
+  bool stopped_ GUARDED_BY(stop_mu_) = false;
 };
 
 Result<std::unique_ptr<HttpServer>> HttpServer::Start(Server* server,

@@ -4,11 +4,11 @@
 
 #include <chrono>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <utility>
 
 #include "core/encoding.h"
+#include "core/mutex.h"
 #include "core/sha256.h"
 
 namespace ctxkit::mcp {
@@ -37,41 +37,42 @@ std::string FrameEvent(const std::string& message) {
 
 void Outbox::Push(std::string message) {
   {
-    std::lock_guard lock(mu_);
+    core::MutexLock lock(&mu_);
     if (closed_) return;
     if (pending_.size() >= kMaxPending) pending_.pop_front();
     pending_.push_back(FrameEvent(message));
   }
-  cv_.notify_all();
+  cv_.SignalAll();
 }
 
 uint64_t Outbox::OpenStream() {
   uint64_t g;
   {
-    std::lock_guard lock(mu_);
+    core::MutexLock lock(&mu_);
     g = ++generation_;
     stream_open_ = true;
   }
-  cv_.notify_all();
+  cv_.SignalAll();
   return g;
 }
 
 void Outbox::EndStream(uint64_t generation) {
-  std::lock_guard lock(mu_);
+  core::MutexLock lock(&mu_);
   if (generation == generation_) stream_open_ = false;
 }
 
 bool Outbox::HasStream() {
-  std::lock_guard lock(mu_);
+  core::MutexLock lock(&mu_);
   return stream_open_ && !closed_;
 }
 
 Outbox::Wait Outbox::Take(uint64_t generation,
                           std::chrono::milliseconds timeout, std::string* out) {
-  std::unique_lock lock(mu_);
-  cv_.wait_for(lock, timeout, [&] {
-    return closed_ || generation != generation_ || !pending_.empty();
-  });
+  core::MutexLock lock(&mu_);
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (!closed_ && generation == generation_ && pending_.empty() &&
+         cv_.WaitUntil(&mu_, deadline)) {
+  }
   if (closed_ || generation != generation_) return Wait::kEnded;
   if (pending_.empty()) return Wait::kIdle;
   while (!pending_.empty()) {
@@ -82,18 +83,18 @@ Outbox::Wait Outbox::Take(uint64_t generation,
 }
 
 void Outbox::Unget(std::string framed) {
-  std::lock_guard lock(mu_);
+  core::MutexLock lock(&mu_);
   if (!closed_) pending_.push_front(std::move(framed));
 }
 
 void Outbox::Close() {
   {
-    std::lock_guard lock(mu_);
+    core::MutexLock lock(&mu_);
     closed_ = true;
     stream_open_ = false;
     pending_.clear();
   }
-  cv_.notify_all();
+  cv_.SignalAll();
 }
 
 Result<std::string> NewSessionId() {
@@ -126,7 +127,7 @@ Result<std::shared_ptr<HttpSession>> SessionTable::Create(Server& server) {
   if (!conn.ok()) return conn.status();
   session->connection = std::move(*conn);
 
-  std::lock_guard lock(mu_);
+  core::MutexLock lock(&mu_);
   EvictIdleLocked(session->last_used);
   if (sessions_.size() >= max_sessions_) {
     return Status::ResourceExhausted(
@@ -159,7 +160,7 @@ void SessionTable::EvictIdleLocked(std::chrono::steady_clock::time_point now) {
 }
 
 std::shared_ptr<HttpSession> SessionTable::Find(const std::string& id) {
-  std::lock_guard lock(mu_);
+  core::MutexLock lock(&mu_);
   auto it = sessions_.find(id);
   if (it == sessions_.end()) return nullptr;
   it->second->last_used = std::chrono::steady_clock::now();
@@ -169,7 +170,7 @@ std::shared_ptr<HttpSession> SessionTable::Find(const std::string& id) {
 bool SessionTable::Remove(const std::string& id) {
   std::shared_ptr<HttpSession> gone;
   {
-    std::lock_guard lock(mu_);
+    core::MutexLock lock(&mu_);
     auto it = sessions_.find(id);
     if (it == sessions_.end()) return false;
     gone = std::move(it->second);
@@ -180,12 +181,12 @@ bool SessionTable::Remove(const std::string& id) {
 }
 
 void SessionTable::CloseAll() {
-  std::lock_guard lock(mu_);
+  core::MutexLock lock(&mu_);
   for (auto& [id, session] : sessions_) session->outbox->Close();
 }
 
 size_t SessionTable::size() {
-  std::lock_guard lock(mu_);
+  core::MutexLock lock(&mu_);
   return sessions_.size();
 }
 

@@ -10,15 +10,14 @@
 #define CTXKIT_MCP_HTTP_SESSION_H_
 
 #include <chrono>
-#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 
+#include "core/mutex.h"
 #include "ctxkit/mcp.h"
 #include "ctxkit/status.h"
 
@@ -33,35 +32,35 @@ class Outbox {
   // (the specification lets a server drop messages no stream can take).
   static constexpr size_t kMaxPending = 1024;
 
-  void Push(std::string message);
+  void Push(std::string message) EXCLUDES(mu_);
 
   // Starts a new stream and returns its generation; an older stream still
   // open sees that it was replaced and ends (a reconnecting client's new
   // GET must not wait for the server to notice the old one died).
-  uint64_t OpenStream();
+  uint64_t OpenStream() EXCLUDES(mu_);
   // Ends stream `generation` if it is still the current one.
-  void EndStream(uint64_t generation);
-  bool HasStream();
+  void EndStream(uint64_t generation) EXCLUDES(mu_);
+  bool HasStream() EXCLUDES(mu_);
 
   enum class Wait { kMessages, kIdle, kEnded };
   // Blocks up to `timeout` for messages for stream `generation`. kMessages
   // moves them into `out` (SSE-framed); kEnded when the stream was replaced
   // or the outbox closed; kIdle after the timeout.
   Wait Take(uint64_t generation, std::chrono::milliseconds timeout,
-            std::string* out);
+            std::string* out) EXCLUDES(mu_);
   // Puts SSE-framed text back at the head after a failed write.
-  void Unget(std::string framed);
+  void Unget(std::string framed) EXCLUDES(mu_);
 
   // Ends every stream for good (session deleted or server stopping).
-  void Close();
+  void Close() EXCLUDES(mu_);
 
  private:
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::deque<std::string> pending_;  // SSE-framed events.
-  uint64_t generation_ = 0;
-  bool stream_open_ = false;
-  bool closed_ = false;
+  core::Mutex mu_;
+  core::CondVar cv_;
+  std::deque<std::string> pending_ GUARDED_BY(mu_);  // SSE-framed events.
+  uint64_t generation_ GUARDED_BY(mu_) = 0;
+  bool stream_open_ GUARDED_BY(mu_) = false;
+  bool closed_ GUARDED_BY(mu_) = false;
 };
 
 struct HttpSession {
@@ -81,26 +80,26 @@ class SessionTable {
   // Creates a session with a fresh id and connects it to `server`. When the
   // table is full, the longest-idle session without an open stream is
   // evicted; ResourceExhausted when every one has a stream.
-  Result<std::shared_ptr<HttpSession>> Create(Server& server);
+  Result<std::shared_ptr<HttpSession>> Create(Server& server) EXCLUDES(mu_);
 
   // The session, or nullptr when unknown or terminated. Marks it used.
-  std::shared_ptr<HttpSession> Find(const std::string& id);
+  std::shared_ptr<HttpSession> Find(const std::string& id) EXCLUDES(mu_);
 
   // Terminates a session; false when unknown.
-  bool Remove(const std::string& id);
+  bool Remove(const std::string& id) EXCLUDES(mu_);
 
   // Closes every session's outbox so open streams end (server stopping).
-  void CloseAll();
+  void CloseAll() EXCLUDES(mu_);
 
-  size_t size();
+  size_t size() EXCLUDES(mu_);
 
  private:
-  void EvictIdleLocked(std::chrono::steady_clock::time_point now);
+  void EvictIdleLocked(std::chrono::steady_clock::time_point now) REQUIRES(mu_);
 
   const size_t max_sessions_;
   const std::chrono::seconds idle_timeout_;
-  std::mutex mu_;
-  std::map<std::string, std::shared_ptr<HttpSession>> sessions_;
+  core::Mutex mu_;
+  std::map<std::string, std::shared_ptr<HttpSession>> sessions_ GUARDED_BY(mu_);
 };
 
 // 32 lowercase hex digits from a cryptographically secure generator.

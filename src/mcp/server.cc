@@ -4,14 +4,13 @@
 
 #include <algorithm>
 #include <chrono>
-#include <condition_variable>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <thread>
 #include <utility>
 #include <vector>
 
+#include "core/mutex.h"
 #include "core/status_macros.h"
 #include "ctxkit/mcp.h"
 #include "mcp/client_state.h"
@@ -33,10 +32,10 @@ class ServerImpl : public Server {
 
   ~ServerImpl() override {
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      core::MutexLock lock(&mu_);
       stop_ = true;
     }
-    cv_.notify_all();
+    cv_.SignalAll();
     poller_.join();
   }
 
@@ -52,7 +51,7 @@ class ServerImpl : public Server {
         store_, home_, options_, std::move(binding), std::move(*view),
         std::move(notify));
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      core::MutexLock lock(&mu_);
       clients_.erase(std::remove_if(clients_.begin(), clients_.end(),
                                     [](const std::weak_ptr<ClientState>& w) {
                                       return w.expired();
@@ -64,22 +63,29 @@ class ServerImpl : public Server {
   }
 
  private:
-  void PollLoop() {
-    std::unique_lock<std::mutex> lock(mu_);
-    while (!stop_) {
-      cv_.wait_for(lock,
-                   std::chrono::milliseconds(options_.subscription_poll_ms),
-                   [this] { return stop_; });
-      if (stop_) break;
-      std::vector<std::shared_ptr<ClientState>> live;
-      for (const std::weak_ptr<ClientState>& w : clients_) {
-        if (auto s = w.lock()) live.push_back(std::move(s));
-      }
-      lock.unlock();
+  void PollLoop() EXCLUDES(mu_) {
+    std::vector<std::shared_ptr<ClientState>> live;
+    while (WaitToPoll(&live)) {
       for (const std::shared_ptr<ClientState>& c : live) PollClient(*c);
       live.clear();  // Drop the references before taking mu_ again.
-      lock.lock();
     }
+  }
+
+  // Waits one poll interval (or until stopping); false when stopping, else
+  // the clients still connected, in `live`.
+  bool WaitToPoll(std::vector<std::shared_ptr<ClientState>>* live)
+      EXCLUDES(mu_) {
+    core::MutexLock lock(&mu_);
+    const auto deadline =
+        std::chrono::steady_clock::now() +
+        std::chrono::milliseconds(options_.subscription_poll_ms);
+    while (!stop_ && cv_.WaitUntil(&mu_, deadline)) {
+    }
+    if (stop_) return false;
+    for (const std::weak_ptr<ClientState>& w : clients_) {
+      if (auto s = w.lock()) live->push_back(std::move(s));
+    }
+    return true;
   }
 
   // Sends notifications/resources/updated for every subscribed URI whose
@@ -87,14 +93,14 @@ class ServerImpl : public Server {
   static void PollClient(ClientState& c) {
     std::vector<std::pair<std::string, uint64_t>> subs;
     {
-      std::lock_guard<std::mutex> lock(c.mu);
+      core::MutexLock lock(&c.mu);
       subs.assign(c.subscriptions.begin(), c.subscriptions.end());
     }
     for (const auto& [uri, seen] : subs) {
       std::optional<uint64_t> now = WatchedVersion(c, uri);
       if (!now || *now == seen) continue;
       {
-        std::lock_guard<std::mutex> lock(c.mu);
+        core::MutexLock lock(&c.mu);
         auto it = c.subscriptions.find(uri);
         if (it == c.subscriptions.end()) continue;  // Unsubscribed meanwhile.
         it->second = *now;
@@ -108,10 +114,10 @@ class ServerImpl : public Server {
   const std::string home_;
   const ServerOptions options_;
 
-  std::mutex mu_;
-  std::condition_variable cv_;
-  bool stop_ = false;                                // Guarded by mu_.
-  std::vector<std::weak_ptr<ClientState>> clients_;  // Guarded by mu_.
+  core::Mutex mu_;
+  core::CondVar cv_;
+  bool stop_ GUARDED_BY(mu_) = false;
+  std::vector<std::weak_ptr<ClientState>> clients_ GUARDED_BY(mu_);
   std::thread poller_;
 };
 

@@ -4,9 +4,10 @@
 #include <stdlib.h>
 
 #include <memory>
-#include <mutex>
 #include <string>
 #include <string_view>
+
+#include "core/mutex.h"
 
 namespace ctxkit::mcp {
 
@@ -18,19 +19,33 @@ bool WriteLine(std::FILE* out, std::string_view line) {
          std::fputc('\n', out) != EOF && std::fflush(out) == 0;
 }
 
+// The client's output, shared with the Notifier, which the subscription
+// watcher calls from its own thread: whole lines, and none once a write
+// failed.
+class LineWriter {
+ public:
+  explicit LineWriter(std::FILE* out) : out_(out) {}
+
+  // False when this write or an earlier one failed.
+  bool Write(std::string_view line) EXCLUDES(mu_) {
+    core::MutexLock lock(&mu_);
+    if (!failed_ && !WriteLine(out_, line)) failed_ = true;
+    return !failed_;
+  }
+
+ private:
+  std::FILE* const out_;
+  core::Mutex mu_;
+  bool failed_ GUARDED_BY(mu_) = false;
+};
+
 }  // namespace
 
 Status ServeStdio(Server& server, const ClientBinding& binding, std::FILE* in,
                   std::FILE* out) {
-  // Shared with the Notifier, which the subscription watcher calls from
-  // its own thread.
-  auto mu = std::make_shared<std::mutex>();
-  auto failed = std::make_shared<bool>(false);
-  Result<std::unique_ptr<Connection>> conn =
-      server.Connect(binding, [mu, failed, out](std::string message) {
-        std::lock_guard<std::mutex> lock(*mu);
-        if (!*failed && !WriteLine(out, message)) *failed = true;
-      });
+  auto writer = std::make_shared<LineWriter>(out);
+  Result<std::unique_ptr<Connection>> conn = server.Connect(
+      binding, [writer](std::string message) { writer->Write(message); });
   if (!conn.ok()) return conn.status();
   char* buf = nullptr;
   size_t cap = 0;
@@ -44,9 +59,7 @@ Status ServeStdio(Server& server, const ClientBinding& binding, std::FILE* in,
     if (line.find_first_not_of(" \t") == std::string_view::npos) continue;
     std::optional<std::string> reply = (*conn)->Handle(line);
     if (!reply) continue;
-    std::lock_guard<std::mutex> lock(*mu);
-    if (*failed || !WriteLine(out, *reply)) {
-      *failed = true;
+    if (!writer->Write(*reply)) {
       result = Status::IoError("cannot write to the client (stdout closed)");
       break;
     }

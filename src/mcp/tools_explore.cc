@@ -83,11 +83,16 @@ Result<ToolResult> RunFindRelevant(ClientState& c, const Json& a) {
   FindOptions o;
   o.embeddings = c.options.embeddings.value_or(env::EmbeddingsFromEnv());
   o.top_k = U64Arg(a, "top_k", 5);
-  o.key = StrArg(a, "key");
   o.key_prefix = StrArg(a, "key_prefix");
-  o.scope = StrArg(a, "scope");
-  o.lookup.scope = o.key.empty() ? "" : o.scope;
-  if (!o.key.empty()) o.scope.clear();
+  if (a.contains("key") || a.contains("ref")) {
+    // One variable, named as every key-or-ref tool names it ("scope" is
+    // where a key is looked up).
+    Result<Ref> ref = ResolveTarget(c, a);
+    if (!ref.ok()) return ref.status();
+    o.ref = *ref;
+  } else {
+    o.scope = StrArg(a, "scope");
+  }
   Result<FindResult> r = FindRelevant(c.view, StrArg(a, "query"), o);
   if (!r.ok()) return r.status();
   Json hits = Json::array();
@@ -177,7 +182,8 @@ void AddExploreTools(std::vector<ToolDef>& tools) {
   tools.push_back(
       {"find_relevant", "Find the chunks relevant to a question",
        "Rank token-bounded chunks of your stored values by relevance to a "
-       "free-text query (BM25, plus embeddings when configured). Each hit is "
+       "free-text query (BM25, plus embeddings when configured), or of one "
+       "value named by key or ref. Each hit is "
        "a static ref with a byte range: read just that chunk with get "
        "(ref, byte_offset, byte_length).",
        ObjectSchema(
@@ -185,6 +191,7 @@ void AddExploreTools(std::vector<ToolDef>& tools) {
              StringProp("What you are looking for, in words.", 1, 4096)},
             {"top_k", IntProp("How many chunks (default 5).", 1, 100)},
             {"key", KeyProp()},
+            {"ref", RefProp()},
             {"scope", ScopeProp("Only this scope (with key: where to look it "
                                 "up).")},
             {"key_prefix",

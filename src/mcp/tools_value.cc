@@ -97,12 +97,14 @@ Result<ToolResult> RunGet(ClientState& c, const Json& a) {
 }
 
 Result<ToolResult> RunRef(ClientState& c, const Json& a) {
-  LookupOptions o;
-  o.scope = StrArg(a, "scope");
-  o.version = U64Arg(a, "version", 0);
-  Result<Ref> ref = c.view.RefOf(StrArg(a, "key"), o);
+  Result<Target> t = ParseTarget(a);
+  if (!t.ok()) return t.status();
+  Result<Ref> ref = ResolveTarget(c, a);
   if (!ref.ok()) return ref.status();
-  return JsonResult(FormatRef(*ref), store::RefToJson(*ref));
+  // A version (or a static ref) pins; otherwise the ref follows the latest.
+  bool pinned = t->ref ? t->ref->is_static() : t->lookup.version != 0;
+  Ref out = pinned ? *ref : ref->Dynamic();
+  return JsonResult(FormatRef(out), store::RefToJson(out));
 }
 
 Result<ToolResult> RunList(ClientState& c, const Json& a) {
@@ -138,13 +140,26 @@ Result<ToolResult> RunList(ClientState& c, const Json& a) {
   return LimitedTextResult(c, std::move(text), std::move(s), std::nullopt, 0);
 }
 
+// The history of the object a key or a ref names, and its dynamic ref
+// while it still resolves (null once it does not: no static refs then).
+Result<std::vector<VersionMeta>> VersionsOf(ClientState& c, const Target& t,
+                                            Result<Ref>* dynamic) {
+  if (t.ref) {
+    Result<Ref> pinned = c.view.Pin(t.ref->Dynamic());
+    *dynamic = pinned.ok() ? Result<Ref>(pinned->Dynamic()) : pinned;
+    return c.view.Versions(*t.ref);
+  }
+  *dynamic = c.view.RefOf(t.key, t.lookup);
+  return c.view.Versions(t.key, t.lookup);
+}
+
 Result<ToolResult> RunVersions(ClientState& c, const Json& a) {
-  LookupOptions o;
-  o.scope = StrArg(a, "scope");
-  std::string key = StrArg(a, "key");
-  Result<std::vector<VersionMeta>> vs = c.view.Versions(key, o);
+  Result<Target> t = ParseTarget(a);
+  if (!t.ok()) return t.status();
+  Result<Ref> dyn = Status::NotFound("");
+  Result<std::vector<VersionMeta>> vs = VersionsOf(c, *t, &dyn);
   if (!vs.ok()) return vs.status();
-  Result<Ref> dyn = c.view.RefOf(key, o);
+  const std::string& key = t->ref ? t->ref->key : t->key;
   Json s = store::VersionListToJson(key, *vs, dyn.ok() ? &*dyn : nullptr);
   std::string text;
   for (const Json& v : s["versions"]) {
@@ -245,15 +260,17 @@ void AddValueTools(std::vector<ToolDef>& tools) {
        true, false, true, RunGet});
   tools.push_back(
       {"ref", "Get a ref (handle) for a key",
-       "Return the ref (handle) of a stored value without reading it: id, "
+       "Return the ref (handle) of a stored value (named by key or by a ref "
+       "you hold, e.g. to check it still resolves) without reading it: id, "
        "version, type, size, scope and key in one short string. A version "
        "pins the ref to that version forever (a static ref); without one the "
        "ref follows the latest version. Hand refs to other agents instead of "
        "content.",
        ObjectSchema({{"key", KeyProp()},
+                     {"ref", RefProp()},
                      {"scope", ScopeProp(kScopeLookup)},
                      {"version", VersionProp()}},
-                    {"key"}),
+                    {}),
        true, false, true, RunRef});
   tools.push_back(
       {"list", "List stored values",
@@ -276,10 +293,13 @@ void AddValueTools(std::vector<ToolDef>& tools) {
        true, false, true, RunList});
   tools.push_back(
       {"versions", "List a value's versions",
-       "The version history of a key, oldest first: each version's state, "
-       "size, hash and a static ref that reads exactly that version.",
-       ObjectSchema({{"key", KeyProp()}, {"scope", ScopeProp(kScopeLookup)}},
-                    {"key"}),
+       "The version history of a key (or of the object a ref names), "
+       "oldest first: each version's state, size, hash and a static ref "
+       "that reads exactly that version.",
+       ObjectSchema({{"key", KeyProp()},
+                     {"ref", RefProp()},
+                     {"scope", ScopeProp(kScopeLookup)}},
+                    {}),
        true, false, true, RunVersions});
   tools.push_back(
       {"remove", "Remove a value",

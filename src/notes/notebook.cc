@@ -11,7 +11,6 @@
 #include <cerrno>
 #include <cstdio>
 #include <map>
-#include <mutex>
 #include <set>
 #include <string>
 #include <utility>
@@ -19,6 +18,7 @@
 
 #include "core/clock.h"
 #include "core/encoding.h"
+#include "core/mutex.h"
 #include "core/sha256.h"
 #include "core/status_macros.h"
 #include "ctxkit/notes.h"
@@ -197,9 +197,9 @@ class NotebookImpl {
   View* view = nullptr;
   std::string given_root;
   std::unique_ptr<RootDir> root;
-  std::unique_ptr<NoteIndex> index;
   std::string lock_path;
-  std::mutex mu;  // Serializes use of `index` (one SQLite connection).
+  core::Mutex mu;  // Serializes use of `index` (one SQLite connection).
+  std::unique_ptr<NoteIndex> index PT_GUARDED_BY(mu);
 
   Result<FileLock> Lock() {
     return FileLock::Acquire(lock_path, storage::LockMode::kExclusive,
@@ -211,7 +211,7 @@ class NotebookImpl {
   // Returns whether a new version was indexed.
   Result<bool> IndexContent(const std::string& rel, const std::string& content,
                             const struct stat& st, const std::string& producer,
-                            int64_t now_ns) {
+                            int64_t now_ns) REQUIRES(mu) {
     std::string hash = core::ToHex(core::Sha256(content));
     CTXKIT_ASSIGN_OR_RETURN(std::optional<IndexedNote> old, index->Get(rel));
     int64_t stamp = Trusted(StampOf(st), now_ns);
@@ -257,7 +257,7 @@ class NotebookImpl {
   // Reads the file at `rel` and indexes it (or drops it when gone).
   // REQUIRES: inside a write transaction.
   Status Reindex(const std::string& rel, const std::string& producer,
-                 int64_t now_ns, ScanStats* stats) {
+                 int64_t now_ns, ScanStats* stats) REQUIRES(mu) {
     Result<struct stat> st = root->Lstat(rel);
     Result<std::string> content = st.ok() ? root->ReadFile(rel, kMaxNoteBytes)
                                           : Result<std::string>(st.status());
@@ -278,7 +278,7 @@ class NotebookImpl {
     return Status::Ok();
   }
 
-  Status Drop(const std::string& rel, ScanStats* stats) {
+  Status Drop(const std::string& rel, ScanStats* stats) REQUIRES(mu) {
     CTXKIT_ASSIGN_OR_RETURN(std::optional<IndexedNote> old, index->Get(rel));
     if (!old.has_value()) return Status::Ok();
     CTXKIT_RETURN_IF_ERROR(index->Remove(rel));
@@ -306,7 +306,7 @@ class NotebookImpl {
   // One directory of the walk: depth 0 root, 1 agent, 2 session.
   Status Walk(const std::string& dir_rel, int depth, bool full,
               const std::map<std::string, int64_t>& known, int64_t now_ns,
-              ScanStats* stats) {
+              ScanStats* stats) REQUIRES(mu) {
     struct stat st;
     int rc = dir_rel.empty() ? ::fstat(root->fd(), &st)
                              : ::fstatat(root->fd(), dir_rel.c_str(), &st,
@@ -359,8 +359,8 @@ class NotebookImpl {
   }
 
   Status DropDir(const std::string& dir_rel,
-                 const std::map<std::string, int64_t>& known,
-                 ScanStats* stats) {
+                 const std::map<std::string, int64_t>& known, ScanStats* stats)
+      REQUIRES(mu) {
     for (const auto& [d, m] : known) {
       if (d == dir_rel || d.starts_with(dir_rel + "/")) {
         CTXKIT_ASSIGN_OR_RETURN(auto stamps, index->StampsInDir(d));
@@ -373,7 +373,7 @@ class NotebookImpl {
   }
 
   // REQUIRES: mu held.
-  Status SyncLocked(bool full, ScanStats* stats) {
+  Status SyncLocked(bool full, ScanStats* stats) REQUIRES(mu) {
     CTXKIT_ASSIGN_OR_RETURN(auto known, index->Dirs());
     if (!full) {
       CTXKIT_ASSIGN_OR_RETURN(bool changed, DirsChanged(known));
@@ -392,7 +392,8 @@ class NotebookImpl {
   // content when indexing fails. REQUIRES: mu and the root lock held.
   Status WriteAndIndex(
       const std::vector<std::pair<std::string, std::string>>& changes,
-      const std::vector<std::string>& originals, const std::string& producer) {
+      const std::vector<std::string>& originals, const std::string& producer)
+      REQUIRES(mu) {
     size_t written = 0;
     Status s;
     for (; written < changes.size(); ++written) {
@@ -548,7 +549,7 @@ Result<std::string> Notebook::Add(const NewNote& note) {
   if (!core::IsValidUtf8(note.body)) {
     return Status::InvalidArgument("the note body must be UTF-8");
   }
-  std::lock_guard<std::mutex> guard(impl_->mu);
+  core::MutexLock guard(&impl_->mu);
   NoteHeader header;
   for (const std::string& link : note.links) {
     CTXKIT_ASSIGN_OR_RETURN(std::string rel, impl_->ExistingNote(link, *this));
@@ -610,7 +611,7 @@ Status Notebook::Update(std::string_view path, std::string_view agent,
           "give the new body without frontmatter (the frontmatter is kept)");
     }
   }
-  std::lock_guard<std::mutex> guard(impl_->mu);
+  core::MutexLock guard(&impl_->mu);
   CTXKIT_ASSIGN_OR_RETURN(std::string rel, impl_->ExistingNote(path, *this));
   CTXKIT_ASSIGN_OR_RETURN(FileLock lock, impl_->Lock());
   CTXKIT_ASSIGN_OR_RETURN(std::string old,
@@ -637,7 +638,7 @@ Status Notebook::Update(std::string_view path, std::string_view agent,
 Status Notebook::Link(std::string_view path, std::string_view target,
                       std::string_view agent) {
   CTXKIT_RETURN_IF_ERROR(ValidateAgentName(agent));
-  std::lock_guard<std::mutex> guard(impl_->mu);
+  core::MutexLock guard(&impl_->mu);
   CTXKIT_ASSIGN_OR_RETURN(std::string rel, impl_->ExistingNote(path, *this));
   CTXKIT_ASSIGN_OR_RETURN(std::string to, impl_->ExistingNote(target, *this));
   if (rel == to) return Status::InvalidArgument("a note cannot link to itself");
@@ -657,7 +658,7 @@ Status Notebook::Link(std::string_view path, std::string_view target,
 Status Notebook::Supersede(std::string_view old_path, std::string_view new_path,
                            std::string_view agent) {
   CTXKIT_RETURN_IF_ERROR(ValidateAgentName(agent));
-  std::lock_guard<std::mutex> guard(impl_->mu);
+  core::MutexLock guard(&impl_->mu);
   CTXKIT_ASSIGN_OR_RETURN(std::string old_rel,
                           impl_->ExistingNote(old_path, *this));
   CTXKIT_ASSIGN_OR_RETURN(std::string new_rel,
@@ -685,7 +686,7 @@ Status Notebook::Supersede(std::string_view old_path, std::string_view new_path,
 }
 
 Result<Note> Notebook::Show(std::string_view path) {
-  std::lock_guard<std::mutex> guard(impl_->mu);
+  core::MutexLock guard(&impl_->mu);
   CTXKIT_ASSIGN_OR_RETURN(std::string rel, impl_->ExistingNote(path, *this));
   Note note;
   note.path = rel;
@@ -727,7 +728,7 @@ Result<std::vector<NoteHit>> Notebook::Search(const NoteQuery& query) {
       match += "\"" + t + "\"";
     }
   }
-  std::lock_guard<std::mutex> guard(impl_->mu);
+  core::MutexLock guard(&impl_->mu);
   ScanStats stats;
   CTXKIT_RETURN_IF_ERROR(impl_->SyncLocked(false, &stats));
   std::vector<notes::IndexHit> hits;
@@ -771,7 +772,7 @@ Result<std::vector<NoteHit>> Notebook::Search(const NoteQuery& query) {
 }
 
 Result<ScanStats> Notebook::Scan(bool full) {
-  std::lock_guard<std::mutex> guard(impl_->mu);
+  core::MutexLock guard(&impl_->mu);
   ScanStats stats;
   CTXKIT_RETURN_IF_ERROR(impl_->SyncLocked(full, &stats));
   CTXKIT_ASSIGN_OR_RETURN(stats.notes_total, impl_->index->Count());
@@ -782,7 +783,7 @@ Result<GcReport> Notebook::Gc(int64_t older_than_seconds, bool apply) {
   if (older_than_seconds < 1) {
     return Status::InvalidArgument("older-than must be at least 1 second");
   }
-  std::lock_guard<std::mutex> guard(impl_->mu);
+  core::MutexLock guard(&impl_->mu);
   ScanStats stats;
   CTXKIT_RETURN_IF_ERROR(impl_->SyncLocked(true, &stats));
   std::optional<FileLock> lock;

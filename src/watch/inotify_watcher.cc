@@ -120,7 +120,8 @@ Status WatcherImpl::ReloadRoots() {
   roots_ = std::move(*list);
   // Watches only the removed roots needed.
   std::vector<std::string> unneeded;
-  for (const auto& [path, wd] : path_wd_) {
+  for (const auto& entry : path_wd_) {
+    const std::string& path = entry.first;
     bool needed =
         Covered(path) ||
         std::any_of(roots_.begin(), roots_.end(), [&](const WatchEntry& r) {

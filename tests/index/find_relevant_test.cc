@@ -110,6 +110,32 @@ TEST_F(FindRelevantTest, OneVariableMode) {
   EXPECT_TRUE(FindRelevant(view(), "token", o).status().IsNotFound());
 }
 
+TEST_F(FindRelevantTest, OneVariableByRefIsACapability) {
+  SetOptions agent;
+  agent.scope = "agent";
+  Put("secret", "alice private walrus plan", agent);
+  Put("shared", "public walrus facts");
+  Result<Ref> ref = view().RefOf("secret");
+  ASSERT_TRUE(ref.ok());
+  FindOptions by_key;
+  by_key.key = "secret";
+  FindResult want = Find("walrus", by_key);
+  ASSERT_EQ(want.hits.size(), 1u);
+  // Bob cannot name alice's key, but reads by the ref she handed him.
+  auto bob = store_->OpenView("bob", "s2");
+  ASSERT_TRUE(bob.ok());
+  FindOptions by_ref;
+  by_ref.ref = *ref;
+  FindResult got = FindIn(*bob, "walrus", by_ref);
+  ASSERT_EQ(got.hits.size(), 1u);
+  EXPECT_EQ(got.hits[0].ref, want.hits[0].ref);
+  EXPECT_EQ(got.hits[0].byte_offset, want.hits[0].byte_offset);
+  EXPECT_EQ(got.variables_covered, 1u);
+  by_key.ref = *ref;  // Both: refused.
+  EXPECT_EQ(FindRelevant(view(), "walrus", by_key).status().code(),
+            StatusCode::kInvalidArgument);
+}
+
 TEST_F(FindRelevantTest, NewVersionsAndRemovalAreSeenIncrementally) {
   Put("doc", "the quarterly report about penguins");
   ASSERT_EQ(Find("penguins").hits.size(), 1u);
