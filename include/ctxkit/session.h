@@ -186,6 +186,11 @@ class Session {
   // The current state (re-read when another process changed it).
   Result<SessionSnapshot> Snapshot();
 
+  // Static refs of every version the session needs kept: each pool entry's
+  // described version and pinned version, the chat and the system prompt
+  // at the versions its state names. `ctxkit gc` never collects these.
+  Result<std::vector<Ref>> PinnedRefs();
+
   // OBJECT is a key (looked up in the session's view: session scope, then
   // global), a ref ("ck:..."), or "chat"/"system". version 0: latest.
   //

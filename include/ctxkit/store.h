@@ -205,6 +205,42 @@ struct StoreStats {
 };
 
 // Stored bytes of one group of versions, as `ctxkit du` shows them.
+// Garbage collection (Store::CollectGarbage, `ctxkit gc`).
+struct GarbageOptions {
+  // A superseded version is collected once the version after it is older
+  // than this (so a reader who just took a static ref keeps it for at least
+  // this long). Default: 7 days.
+  int64_t retention_seconds = 7 * 24 * 3600;
+  // false: a dry run that reports what would be collected and changes
+  // nothing.
+  bool apply = false;
+  // Static refs whose versions are never collected (what sessions, spawn
+  // manifests and externalized contexts name; the caller gathers them).
+  // Dynamic and session-only refs are ignored.
+  std::vector<Ref> keep;
+};
+
+// Collected (or, in a dry run, collectable) versions of one scope and type.
+struct GarbageRow {
+  Scope scope;
+  ValueType type = ValueType::kText;
+  uint64_t versions = 0;
+  // Content the versions themselves stored (an append's own bytes). Blob
+  // files shared with kept versions stay, so freed bytes may be fewer.
+  uint64_t bytes = 0;
+};
+
+struct GarbageReport {
+  bool applied = false;
+  uint64_t versions_scanned = 0;
+  uint64_t versions = 0;         // Collected or collectable.
+  uint64_t bytes = 0;            // As GarbageRow::bytes, summed.
+  uint64_t kept_by_ref = 0;      // Collectable by age but named by `keep`.
+  uint64_t freed_bytes = 0;      // Applied: content bytes actually freed.
+  uint64_t blob_files = 0;       // Applied: blob files deleted.
+  std::vector<GarbageRow> rows;  // Sorted by scope, type.
+};
+
 struct UsageRow {
   Scope scope;
   ValueType type = ValueType::kText;
@@ -249,6 +285,18 @@ class Store {
   // session-only values), sorted by scope, type, tier. A full scan of the
   // store's metadata: for maintenance, not hot paths.
   Result<std::vector<UsageRow>> Usage();
+
+  // Removes superseded versions of durable objects older than the
+  // retention (see GarbageOptions), never an object's latest version (a removed
+  // object keeps its tombstone), never a version `options.keep` names. A
+  // run of appends (a stream or chat since its last whole write) is
+  // collected whole or not at all, since each version's content includes
+  // the earlier ones. Collected versions read NotFound afterwards (another
+  // process may serve one it had cached until it sees the change). A
+  // failure leaves the store as it was for the batch that failed; batches
+  // already applied stay applied. Session-only values are not collected
+  // (they end with their session).
+  Result<GarbageReport> CollectGarbage(const GarbageOptions& options);
   const std::string& home() const;
 
  private:

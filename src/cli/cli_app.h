@@ -134,7 +134,7 @@ void RegisterExploreCommands(CLI::App& app,
 void RegisterSummaryCommands(CLI::App& app,
                              CommandTable& table);  // summarize tokens
 void RegisterMetaCommands(CLI::App& app, CommandTable& table);  // ls stats...
-void RegisterMaintenanceCommands(CLI::App& app, CommandTable& table);  // du
+void RegisterMaintenanceCommands(CLI::App& app, CommandTable& table);  // du, gc
 void RegisterIndexCommands(CLI::App& app,
                            CommandTable& table);  // find
 void RegisterSessionCommands(CLI::App& app,

@@ -1,6 +1,10 @@
-// Maintenance verbs: du (what the store holds, by scope, type and tier).
+// Maintenance verbs: du (what the store holds, by scope, type and tier)
+// and gc (superseded versions nothing names any longer).
+
+#include <dirent.h>
 
 #include <CLI/CLI.hpp>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -8,7 +12,13 @@
 #include "cli/cli_app.h"
 #include "cli/io.h"
 #include "cli/output.h"
+#include "core/status_macros.h"
+#include "ctxkit/notes.h"
+#include "ctxkit/session.h"
+#include "ctxkit/spawn.h"
 #include "ctxkit/store.h"
+#include "externalize/internal.h"
+#include "storage/filename.h"
 
 namespace ctxkit::cli {
 namespace {
@@ -56,6 +66,146 @@ int RunDu(Context& ctx) {
   return s.ok() ? kExitOk : ReportError(s);
 }
 
+// Every ref string inside a JSON document (externalize manifests).
+void RefsInJson(const nlohmann::json& j, std::vector<Ref>* out) {
+  if (j.is_string()) {
+    const std::string& text = j.get_ref<const std::string&>();
+    if (text.starts_with("ck:")) {
+      if (Result<Ref> ref = ParseRef(text); ref.ok()) out->push_back(*ref);
+    }
+  } else if (j.is_structured()) {
+    for (const auto& item : j) RefsInJson(item, out);
+  }
+}
+
+// A session's pins, and its externalized collections: every version of
+// each manifest and every ref any of them names.
+Status AddSessionRefs(Store& store, const std::string& id,
+                      std::vector<Ref>* keep) {
+  CTXKIT_ASSIGN_OR_RETURN(std::unique_ptr<Session> session,
+                          Session::Open(store, id));
+  CTXKIT_ASSIGN_OR_RETURN(std::vector<Ref> pinned, session->PinnedRefs());
+  keep->insert(keep->end(), pinned.begin(), pinned.end());
+  CTXKIT_ASSIGN_OR_RETURN(View view, store.OpenView("", id));
+  ListFilter filter{.scope = "session",
+                    .key_prefix = externalize::kManifestPrefix,
+                    .limit = 1000};
+  do {
+    CTXKIT_ASSIGN_OR_RETURN(ListPage page, view.List(filter));
+    for (const ObjectMeta& m : page.items) {
+      const LookupOptions at{.scope = "session"};
+      CTXKIT_ASSIGN_OR_RETURN(std::vector<VersionMeta> versions,
+                              view.Versions(m.key, at));
+      for (const VersionMeta& v : versions) {
+        if (v.state != VersionState::kPresent) continue;
+        LookupOptions pinned_at = at;
+        pinned_at.version = v.version;
+        CTXKIT_ASSIGN_OR_RETURN(Ref ref, view.Pin(m.key, pinned_at));
+        keep->push_back(ref);
+        CTXKIT_ASSIGN_OR_RETURN(std::string text, view.Resolve(ref));
+        RefsInJson(nlohmann::json::parse(text, nullptr, false), keep);
+      }
+    }
+    filter.cursor = page.next_cursor;
+  } while (!filter.cursor.empty());
+  return Status::Ok();
+}
+
+// The refs of every spawn manifest under the home. A manifest that cannot
+// be read stops the collection: what it names is unknown.
+Status AddSpawnRefs(const std::string& home, std::vector<Ref>* keep) {
+  const std::string dir = storage::SpawnDir(home);
+  DIR* d = ::opendir(dir.c_str());
+  if (d == nullptr) return Status::Ok();  // No child was ever spawned.
+  std::vector<std::string> files;
+  while (dirent* e = ::readdir(d)) {
+    std::string name = e->d_name;
+    if (name.ends_with(".json")) files.push_back(dir + "/" + name);
+  }
+  ::closedir(d);
+  for (const std::string& file : files) {
+    Result<Manifest> manifest = LoadManifest(file);
+    if (!manifest.ok()) {
+      return manifest.status().WithContext("spawn manifest " + file);
+    }
+    for (const ManifestRef& r : manifest->refs) keep->push_back(r.ref);
+  }
+  return Status::Ok();
+}
+
+Result<std::vector<Ref>> GatherKeepRefs(Store& store) {
+  std::vector<Ref> keep;
+  CTXKIT_ASSIGN_OR_RETURN(std::vector<std::string> sessions,
+                          Session::List(store));
+  for (const std::string& id : sessions) {
+    CTXKIT_RETURN_IF_ERROR(
+        AddSessionRefs(store, id, &keep).WithContext("session " + id));
+  }
+  CTXKIT_RETURN_IF_ERROR(AddSpawnRefs(store.home(), &keep));
+  return keep;
+}
+
+nlohmann::json GcJson(const GarbageReport& r) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const GarbageRow& row : r.rows) {
+    rows.push_back({{"scope", row.scope.ToString()},
+                    {"type", std::string(ValueTypeName(row.type))},
+                    {"versions", row.versions},
+                    {"bytes", row.bytes}});
+  }
+  return {
+      {"applied", r.applied},         {"versions_scanned", r.versions_scanned},
+      {"versions", r.versions},       {"bytes", r.bytes},
+      {"kept_by_ref", r.kept_by_ref}, {"freed_bytes", r.freed_bytes},
+      {"blob_files", r.blob_files},   {"rows", std::move(rows)}};
+}
+
+struct GcArgs {
+  std::string older_than = "7d";
+  bool apply = false;
+};
+
+int RunGc(Context& ctx, const GcArgs& a) {
+  Result<int64_t> seconds = ParseRetention(a.older_than);
+  if (!seconds.ok())
+    return ReportError(seconds.status().WithContext("--older-than"));
+  Result<Store*> store = ctx.OpenStore();
+  if (!store.ok()) return ReportError(store.status());
+  GarbageOptions options{.retention_seconds = *seconds, .apply = a.apply};
+  Result<std::vector<Ref>> keep = GatherKeepRefs(**store);
+  if (!keep.ok()) return ReportError(keep.status());
+  options.keep = std::move(*keep);
+  Result<GarbageReport> report = (*store)->CollectGarbage(options);
+  if (!report.ok()) return ReportError(report.status());
+  if (ctx.json()) {
+    PrintJson(GcJson(*report));
+    return kExitOk;
+  }
+  Table t({"SCOPE", "TYPE", "VERSIONS", "BYTES"}, {2, 3});
+  for (const GarbageRow& r : report->rows) {
+    t.AddRow({r.scope.ToString(), std::string(ValueTypeName(r.type)),
+              GroupedNumber(r.versions), GroupedNumber(r.bytes)});
+  }
+  std::string out = report->rows.empty() ? std::string() : t.Render();
+  if (report->applied) {
+    out += "collected " + GroupedNumber(report->versions) + " of " +
+           GroupedNumber(report->versions_scanned) + " versions, freed " +
+           ExactBytes(report->freed_bytes) + " (" +
+           GroupedNumber(report->blob_files) + " blob files)\n";
+  } else {
+    out += "dry run: " + GroupedNumber(report->versions) + " of " +
+           GroupedNumber(report->versions_scanned) +
+           " versions are collectable (" + ExactBytes(report->bytes) +
+           "); run with --apply to collect them\n";
+  }
+  if (report->kept_by_ref > 0) {
+    out += GroupedNumber(report->kept_by_ref) +
+           " old versions kept because a session or manifest names them\n";
+  }
+  Status s = WriteStdout(out);
+  return s.ok() ? kExitOk : ReportError(s);
+}
+
 }  // namespace
 
 void RegisterMaintenanceCommands(CLI::App& app, CommandTable& table) {
@@ -64,6 +214,19 @@ void RegisterMaintenanceCommands(CLI::App& app, CommandTable& table) {
       "Show stored bytes by scope, type and tier (inline, blob, session), "
       "history and removed objects included");
   table.Add(sub, [](Context& ctx) { return RunDu(ctx); });
+
+  auto a = std::make_shared<GcArgs>();
+  CLI::App* gc = app.add_subcommand(
+      "gc",
+      "Remove superseded versions older than --older-than that no session, "
+      "spawn manifest or externalized context names; a dry run unless "
+      "--apply");
+  gc->add_option("--older-than", a->older_than,
+                 "Retention: a version goes once the version after it is "
+                 "older than this, e.g. 30d, 12h, 2w (default 7d)")
+      ->type_name("DURATION");
+  gc->add_flag("--apply", a->apply, "Collect (default: only report)");
+  table.Add(gc, [a](Context& ctx) { return RunGc(ctx, *a); });
 }
 
 }  // namespace ctxkit::cli

@@ -158,6 +158,19 @@ struct UsageRecord {
   uint64_t bytes = 0;
 };
 
+// One version of one object, for garbage collection.
+struct VersionKey {
+  int64_t object_id = 0;
+  uint64_t version = 0;
+  friend auto operator<=>(const VersionKey&, const VersionKey&) = default;
+};
+
+struct CollectReport {
+  uint64_t versions = 0;    // Version rows deleted.
+  uint64_t bytes = 0;       // Content bytes freed (inline rows, blob files).
+  uint64_t blob_files = 0;  // Blob files deleted.
+};
+
 struct BackendStats {
   uint64_t objects = 0;
   uint64_t live_objects = 0;
@@ -233,6 +246,22 @@ class Backend {
   virtual Status Scan(const VersionRecord& version, uint64_t offset,
                       uint64_t length, uint64_t piece_bytes,
                       const std::function<bool(std::string_view)>& sink);
+
+  // Every version of every object (tombstones included), ordered by
+  // (object_id, version), starting after `after`; at most `limit` records.
+  // An empty page means the scan is done.
+  virtual Result<std::vector<VersionRecord>> ScanVersions(
+      const VersionKey& after, size_t limit) = 0;
+
+  // Deletes the given versions and their contents in one transaction: the
+  // history of garbage collection. Keys naming no version are skipped.
+  // InvalidArgument, nothing deleted, when a key is an object's latest
+  // version; FailedPrecondition, nothing deleted, when a collected version
+  // of an appendable value leaves another version of its run of appends
+  // (whose content includes it) behind. A blob file no remaining version
+  // references is deleted once the transaction has committed.
+  virtual Result<CollectReport> CollectVersions(
+      const std::vector<VersionKey>& keys) = 0;
 
   virtual Result<BackendStats> Stats() = 0;
   // Stored bytes grouped by scope, type and medium (a full scan: for

@@ -9,8 +9,10 @@
 #include <algorithm>
 #include <cerrno>
 #include <ctime>
+#include <optional>
 
 #include "core/encoding.h"
+#include "core/status_macros.h"
 #include "storage/file_util.h"
 #include "storage/posix_io.h"
 
@@ -65,6 +67,65 @@ Status BlobFiles::Write(std::string_view hash, std::string_view content) {
     }
   }
   return AtomicWriteFile(root_ + "/tmp", path, content, sync_);
+}
+
+std::string BlobFiles::TrashPathFor(std::string_view hash) const {
+  return root_ + "/trash/" + core::ToHex(hash);
+}
+
+Result<uint64_t> BlobFiles::Trash(std::string_view hash) {
+  CTXKIT_RETURN_IF_ERROR(MakeDirs(root_ + "/trash"));
+  const std::string path = PathFor(hash);
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT) return uint64_t{0};
+    return ErrnoStatus("stat", path);
+  }
+  if (::rename(path.c_str(), TrashPathFor(hash).c_str()) != 0) {
+    return ErrnoStatus("move to the trash", path);
+  }
+  return static_cast<uint64_t>(st.st_size);
+}
+
+Status BlobFiles::Untrash(std::string_view hash) {
+  const std::string from = TrashPathFor(hash);
+  if (::rename(from.c_str(), PathFor(hash).c_str()) != 0 && errno != ENOENT) {
+    return ErrnoStatus("restore from the trash", from);
+  }
+  return Status::Ok();
+}
+
+void BlobFiles::DropTrashed(std::string_view hash) {
+  ::unlink(TrashPathFor(hash).c_str());
+}
+
+Status BlobFiles::RecoverTrash(
+    const std::function<Result<bool>(std::string_view hash)>& referenced) {
+  const std::string trash = root_ + "/trash";
+  DIR* dir = ::opendir(trash.c_str());
+  if (dir == nullptr) {
+    if (errno == ENOENT) return Status::Ok();
+    return ErrnoStatus("opendir", trash);
+  }
+  Status status = Status::Ok();
+  while (dirent* entry = ::readdir(dir)) {
+    const std::string name = entry->d_name;
+    std::optional<std::string> hash = core::FromHex(name);
+    if (!hash || hash->size() != 32) continue;  // ".", "..", strays.
+    Result<bool> used = referenced(*hash);
+    if (!used.ok()) {
+      status = used.status();
+      break;
+    }
+    if (*used) {
+      status = Untrash(*hash);
+      if (!status.ok()) break;
+    } else {
+      DropTrashed(*hash);
+    }
+  }
+  ::closedir(dir);
+  return status;
 }
 
 Result<std::string> BlobFiles::Read(std::string_view hash, uint64_t offset,

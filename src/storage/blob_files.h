@@ -28,7 +28,22 @@ class BlobFiles {
   Result<std::string> Read(std::string_view hash, uint64_t offset,
                            uint64_t length) const;
 
+  // Garbage collection moves a blob no version references any longer to
+  // <root>/trash/ inside its database transaction, and deletes it only once
+  // the transaction has committed, so a crash never leaves a version whose
+  // blob is gone. Trash returns the file's size (0 when it was absent).
+  Result<uint64_t> Trash(std::string_view hash);
+  // Moves a trashed blob back (the transaction failed).
+  Status Untrash(std::string_view hash);
+  // Deletes a trashed blob (the transaction committed).
+  void DropTrashed(std::string_view hash);
+  // After a crash: moves back every trashed blob `referenced` says is still
+  // referenced, and deletes the others.
+  Status RecoverTrash(
+      const std::function<Result<bool>(std::string_view hash)>& referenced);
+
   std::string PathFor(std::string_view hash) const;
+  std::string TrashPathFor(std::string_view hash) const;
 
   // For scans: maps [offset, offset + length) of the blob for `hash`
   // read-only, one window at a time (1 MiB doubling to 16 MiB, or

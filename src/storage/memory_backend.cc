@@ -1,6 +1,7 @@
 #include "storage/memory_backend.h"
 
 #include <algorithm>
+#include <set>
 
 #include "core/status_macros.h"
 
@@ -298,11 +299,8 @@ Result<VersionRecord> MemoryBackend::GetVersion(int64_t id, uint64_t version) {
   std::lock_guard lock(mu_);
   CTXKIT_ASSIGN_OR_RETURN(Object * obj, ObjectLocked(id));
   if (version == 0) version = obj->versions.size();
-  if (version == 0 || version > obj->versions.size()) {
-    return Status::NotFound("'" + obj->record.key + "' has no version " +
-                            std::to_string(version));
-  }
-  return obj->versions[version - 1].record;
+  CTXKIT_ASSIGN_OR_RETURN(Version * v, VersionLocked(obj, version));
+  return v->record;
 }
 
 Result<std::vector<VersionRecord>> MemoryBackend::ListVersions(int64_t id) {
@@ -310,7 +308,9 @@ Result<std::vector<VersionRecord>> MemoryBackend::ListVersions(int64_t id) {
   CTXKIT_ASSIGN_OR_RETURN(Object * obj, ObjectLocked(id));
   std::vector<VersionRecord> out;
   out.reserve(obj->versions.size());
-  for (const Version& v : obj->versions) out.push_back(v.record);
+  for (const Version& v : obj->versions) {
+    if (!v.collected) out.push_back(v.record);
+  }
   return out;
 }
 
@@ -336,11 +336,8 @@ Result<std::string> MemoryBackend::Read(const VersionRecord& version,
                                         uint64_t offset, uint64_t length) {
   std::lock_guard lock(mu_);
   CTXKIT_ASSIGN_OR_RETURN(Object * obj, ObjectLocked(version.object_id));
-  if (version.version == 0 || version.version > obj->versions.size()) {
-    return Status::NotFound("'" + obj->record.key + "' has no version " +
-                            std::to_string(version.version));
-  }
-  const Version& v = obj->versions[version.version - 1];
+  CTXKIT_ASSIGN_OR_RETURN(Version * found, VersionLocked(obj, version.version));
+  const Version& v = *found;
   const uint64_t size = v.record.size_bytes;
   if (offset >= size) return std::string();
   const uint64_t end = offset + std::min(length, size - offset);
@@ -362,6 +359,90 @@ Result<std::string> MemoryBackend::Read(const VersionRecord& version,
     out += part;
   }
   return out;
+}
+
+Result<MemoryBackend::Version*> MemoryBackend::VersionLocked(Object* obj,
+                                                             uint64_t version) {
+  if (version == 0 || version > obj->versions.size() ||
+      obj->versions[version - 1].collected) {
+    return Status::NotFound("'" + obj->record.key + "' has no version " +
+                            std::to_string(version));
+  }
+  return &obj->versions[version - 1];
+}
+
+Result<std::vector<VersionRecord>> MemoryBackend::ScanVersions(
+    const VersionKey& after, size_t limit) {
+  std::lock_guard lock(mu_);
+  std::vector<VersionRecord> out;
+  for (auto it = objects_.lower_bound(after.object_id);
+       it != objects_.end() && out.size() < limit; ++it) {
+    for (const Version& v : it->second->versions) {
+      if (out.size() == limit) break;
+      if (v.collected || VersionKey{it->first, v.record.version} <= after) {
+        continue;
+      }
+      out.push_back(v.record);
+    }
+  }
+  return out;
+}
+
+Status MemoryBackend::CheckCollectableLocked(
+    const std::vector<VersionKey>& keys) {
+  std::set<VersionKey> collecting(keys.begin(), keys.end());
+  for (const VersionKey& key : keys) {
+    auto it = objects_.find(key.object_id);
+    if (it == objects_.end() || key.version == 0 ||
+        key.version > it->second->versions.size()) {
+      continue;
+    }
+    const Object& obj = *it->second;
+    if (key.version == obj.versions.size()) {
+      return Status::InvalidArgument(
+          "version " + std::to_string(key.version) + " of '" + obj.record.key +
+          "' is its latest; garbage collection keeps it");
+    }
+    const uint64_t base = obj.versions[key.version - 1].record.stream_base;
+    if (base == 0) continue;
+    for (const Version& v : obj.versions) {
+      if (v.record.stream_base == base && !v.collected &&
+          collecting.count({key.object_id, v.record.version}) == 0) {
+        return Status::FailedPrecondition(
+            "collecting part of a run of appends of '" + obj.record.key +
+            "' would leave version " + std::to_string(v.record.version) +
+            " without its earlier chunks");
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+Result<CollectReport> MemoryBackend::CollectVersions(
+    const std::vector<VersionKey>& keys) {
+  std::lock_guard lock(mu_);
+  CTXKIT_RETURN_IF_ERROR(CheckCollectableLocked(keys));
+  CollectReport report;
+  for (const VersionKey& key : keys) {
+    auto it = objects_.find(key.object_id);
+    if (it == objects_.end()) continue;
+    Object& obj = *it->second;
+    if (key.version == 0 || key.version > obj.versions.size()) continue;
+    Version& v = obj.versions[key.version - 1];
+    if (v.collected) continue;
+    v.collected = true;
+    ++report.versions;
+    // A version's own bytes are its last chunk (tombstones have none).
+    if (v.chunk_end > v.chunk_begin && v.chunk_end <= obj.chunks.size()) {
+      Chunk& own = obj.chunks[v.chunk_end - 1];
+      if (own.size > 0 || own.payload != 0) {
+        options_.tier->Drop(own.payload);
+        report.bytes += own.size;
+        own = Chunk{};
+      }
+    }
+  }
+  return report;
 }
 
 Result<BackendStats> MemoryBackend::Stats() {

@@ -67,6 +67,10 @@ class MemoryBackend final : public Backend {
       const ObjectQuery& query) override;
   Result<std::string> Read(const VersionRecord& version, uint64_t offset,
                            uint64_t length) override;
+  Result<std::vector<VersionRecord>> ScanVersions(const VersionKey& after,
+                                                  size_t limit) override;
+  Result<CollectReport> CollectVersions(
+      const std::vector<VersionKey>& keys) override;
   Result<BackendStats> Stats() override;
   Result<std::vector<UsageRecord>> Usage() override;
   Result<std::optional<uint64_t>> SessionGeneration(
@@ -92,6 +96,7 @@ class MemoryBackend final : public Backend {
   };
   struct Version {
     VersionRecord record;
+    bool collected = false;  // By CollectVersions: gone, payload freed.
     size_t chunk_begin = 0;  // The content is chunks[begin, end).
     size_t chunk_end = 0;
   };
@@ -123,6 +128,10 @@ class MemoryBackend final : public Backend {
   // object's chunks once its content outgrows the threshold.
   Status AddChunkLocked(Object* obj, uint64_t offset, std::string_view bytes);
   WriteResult CommitVersionLocked(Object* obj, Version v);
+  // The version `version` of `obj` unless it was collected; NotFound then.
+  Result<Version*> VersionLocked(Object* obj, uint64_t version);
+  // CollectVersions' checks, before anything is freed.
+  Status CheckCollectableLocked(const std::vector<VersionKey>& keys);
   Result<ObjectRecord> RelocateLocked(int64_t id, const Scope& scope,
                                       std::string_view key);
   static std::string NameKey(const Scope& scope, std::string_view key);

@@ -24,6 +24,13 @@ void MemoryTier::Insert(const CacheKey& key,
   cache_bytes_ += size;
 }
 
+void MemoryTier::ClearCache() {
+  std::lock_guard lock(mu_);
+  cache_lru_.clear();
+  cache_index_.clear();
+  cache_bytes_ = 0;
+}
+
 Status MemoryTier::MakeRoom(uint64_t incoming) {
   while (cache_bytes_ + resident_bytes_ + incoming > ceiling_ &&
          !cache_lru_.empty()) {

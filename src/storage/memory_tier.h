@@ -66,6 +66,8 @@ class MemoryTier {
   // Durable cache. Lookup returns null on a miss.
   std::shared_ptr<const std::string> Lookup(const CacheKey& key);
   void Insert(const CacheKey& key, std::shared_ptr<const std::string> value);
+  // Drops every cached durable value (after versions were collected).
+  void ClearCache();
 
   // Session-only payloads. `spill_now` sends the payload straight to the
   // spill file (used once the value it belongs to outgrows the threshold).

@@ -13,6 +13,7 @@
 #include "storage/file_util.h"
 #include "storage/filename.h"
 #include "storage/sqlite_db.h"
+#include "storage/sqlite_gc.h"
 #include "storage/sqlite_schema.h"
 #include "storage/sqlite_sessions.h"
 #include "storage/sqlite_usage.h"
@@ -65,6 +66,11 @@ class SqliteBackend final : public Backend {
                                          ? "PRAGMA synchronous=FULL"
                                          : "PRAGMA synchronous=NORMAL"));
     CTXKIT_RETURN_IF_ERROR(EnsureSchema(db_.get()));
+    // Blobs a collection moved out before it crashed come back when a
+    // version still references them.
+    CTXKIT_RETURN_IF_ERROR(blobs_.RecoverTrash([this](std::string_view hash) {
+      return SqliteBlobReferenced(db_.get(), hash);
+    }));
     return sqlite_sessions::ImportLegacy(db_.get(),
                                          SessionsDbPath(options_.home));
   }
@@ -108,7 +114,7 @@ class SqliteBackend final : public Backend {
     const bool inline_content = req.content.size() <= options_.inline_max_bytes;
     if (!inline_content) {
       CTXKIT_RETURN_IF_ERROR(
-          RegisterBlobLocked(req.hash, req.content.size(), req.now_unix_ns));
+          RegisterBlobLocked(req.hash, req.content, req.now_unix_ns));
     }
     std::optional<std::string_view> version_data;
     if (IsAppendableType(req.type)) {
@@ -176,7 +182,7 @@ class SqliteBackend final : public Backend {
     const bool inline_content = req.bytes.size() <= options_.inline_max_bytes;
     if (!inline_content) {
       CTXKIT_RETURN_IF_ERROR(
-          RegisterBlobLocked(req.hash, req.bytes.size(), req.now_unix_ns));
+          RegisterBlobLocked(req.hash, req.bytes, req.now_unix_ns));
     }
     CTXKIT_RETURN_IF_ERROR(InsertChunkLocked(obj.id, v.version, v.stream_base,
                                              offset, req.bytes, req.hash,
@@ -444,6 +450,63 @@ class SqliteBackend final : public Backend {
     return stats;
   }
 
+  Result<std::vector<VersionRecord>> ScanVersions(const VersionKey& after,
+                                                  size_t limit) override {
+    static const std::string sql =
+        std::string("SELECT object_id, ") + kVersionColumns +
+        " FROM versions WHERE (object_id, version) > (?, ?) ORDER BY "
+        "object_id, version LIMIT ?";
+    std::lock_guard lock(mu_);
+    CTXKIT_ASSIGN_OR_RETURN(auto q, db_->Prepare(sql.c_str()));
+    q->Bind(1, after.object_id)
+        .Bind(2, static_cast<int64_t>(after.version))
+        .Bind(3, static_cast<int64_t>(limit));
+    std::vector<VersionRecord> out;
+    while (true) {
+      CTXKIT_ASSIGN_OR_RETURN(bool row, q->Step());
+      if (!row) break;
+      out.push_back(ReadVersionRow(*q, q->Int(0), 1));
+    }
+    return out;
+  }
+
+  Result<CollectReport> CollectVersions(
+      const std::vector<VersionKey>& keys) override {
+    std::lock_guard lock(mu_);
+    WriteTransaction txn(db_.get());
+    CTXKIT_RETURN_IF_ERROR(txn.Begin());
+    CTXKIT_ASSIGN_OR_RETURN(SqliteCollected collected,
+                            SqliteCollectLocked(db_.get(), keys));
+    // Unreferenced blob files leave while the write lock is held (a writer
+    // of the same content rechecks its file under that lock), into the
+    // trash, and are deleted only after the commit.
+    CollectReport report;
+    report.versions = collected.versions;
+    report.bytes = collected.inline_bytes;
+    std::vector<std::string> trashed;
+    Status s = Status::Ok();
+    for (const std::string& hash : collected.unreferenced_blobs) {
+      Result<uint64_t> size = blobs_.Trash(hash);
+      if (!size.ok()) {
+        s = size.status();
+        break;
+      }
+      trashed.push_back(hash);
+      report.bytes += *size;
+      report.blob_files += *size > 0 ? 1 : 0;
+    }
+    if (s.ok()) s = CommitLocked(&txn);
+    for (const std::string& hash : trashed) {
+      if (s.ok()) {
+        blobs_.DropTrashed(hash);
+      } else {
+        blobs_.Untrash(hash).IgnoreError();  // RecoverTrash retries on open.
+      }
+    }
+    if (!s.ok()) return s;
+    return report;
+  }
+
   Result<std::vector<UsageRecord>> Usage() override {
     std::lock_guard lock(mu_);
     return SqliteUsage(db_.get());
@@ -672,13 +735,19 @@ class SqliteBackend final : public Backend {
   }
 
   // Records a blob file written by BlobFiles::Write (deduplicated).
-  Status RegisterBlobLocked(std::string_view hash, uint64_t size, int64_t now) {
+  // Records a blob the version being written references. The file was
+  // written before the transaction; a collection that committed in between
+  // may have moved it out (it does so holding the write lock this
+  // transaction now holds), so it is checked, and rewritten if gone.
+  Status RegisterBlobLocked(std::string_view hash, std::string_view content,
+                            int64_t now) {
+    CTXKIT_RETURN_IF_ERROR(blobs_.Write(hash, content));
     auto q = db_->Prepare(
         "INSERT OR IGNORE INTO blobs(hash, size, created_ns) VALUES (?, ?, ?)");
     if (!q.ok()) return q.status();
     return (*q)
         ->BindBlob(1, hash)
-        .Bind(2, static_cast<int64_t>(size))
+        .Bind(2, static_cast<int64_t>(content.size()))
         .Bind(3, now)
         .Run();
   }

@@ -66,6 +66,10 @@ storage::Backend& StoreInternals::BackendOf(Store& store) {
   return store.impl_->backend();
 }
 
+Result<GarbageReport> Store::CollectGarbage(const GarbageOptions& options) {
+  return impl_->CollectGarbage(options);
+}
+
 namespace {
 ViewIdentity IdentityOf(const View& view) {
   return ViewIdentity{view.agent_id(), view.session_id()};

@@ -71,6 +71,7 @@ class StoreImpl {
   Status EndSession(std::string_view session_id);
   Result<StoreStats> Stats();
   Result<std::vector<UsageRow>> Usage();
+  Result<GarbageReport> CollectGarbage(const GarbageOptions& options);  // gc.cc
   const std::string& home() const { return options_.home; }
   storage::Backend& backend() { return *backend_; }
 
@@ -161,6 +162,8 @@ class StoreImpl {
   void Remember(const storage::ObjectRecord& record);
   void Remember(const storage::VersionRecord& record);
   void SyncRecordCache();
+  // Forgets cached versions and values after a collection.
+  void ForgetCachedVersions();
   // Clears the record caches when `counter` says another process committed.
   // REQUIRES: mu_ held.
   void ApplyChangeCounterLocked(const Result<uint64_t>& counter);

@@ -1,0 +1,34 @@
+// Session::PinnedRefs: what garbage collection must keep for a session.
+
+#include "core/status_macros.h"
+#include "ctxkit/session.h"
+#include "session/session_impl.h"
+#include "session/session_state.h"
+
+namespace ctxkit {
+
+Result<std::vector<Ref>> Session::PinnedRefs() {
+  CTXKIT_ASSIGN_OR_RETURN(SessionSnapshot snap, Snapshot());
+  std::vector<Ref> out;
+  for (const PoolEntry& e : snap.entries) {
+    CTXKIT_ASSIGN_OR_RETURN(Ref ref, ParseRef(e.ref));
+    out.push_back(ref);
+    if (e.pinned_version != 0 && e.pinned_version != ref.version) {
+      ref.version = e.pinned_version;
+      out.push_back(ref);
+    }
+  }
+  const std::pair<const char*, uint64_t> own[] = {
+      {session::kChatKey, snap.chat_version},
+      {session::kSystemKey, snap.system_version}};
+  for (const auto& [key, version] : own) {
+    if (version == 0) continue;
+    CTXKIT_ASSIGN_OR_RETURN(
+        Ref ref, impl_->view().Pin(key, {.scope = impl_->session_scope(),
+                                         .version = version}));
+    out.push_back(std::move(ref));
+  }
+  return out;
+}
+
+}  // namespace ctxkit

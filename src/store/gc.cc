@@ -1,0 +1,173 @@
+// Garbage collection of superseded durable versions (Store::CollectGarbage).
+//
+// The planner scans every version through the durable engine, object by
+// object, decides which versions may go, and hands them to
+// Backend::CollectVersions in batches that never split an object (so a run
+// of appends is always collected in one transaction).
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "core/clock.h"
+#include "core/encoding.h"
+#include "core/status_macros.h"
+#include "store/store_impl.h"
+
+namespace ctxkit {
+namespace {
+
+constexpr size_t kScanPage = 2048;
+constexpr size_t kCollectBatch = 512;
+
+using KeepSet = std::set<storage::VersionKey>;
+
+KeepSet KeepSetOf(const std::vector<Ref>& refs) {
+  KeepSet keep;
+  for (const Ref& ref : refs) {
+    if (!ref.is_static() || ref.is_session_only()) continue;
+    std::optional<uint64_t> id = core::FromBase36(ref.id);
+    if (!id || *id > static_cast<uint64_t>(INT64_MAX)) continue;
+    keep.insert({static_cast<int64_t>(*id), ref.version});
+  }
+  return keep;
+}
+
+// The bytes a version stored itself: all of a whole value, the appended
+// part of a version in a run of appends.
+uint64_t OwnBytes(const std::vector<storage::VersionRecord>& versions,
+                  size_t i) {
+  const storage::VersionRecord& v = versions[i];
+  if (v.state != VersionState::kPresent) return 0;
+  if (v.stream_base == 0 || v.stream_base == v.version || i == 0) {
+    return v.size_bytes;
+  }
+  return v.size_bytes - std::min(v.size_bytes, versions[i - 1].size_bytes);
+}
+
+// Which versions of one object (all of them, in version order) go.
+struct ObjectPlan {
+  std::vector<size_t> collect;  // Indexes into the versions.
+  uint64_t kept_by_ref = 0;
+};
+
+ObjectPlan PlanObject(const std::vector<storage::VersionRecord>& versions,
+                      const KeepSet& keep, int64_t cutoff_ns) {
+  ObjectPlan plan;
+  const size_t n = versions.size();
+  std::vector<bool> go(n, false);
+  // Never the latest; otherwise by the age of the version after it.
+  for (size_t i = 0; i + 1 < n; ++i) {
+    if (versions[i + 1].created_unix_ns >= cutoff_ns) continue;
+    if (keep.count({versions[i].object_id, versions[i].version})) {
+      ++plan.kept_by_ref;
+      continue;
+    }
+    go[i] = true;
+  }
+  // A run of appends goes whole or not at all.
+  std::map<uint64_t, bool> run_goes;
+  for (size_t i = 0; i < n; ++i) {
+    const uint64_t base = versions[i].stream_base;
+    if (base == 0) continue;
+    auto [it, fresh] = run_goes.try_emplace(base, true);
+    it->second = it->second && go[i];
+  }
+  for (size_t i = 0; i < n; ++i) {
+    const uint64_t base = versions[i].stream_base;
+    if (base != 0 && !run_goes[base]) go[i] = false;
+    if (go[i]) plan.collect.push_back(i);
+  }
+  return plan;
+}
+
+void AddToRow(const Scope& scope, ValueType type, uint64_t bytes,
+              std::vector<GarbageRow>* rows) {
+  auto row = std::find_if(rows->begin(), rows->end(), [&](const GarbageRow& r) {
+    return r.scope == scope && r.type == type;
+  });
+  if (row == rows->end()) {
+    rows->push_back({scope, type, 0, 0});
+    row = rows->end() - 1;
+  }
+  ++row->versions;
+  row->bytes += bytes;
+}
+
+}  // namespace
+
+Result<GarbageReport> StoreImpl::CollectGarbage(const GarbageOptions& options) {
+  if (options.retention_seconds < 0) {
+    return Status::InvalidArgument("gc retention must not be negative");
+  }
+  const int64_t cutoff =
+      core::NowUnixNanos() - options.retention_seconds * 1'000'000'000;
+  const KeepSet keep = KeepSetOf(options.keep);
+  GarbageReport report;
+  report.applied = options.apply;
+  std::vector<storage::VersionKey> batch;
+  std::vector<storage::VersionRecord> object;  // One object's versions.
+
+  auto flush = [&]() -> Status {
+    if (batch.empty() || !options.apply) return Status::Ok();
+    CTXKIT_ASSIGN_OR_RETURN(storage::CollectReport done,
+                            backend_->CollectVersions(batch));
+    report.freed_bytes += done.bytes;
+    report.blob_files += done.blob_files;
+    batch.clear();
+    ForgetCachedVersions();
+    return Status::Ok();
+  };
+  auto plan = [&]() -> Status {
+    if (object.empty()) return Status::Ok();
+    ObjectPlan p = PlanObject(object, keep, cutoff);
+    report.kept_by_ref += p.kept_by_ref;
+    if (!p.collect.empty()) {
+      CTXKIT_ASSIGN_OR_RETURN(storage::ObjectRecord record,
+                              backend_->GetObject(object.front().object_id));
+      for (size_t i : p.collect) {
+        const uint64_t bytes = OwnBytes(object, i);
+        AddToRow(record.scope, object[i].type, bytes, &report.rows);
+        ++report.versions;
+        report.bytes += bytes;
+        batch.push_back({object[i].object_id, object[i].version});
+      }
+    }
+    object.clear();
+    return batch.size() >= kCollectBatch ? flush() : Status::Ok();
+  };
+
+  storage::VersionKey after;
+  while (true) {
+    CTXKIT_ASSIGN_OR_RETURN(std::vector<storage::VersionRecord> page,
+                            backend_->ScanVersions(after, kScanPage));
+    if (page.empty()) break;
+    for (storage::VersionRecord& v : page) {
+      ++report.versions_scanned;
+      if (!object.empty() && object.front().object_id != v.object_id) {
+        CTXKIT_RETURN_IF_ERROR(plan());
+      }
+      object.push_back(std::move(v));
+    }
+    after = {object.back().object_id, object.back().version};
+  }
+  CTXKIT_RETURN_IF_ERROR(plan());
+  CTXKIT_RETURN_IF_ERROR(flush());
+  std::sort(
+      report.rows.begin(), report.rows.end(),
+      [](const GarbageRow& a, const GarbageRow& b) {
+        return std::make_pair(a.scope.ToString(), static_cast<int>(a.type)) <
+               std::make_pair(b.scope.ToString(), static_cast<int>(b.type));
+      });
+  return report;
+}
+
+void StoreImpl::ForgetCachedVersions() {
+  memory_.ClearCache();
+  std::lock_guard lock(mu_);
+  versions_.clear();
+  records_.clear();
+  ref_memo_.clear();
+}
+
+}  // namespace ctxkit
