@@ -134,7 +134,7 @@ WriteResult MemoryBackend::CommitVersionLocked(Object* obj, Version v) {
 }
 
 Result<WriteResult> MemoryBackend::Put(const PutRequest& req) {
-  std::lock_guard lock(mu_);
+  core::MutexLock lock(&mu_);
   CTXKIT_ASSIGN_OR_RETURN(
       Object * obj,
       FindForWriteLocked(req.scope, req.key, req.expected_version));
@@ -157,7 +157,7 @@ Result<WriteResult> MemoryBackend::Put(const PutRequest& req) {
 }
 
 Result<WriteResult> MemoryBackend::Append(const AppendRequest& req) {
-  std::lock_guard lock(mu_);
+  core::MutexLock lock(&mu_);
   CTXKIT_ASSIGN_OR_RETURN(
       Object * obj,
       FindForWriteLocked(req.scope, req.key, req.expected_version));
@@ -192,7 +192,7 @@ Result<WriteResult> MemoryBackend::Remove(const Scope& scope,
                                           std::string_view producer,
                                           int64_t now_unix_ns,
                                           VersionState state) {
-  std::lock_guard lock(mu_);
+  core::MutexLock lock(&mu_);
   Object* obj = FindLocked(scope, key);
   if (obj == nullptr) return NoKey(scope, key);
   if (obj->record.deleted) {
@@ -230,7 +230,7 @@ Result<ObjectRecord> MemoryBackend::RelocateLocked(int64_t id,
 }
 
 Result<ObjectRecord> MemoryBackend::Move(int64_t id, const Scope& to) {
-  std::lock_guard lock(mu_);
+  core::MutexLock lock(&mu_);
   CTXKIT_ASSIGN_OR_RETURN(Object * obj, ObjectLocked(id));
   const std::string key = obj->record.key;
   return RelocateLocked(id, to, key);
@@ -238,14 +238,14 @@ Result<ObjectRecord> MemoryBackend::Move(int64_t id, const Scope& to) {
 
 Result<ObjectRecord> MemoryBackend::Rename(int64_t id,
                                            std::string_view to_key) {
-  std::lock_guard lock(mu_);
+  core::MutexLock lock(&mu_);
   CTXKIT_ASSIGN_OR_RETURN(Object * obj, ObjectLocked(id));
   const Scope scope = obj->record.scope;
   return RelocateLocked(id, scope, to_key);
 }
 
 Status MemoryBackend::RecordTokenCounts(const std::vector<TokenCount>& counts) {
-  std::lock_guard lock(mu_);
+  core::MutexLock lock(&mu_);
   for (const TokenCount& c : counts) {
     auto it = objects_.find(c.object_id);
     if (it == objects_.end() || c.version == 0 ||
@@ -264,7 +264,7 @@ Status MemoryBackend::RecordTokenCounts(const std::vector<TokenCount>& counts) {
 std::optional<ObjectRecord> MemoryBackend::FindLive(const Scope& scope,
                                                     std::string_view key) {
   if (named_.load(std::memory_order_relaxed) == 0) return std::nullopt;
-  std::lock_guard lock(mu_);
+  core::MutexLock lock(&mu_);
   const Object* obj = FindLocked(scope, key);
   if (obj == nullptr || obj->record.deleted) return std::nullopt;
   return obj->record;
@@ -272,7 +272,7 @@ std::optional<ObjectRecord> MemoryBackend::FindLive(const Scope& scope,
 
 Result<ObjectRecord> MemoryBackend::FindObject(const Scope& scope,
                                                std::string_view key) {
-  std::lock_guard lock(mu_);
+  core::MutexLock lock(&mu_);
   const Object* obj = FindLocked(scope, key);
   if (obj == nullptr) return NoKey(scope, key);
   return obj->record;
@@ -282,7 +282,7 @@ Result<std::vector<ObjectRecord>> MemoryBackend::FindObjects(
     std::string_view key, const std::vector<Scope>& scopes) {
   std::vector<ObjectRecord> out;
   if (named_.load(std::memory_order_relaxed) == 0) return out;
-  std::lock_guard lock(mu_);
+  core::MutexLock lock(&mu_);
   for (const Scope& scope : scopes) {
     if (const Object* obj = FindLocked(scope, key)) out.push_back(obj->record);
   }
@@ -290,13 +290,13 @@ Result<std::vector<ObjectRecord>> MemoryBackend::FindObjects(
 }
 
 Result<ObjectRecord> MemoryBackend::GetObject(int64_t id) {
-  std::lock_guard lock(mu_);
+  core::MutexLock lock(&mu_);
   CTXKIT_ASSIGN_OR_RETURN(Object * obj, ObjectLocked(id));
   return obj->record;
 }
 
 Result<VersionRecord> MemoryBackend::GetVersion(int64_t id, uint64_t version) {
-  std::lock_guard lock(mu_);
+  core::MutexLock lock(&mu_);
   CTXKIT_ASSIGN_OR_RETURN(Object * obj, ObjectLocked(id));
   if (version == 0) version = obj->versions.size();
   CTXKIT_ASSIGN_OR_RETURN(Version * v, VersionLocked(obj, version));
@@ -304,7 +304,7 @@ Result<VersionRecord> MemoryBackend::GetVersion(int64_t id, uint64_t version) {
 }
 
 Result<std::vector<VersionRecord>> MemoryBackend::ListVersions(int64_t id) {
-  std::lock_guard lock(mu_);
+  core::MutexLock lock(&mu_);
   CTXKIT_ASSIGN_OR_RETURN(Object * obj, ObjectLocked(id));
   std::vector<VersionRecord> out;
   out.reserve(obj->versions.size());
@@ -318,7 +318,7 @@ Result<std::vector<ObjectRecord>> MemoryBackend::ListObjects(
     const ObjectQuery& query) {
   std::vector<ObjectRecord> out;
   {
-    std::lock_guard lock(mu_);
+    core::MutexLock lock(&mu_);
     for (const auto& [name, id] : by_name_) {
       const ObjectRecord& r = objects_.at(id)->record;
       if (Matches(r, query)) out.push_back(r);
@@ -334,7 +334,7 @@ Result<std::vector<ObjectRecord>> MemoryBackend::ListObjects(
 
 Result<std::string> MemoryBackend::Read(const VersionRecord& version,
                                         uint64_t offset, uint64_t length) {
-  std::lock_guard lock(mu_);
+  core::MutexLock lock(&mu_);
   CTXKIT_ASSIGN_OR_RETURN(Object * obj, ObjectLocked(version.object_id));
   CTXKIT_ASSIGN_OR_RETURN(Version * found, VersionLocked(obj, version.version));
   const Version& v = *found;
@@ -373,7 +373,7 @@ Result<MemoryBackend::Version*> MemoryBackend::VersionLocked(Object* obj,
 
 Result<std::vector<VersionRecord>> MemoryBackend::ScanVersions(
     const VersionKey& after, size_t limit) {
-  std::lock_guard lock(mu_);
+  core::MutexLock lock(&mu_);
   std::vector<VersionRecord> out;
   for (auto it = objects_.lower_bound(after.object_id);
        it != objects_.end() && out.size() < limit; ++it) {
@@ -420,7 +420,7 @@ Status MemoryBackend::CheckCollectableLocked(
 
 Result<CollectReport> MemoryBackend::CollectVersions(
     const std::vector<VersionKey>& keys) {
-  std::lock_guard lock(mu_);
+  core::MutexLock lock(&mu_);
   CTXKIT_RETURN_IF_ERROR(CheckCollectableLocked(keys));
   CollectReport report;
   for (const VersionKey& key : keys) {
@@ -446,7 +446,7 @@ Result<CollectReport> MemoryBackend::CollectVersions(
 }
 
 Result<BackendStats> MemoryBackend::Stats() {
-  std::lock_guard lock(mu_);
+  core::MutexLock lock(&mu_);
   BackendStats s;
   for (const auto& [id, obj] : objects_) {
     ++s.objects;
@@ -460,7 +460,7 @@ Result<BackendStats> MemoryBackend::Stats() {
 Result<std::vector<UsageRecord>> MemoryBackend::Usage() {
   std::vector<UsageRecord> rows;
   {
-    std::lock_guard lock(mu_);
+    core::MutexLock lock(&mu_);
     for (const auto& [id, obj] : objects_) {
       const ObjectRecord& r = obj->record;
       auto row = std::find_if(rows.begin(), rows.end(), [&](const auto& u) {
@@ -483,7 +483,7 @@ Result<std::vector<UsageRecord>> MemoryBackend::Usage() {
 }
 
 void MemoryBackend::DropOwnedBy(std::string_view owner) {
-  std::lock_guard lock(mu_);
+  core::MutexLock lock(&mu_);
   for (auto it = objects_.begin(); it != objects_.end();) {
     Object& obj = *it->second;
     if (obj.owner != owner) {
@@ -504,14 +504,14 @@ void MemoryBackend::DropOwnedBy(std::string_view owner) {
 
 Result<std::optional<uint64_t>> MemoryBackend::SessionGeneration(
     std::string_view id) {
-  std::lock_guard lock(mu_);
+  core::MutexLock lock(&mu_);
   auto it = sessions_.find(id);
   if (it == sessions_.end()) return std::optional<uint64_t>();
   return std::optional<uint64_t>(it->second.generation);
 }
 
 Result<SessionRecord> MemoryBackend::LoadSession(std::string_view id) {
-  std::lock_guard lock(mu_);
+  core::MutexLock lock(&mu_);
   auto it = sessions_.find(id);
   if (it == sessions_.end()) {
     return Status::NotFound("no session '" + std::string(id) + "'");
@@ -529,7 +529,7 @@ Result<SessionRecord> MemoryBackend::LoadSession(std::string_view id) {
 }
 
 Result<uint64_t> MemoryBackend::WriteSession(const SessionWrite& write) {
-  std::lock_guard lock(mu_);
+  core::MutexLock lock(&mu_);
   auto it = sessions_.find(write.id);
   if (write.expected_generation == 0) {
     if (it != sessions_.end()) {
@@ -555,14 +555,14 @@ Result<uint64_t> MemoryBackend::WriteSession(const SessionWrite& write) {
 }
 
 Result<std::vector<std::string>> MemoryBackend::ListSessions() {
-  std::lock_guard lock(mu_);
+  core::MutexLock lock(&mu_);
   std::vector<std::string> out;
   for (const auto& [id, s] : sessions_) out.push_back(id);
   return out;
 }
 
 Status MemoryBackend::RemoveSession(std::string_view id) {
-  std::lock_guard lock(mu_);
+  core::MutexLock lock(&mu_);
   auto it = sessions_.find(id);
   if (it == sessions_.end()) {
     return Status::NotFound("no session '" + std::string(id) + "'");

@@ -25,11 +25,11 @@
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
+#include "core/mutex.h"
 #include "storage/backend.h"
 #include "storage/memory_tier.h"
 
@@ -115,36 +115,37 @@ class MemoryBackend final : public Backend {
     std::map<std::string, SessionEntryRow> entries;  // By object id.
   };
 
-  // REQUIRES: mu_ held (every *Locked member).
-  Object* FindLocked(const Scope& scope, std::string_view key);
-  Result<Object*> ObjectLocked(int64_t id);
+  Object* FindLocked(const Scope& scope, std::string_view key) REQUIRES(mu_);
+  Result<Object*> ObjectLocked(int64_t id) REQUIRES(mu_);
   // The object at (scope, key) (nullptr: none), or FailedPrecondition when
   // expected_version is set and the latest version is another.
   Result<Object*> FindForWriteLocked(const Scope& scope, std::string_view key,
-                                     uint64_t expected_version);
+                                     uint64_t expected_version) REQUIRES(mu_);
   Object* CreateLocked(const Scope& scope, std::string_view key,
-                       std::string_view owner, int64_t now);
+                       std::string_view owner, int64_t now) REQUIRES(mu_);
   // Stores `bytes` as the next chunk of `obj` at `offset`, spilling the
   // object's chunks once its content outgrows the threshold.
-  Status AddChunkLocked(Object* obj, uint64_t offset, std::string_view bytes);
-  WriteResult CommitVersionLocked(Object* obj, Version v);
+  Status AddChunkLocked(Object* obj, uint64_t offset, std::string_view bytes)
+      REQUIRES(mu_);
+  WriteResult CommitVersionLocked(Object* obj, Version v) REQUIRES(mu_);
   // The version `version` of `obj` unless it was collected; NotFound then.
-  Result<Version*> VersionLocked(Object* obj, uint64_t version);
+  Result<Version*> VersionLocked(Object* obj, uint64_t version) REQUIRES(mu_);
   // CollectVersions' checks, before anything is freed.
-  Status CheckCollectableLocked(const std::vector<VersionKey>& keys);
+  Status CheckCollectableLocked(const std::vector<VersionKey>& keys)
+      REQUIRES(mu_);
   Result<ObjectRecord> RelocateLocked(int64_t id, const Scope& scope,
-                                      std::string_view key);
+                                      std::string_view key) REQUIRES(mu_);
   static std::string NameKey(const Scope& scope, std::string_view key);
 
   const MemoryBackendOptions options_;
-  std::mutex mu_;  // Guards everything below.
-  int64_t next_id_ = 1;
-  std::map<int64_t, std::unique_ptr<Object>> objects_;
+  core::Mutex mu_;
+  int64_t next_id_ GUARDED_BY(mu_) = 1;
+  std::map<int64_t, std::unique_ptr<Object>> objects_ GUARDED_BY(mu_);
   // "<scope>\n<key>" -> the object lookups find there (live, or the most
   // recently removed one).
-  std::unordered_map<std::string, int64_t> by_name_;
+  std::unordered_map<std::string, int64_t> by_name_ GUARDED_BY(mu_);
   std::atomic<size_t> named_{0};  // by_name_.size(), read without mu_.
-  std::map<std::string, StoredSession, std::less<>> sessions_;
+  std::map<std::string, StoredSession, std::less<>> sessions_ GUARDED_BY(mu_);
 };
 
 }  // namespace ctxkit::storage

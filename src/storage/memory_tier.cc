@@ -3,7 +3,7 @@
 namespace ctxkit::storage {
 
 std::shared_ptr<const std::string> MemoryTier::Lookup(const CacheKey& key) {
-  std::lock_guard lock(mu_);
+  core::MutexLock lock(&mu_);
   auto it = cache_index_.find(key);
   if (it == cache_index_.end()) return nullptr;
   cache_lru_.splice(cache_lru_.begin(), cache_lru_, it->second);
@@ -12,7 +12,7 @@ std::shared_ptr<const std::string> MemoryTier::Lookup(const CacheKey& key) {
 
 void MemoryTier::Insert(const CacheKey& key,
                         std::shared_ptr<const std::string> value) {
-  std::lock_guard lock(mu_);
+  core::MutexLock lock(&mu_);
   const uint64_t size = value->size();
   // A value taking more than a quarter of the budget would flush everything
   // else for one read; serve it from disk instead.
@@ -25,7 +25,7 @@ void MemoryTier::Insert(const CacheKey& key,
 }
 
 void MemoryTier::ClearCache() {
-  std::lock_guard lock(mu_);
+  core::MutexLock lock(&mu_);
   cache_lru_.clear();
   cache_index_.clear();
   cache_bytes_ = 0;
@@ -63,14 +63,14 @@ Status MemoryTier::SpillPayload(Payload* p) {
 }
 
 Status MemoryTier::Spill(PayloadId id) {
-  std::lock_guard lock(mu_);
+  core::MutexLock lock(&mu_);
   auto it = payloads_.find(id);
   if (it == payloads_.end() || !it->second.resident) return Status::Ok();
   return SpillPayload(&it->second);
 }
 
 Result<PayloadId> MemoryTier::Store(std::string_view data, bool spill_now) {
-  std::lock_guard lock(mu_);
+  core::MutexLock lock(&mu_);
   PayloadId id = next_payload_++;
   Payload p;
   p.size = data.size();
@@ -96,7 +96,7 @@ Result<PayloadId> MemoryTier::Store(std::string_view data, bool spill_now) {
 
 Result<std::string> MemoryTier::Read(PayloadId id, uint64_t offset,
                                      uint64_t length) {
-  std::lock_guard lock(mu_);
+  core::MutexLock lock(&mu_);
   auto it = payloads_.find(id);
   if (it == payloads_.end()) {
     return Status::NotFound("session-only value was dropped");
@@ -112,7 +112,7 @@ Result<std::string> MemoryTier::Read(PayloadId id, uint64_t offset,
 }
 
 void MemoryTier::Drop(PayloadId id) {
-  std::lock_guard lock(mu_);
+  core::MutexLock lock(&mu_);
   auto it = payloads_.find(id);
   if (it == payloads_.end()) return;
   Payload& p = it->second;
@@ -127,7 +127,7 @@ void MemoryTier::Drop(PayloadId id) {
 }
 
 MemoryTierStats MemoryTier::Stats() const {
-  std::lock_guard lock(mu_);
+  core::MutexLock lock(&mu_);
   MemoryTierStats s;
   s.used_bytes = cache_bytes_ + resident_bytes_;
   s.cached_values = cache_index_.size();

@@ -16,11 +16,11 @@
 #include <cstdint>
 #include <list>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 
+#include "core/mutex.h"
 #include "ctxkit/status.h"
 #include "storage/spill_file.h"
 
@@ -59,7 +59,7 @@ class MemoryTier {
 
   // Opens the spill file in `spill_dir`.
   Status Init(const std::string& spill_dir) {
-    std::lock_guard lock(mu_);
+    core::MutexLock lock(&mu_);
     return spill_.Open(spill_dir);
   }
 
@@ -94,28 +94,29 @@ class MemoryTier {
   };
 
   // Frees memory until `incoming` more bytes fit under the ceiling.
-  // REQUIRES: mu_ held (as do the members below it).
-  Status MakeRoom(uint64_t incoming);
-  Status SpillPayload(Payload* p);
+  Status MakeRoom(uint64_t incoming) REQUIRES(mu_);
+  Status SpillPayload(Payload* p) REQUIRES(mu_);
 
   const uint64_t ceiling_;
   const uint64_t spill_threshold_;
-  mutable std::mutex mu_;  // Guards everything below.
-  SpillFile spill_;
+  mutable core::Mutex mu_;
+  SpillFile spill_ GUARDED_BY(mu_);
 
-  uint64_t cache_bytes_ = 0;
-  std::list<CacheEntry> cache_lru_;  // Front: most recently used.
+  uint64_t cache_bytes_ GUARDED_BY(mu_) = 0;
+  // Front: most recently used.
+  std::list<CacheEntry> cache_lru_ GUARDED_BY(mu_);
   std::unordered_map<CacheKey, std::list<CacheEntry>::iterator, CacheKeyHash>
-      cache_index_;
+      cache_index_ GUARDED_BY(mu_);
 
-  uint64_t resident_bytes_ = 0;
-  uint64_t spilled_bytes_ = 0;
-  PayloadId next_payload_ = 1;
-  std::list<PayloadId> resident_lru_;  // Front: most recently used.
-  std::unordered_map<PayloadId, Payload> payloads_;
+  uint64_t resident_bytes_ GUARDED_BY(mu_) = 0;
+  uint64_t spilled_bytes_ GUARDED_BY(mu_) = 0;
+  PayloadId next_payload_ GUARDED_BY(mu_) = 1;
+  // Front: most recently used.
+  std::list<PayloadId> resident_lru_ GUARDED_BY(mu_);
+  std::unordered_map<PayloadId, Payload> payloads_ GUARDED_BY(mu_);
 
-  uint64_t evictions_ = 0;
-  uint64_t spills_ = 0;
+  uint64_t evictions_ GUARDED_BY(mu_) = 0;
+  uint64_t spills_ GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace ctxkit::storage

@@ -2,9 +2,9 @@
 // root plus content-addressed blob files. See docs/storage-format.md.
 
 #include <algorithm>
-#include <mutex>
 #include <optional>
 
+#include "core/mutex.h"
 #include "core/status_macros.h"
 #include "core/value_type_codes.h"
 #include "storage/backend.h"
@@ -55,6 +55,7 @@ class SqliteBackend final : public Backend {
         db_(std::move(db)) {}
 
   Status Init() {
+    core::MutexLock lock(&mu_);
     CTXKIT_RETURN_IF_ERROR(blobs_.Init());
     CTXKIT_RETURN_IF_ERROR(seq_.Open(SequencePath(options_.home)));
     seen_sequence_ = seq_.Stable().value_or(0);
@@ -68,8 +69,9 @@ class SqliteBackend final : public Backend {
     CTXKIT_RETURN_IF_ERROR(EnsureSchema(db_.get()));
     // Blobs a collection moved out before it crashed come back when a
     // version still references them.
-    CTXKIT_RETURN_IF_ERROR(blobs_.RecoverTrash([this](std::string_view hash) {
-      return SqliteBlobReferenced(db_.get(), hash);
+    SqliteDb* db = db_.get();
+    CTXKIT_RETURN_IF_ERROR(blobs_.RecoverTrash([db](std::string_view hash) {
+      return SqliteBlobReferenced(db, hash);
     }));
     return sqlite_sessions::ImportLegacy(db_.get(),
                                          SessionsDbPath(options_.home));
@@ -77,7 +79,7 @@ class SqliteBackend final : public Backend {
 
   // FailedPrecondition unless (scope, key)'s latest version is `expected`.
   Status CheckLatestLocked(const Scope& scope, const std::string& key,
-                           uint64_t expected) {
+                           uint64_t expected) REQUIRES(mu_) {
     Result<ObjectRecord> found = FindObjectLocked(scope, key);
     if (!found.ok() && !found.status().IsNotFound()) return found.status();
     const uint64_t at = found.ok() ? found->latest_version : 0;
@@ -92,7 +94,7 @@ class SqliteBackend final : public Backend {
     if (req.content.size() > options_.inline_max_bytes) {
       CTXKIT_RETURN_IF_ERROR(blobs_.Write(req.hash, req.content));
     }
-    std::lock_guard lock(mu_);
+    core::MutexLock lock(&mu_);
     WriteTransaction txn(db_.get());
     CTXKIT_RETURN_IF_ERROR(txn.Begin());
     if (req.expected_version != 0) {
@@ -138,7 +140,7 @@ class SqliteBackend final : public Backend {
     if (req.bytes.size() > options_.inline_max_bytes) {
       CTXKIT_RETURN_IF_ERROR(blobs_.Write(req.hash, req.bytes));
     }
-    std::lock_guard lock(mu_);
+    core::MutexLock lock(&mu_);
     WriteTransaction txn(db_.get());
     CTXKIT_RETURN_IF_ERROR(txn.Begin());
     Result<ObjectRecord> found = FindObjectLocked(req.scope, req.key);
@@ -197,7 +199,7 @@ class SqliteBackend final : public Backend {
   Result<WriteResult> Remove(const Scope& scope, std::string_view key,
                              std::string_view producer, int64_t now_unix_ns,
                              VersionState state) override {
-    std::lock_guard lock(mu_);
+    core::MutexLock lock(&mu_);
     WriteTransaction txn(db_.get());
     CTXKIT_RETURN_IF_ERROR(txn.Begin());
     ObjectRecord obj;
@@ -240,7 +242,7 @@ class SqliteBackend final : public Backend {
 
   Status RecordTokenCounts(const std::vector<TokenCount>& counts) override {
     if (counts.empty()) return Status::Ok();
-    std::lock_guard lock(mu_);
+    core::MutexLock lock(&mu_);
     WriteTransaction txn(db_.get());
     CTXKIT_RETURN_IF_ERROR(txn.Begin());
     for (const TokenCount& c : counts) {
@@ -259,7 +261,7 @@ class SqliteBackend final : public Backend {
 
   Result<ObjectRecord> FindObject(const Scope& scope,
                                   std::string_view key) override {
-    std::lock_guard lock(mu_);
+    core::MutexLock lock(&mu_);
     return FindObjectLocked(scope, key);
   }
 
@@ -271,7 +273,7 @@ class SqliteBackend final : public Backend {
     sql += ") ORDER BY scope, deleted ASC, updated_ns DESC";
     std::vector<std::string> scope_texts;
     for (const Scope& scope : scopes) scope_texts.push_back(scope.ToString());
-    std::lock_guard lock(mu_);
+    core::MutexLock lock(&mu_);
     auto q = db_->PrepareDynamic(sql);
     if (!q.ok()) return q.status();
     (*q)->BindText(1, key);
@@ -297,12 +299,12 @@ class SqliteBackend final : public Backend {
   }
 
   Result<ObjectRecord> GetObject(int64_t id) override {
-    std::lock_guard lock(mu_);
+    core::MutexLock lock(&mu_);
     return GetObjectLocked(id);
   }
 
   Result<VersionRecord> GetVersion(int64_t id, uint64_t version) override {
-    std::lock_guard lock(mu_);
+    core::MutexLock lock(&mu_);
     if (version == 0) {
       ObjectRecord obj;
       CTXKIT_ASSIGN_OR_RETURN(obj, GetObjectLocked(id));
@@ -312,7 +314,7 @@ class SqliteBackend final : public Backend {
   }
 
   Result<std::vector<VersionRecord>> ListVersions(int64_t id) override {
-    std::lock_guard lock(mu_);
+    core::MutexLock lock(&mu_);
     static const std::string sql =
         std::string("SELECT ") + kVersionColumns +
         " FROM versions WHERE object_id = ? ORDER BY version";
@@ -358,7 +360,7 @@ class SqliteBackend final : public Backend {
     std::vector<std::string> scope_texts;
     for (const Scope& s : query.scopes) scope_texts.push_back(s.ToString());
 
-    std::lock_guard lock(mu_);
+    core::MutexLock lock(&mu_);
     auto q = db_->PrepareDynamic(sql);
     if (!q.ok()) return q.status();
     int i = 1;
@@ -422,7 +424,7 @@ class SqliteBackend final : public Backend {
   }
 
   Result<BackendStats> Stats() override {
-    std::lock_guard lock(mu_);
+    core::MutexLock lock(&mu_);
     BackendStats stats;
     auto q = db_->Prepare(
         "SELECT count(*), coalesce(sum(deleted = 0), 0) FROM objects");
@@ -456,7 +458,7 @@ class SqliteBackend final : public Backend {
         std::string("SELECT object_id, ") + kVersionColumns +
         " FROM versions WHERE (object_id, version) > (?, ?) ORDER BY "
         "object_id, version LIMIT ?";
-    std::lock_guard lock(mu_);
+    core::MutexLock lock(&mu_);
     CTXKIT_ASSIGN_OR_RETURN(auto q, db_->Prepare(sql.c_str()));
     q->Bind(1, after.object_id)
         .Bind(2, static_cast<int64_t>(after.version))
@@ -472,7 +474,7 @@ class SqliteBackend final : public Backend {
 
   Result<CollectReport> CollectVersions(
       const std::vector<VersionKey>& keys) override {
-    std::lock_guard lock(mu_);
+    core::MutexLock lock(&mu_);
     WriteTransaction txn(db_.get());
     CTXKIT_RETURN_IF_ERROR(txn.Begin());
     CTXKIT_ASSIGN_OR_RETURN(SqliteCollected collected,
@@ -508,40 +510,40 @@ class SqliteBackend final : public Backend {
   }
 
   Result<std::vector<UsageRecord>> Usage() override {
-    std::lock_guard lock(mu_);
+    core::MutexLock lock(&mu_);
     return SqliteUsage(db_.get());
   }
 
   Result<std::optional<uint64_t>> SessionGeneration(
       std::string_view id) override {
-    std::lock_guard lock(mu_);
+    core::MutexLock lock(&mu_);
     return sqlite_sessions::Generation(db_.get(), id);
   }
 
   Result<SessionRecord> LoadSession(std::string_view id) override {
-    std::lock_guard lock(mu_);
+    core::MutexLock lock(&mu_);
     return sqlite_sessions::Load(db_.get(), id);
   }
 
   // Session writes do not touch the change sequence: no cached object or
   // version record can go stale through them.
   Result<uint64_t> WriteSession(const SessionWrite& write) override {
-    std::lock_guard lock(mu_);
+    core::MutexLock lock(&mu_);
     return sqlite_sessions::Write(db_.get(), write);
   }
 
   Result<std::vector<std::string>> ListSessions() override {
-    std::lock_guard lock(mu_);
+    core::MutexLock lock(&mu_);
     return sqlite_sessions::List(db_.get());
   }
 
   Status RemoveSession(std::string_view id) override {
-    std::lock_guard lock(mu_);
+    core::MutexLock lock(&mu_);
     return sqlite_sessions::Remove(db_.get(), id);
   }
 
   Result<uint64_t> ChangeCounter() override {
-    std::lock_guard lock(mu_);
+    core::MutexLock lock(&mu_);
     std::optional<uint64_t> stable = seq_.Stable();
     if (!stable) {
       // A commit is in flight somewhere: nothing cached can be trusted.
@@ -607,7 +609,7 @@ class SqliteBackend final : public Backend {
   // `to_key` (nullopt: its own), in one transaction.
   Result<ObjectRecord> Relocate(int64_t id, const Scope* to,
                                 std::optional<std::string_view> to_key) {
-    std::lock_guard lock(mu_);
+    core::MutexLock lock(&mu_);
     WriteTransaction txn(db_.get());
     CTXKIT_RETURN_IF_ERROR(txn.Begin());
     ObjectRecord obj;
@@ -632,7 +634,7 @@ class SqliteBackend final : public Backend {
   }
 
   Result<ObjectRecord> FindObjectLocked(const Scope& scope,
-                                        std::string_view key) {
+                                        std::string_view key) REQUIRES(mu_) {
     // A live object wins over removed ones with the same key (several can
     // exist after a promotion into a key whose earlier object was removed).
     static const std::string sql =
@@ -656,7 +658,7 @@ class SqliteBackend final : public Backend {
     return obj;
   }
 
-  Result<ObjectRecord> GetObjectLocked(int64_t id) {
+  Result<ObjectRecord> GetObjectLocked(int64_t id) REQUIRES(mu_) {
     static const std::string sql =
         std::string("SELECT ") + kObjectColumns + " FROM objects WHERE id = ?";
     auto q = db_->Prepare(sql.c_str());
@@ -672,7 +674,8 @@ class SqliteBackend final : public Backend {
     return obj;
   }
 
-  Result<VersionRecord> GetVersionLocked(int64_t id, uint64_t version) {
+  Result<VersionRecord> GetVersionLocked(int64_t id, uint64_t version)
+      REQUIRES(mu_) {
     static const std::string sql =
         std::string("SELECT ") + kVersionColumns +
         " FROM versions WHERE object_id = ? AND version = ?";
@@ -687,7 +690,7 @@ class SqliteBackend final : public Backend {
     return ReadVersionRow(**q, id, 0);
   }
 
-  Result<std::vector<std::string>> LoadTagsLocked(int64_t id) {
+  Result<std::vector<std::string>> LoadTagsLocked(int64_t id) REQUIRES(mu_) {
     auto q =
         db_->Prepare("SELECT tag FROM tags WHERE object_id = ? ORDER BY tag");
     if (!q.ok()) return q.status();
@@ -705,7 +708,7 @@ class SqliteBackend final : public Backend {
   // The live or most recent object at (scope, key), or a new empty one.
   Result<ObjectRecord> FindOrCreateLocked(const Scope& scope,
                                           std::string_view key, ValueType type,
-                                          int64_t now) {
+                                          int64_t now) REQUIRES(mu_) {
     Result<ObjectRecord> found = FindObjectLocked(scope, key);
     if (found.ok() || !found.status().IsNotFound()) return found;
     // Ids continue from the largest so far, or start at the store's base.
@@ -740,7 +743,7 @@ class SqliteBackend final : public Backend {
   // may have moved it out (it does so holding the write lock this
   // transaction now holds), so it is checked, and rewritten if gone.
   Status RegisterBlobLocked(std::string_view hash, std::string_view content,
-                            int64_t now) {
+                            int64_t now) REQUIRES(mu_) {
     CTXKIT_RETURN_IF_ERROR(blobs_.Write(hash, content));
     auto q = db_->Prepare(
         "INSERT OR IGNORE INTO blobs(hash, size, created_ns) VALUES (?, ?, ?)");
@@ -754,7 +757,8 @@ class SqliteBackend final : public Backend {
 
   Status InsertChunkLocked(int64_t id, uint64_t version, uint64_t base,
                            uint64_t offset, std::string_view bytes,
-                           std::string_view hash, bool inline_content) {
+                           std::string_view hash, bool inline_content)
+      REQUIRES(mu_) {
     std::optional<int64_t> content_id;
     if (inline_content) {
       CTXKIT_ASSIGN_OR_RETURN(content_id, InsertInlineLocked(bytes));
@@ -778,7 +782,7 @@ class SqliteBackend final : public Backend {
   }
 
   // Appends small content to inline_contents; returns its row id.
-  Result<int64_t> InsertInlineLocked(std::string_view bytes) {
+  Result<int64_t> InsertInlineLocked(std::string_view bytes) REQUIRES(mu_) {
     auto q = db_->Prepare("INSERT INTO inline_contents(data) VALUES (?)");
     if (!q.ok()) return q.status();
     CTXKIT_RETURN_IF_ERROR((*q)->BindBlob(1, bytes).Run());
@@ -787,7 +791,8 @@ class SqliteBackend final : public Backend {
 
   // `data`: the content when it is kept inline (not streams, not blobs).
   Status InsertVersionLocked(const VersionRecord& v,
-                             std::optional<std::string_view> data) {
+                             std::optional<std::string_view> data)
+      REQUIRES(mu_) {
     std::optional<int64_t> content_id;
     if (data) {
       CTXKIT_ASSIGN_OR_RETURN(content_id, InsertInlineLocked(*data));
@@ -823,7 +828,8 @@ class SqliteBackend final : public Backend {
     return (*q)->Run();
   }
 
-  Status UpdateObjectLocked(ObjectRecord* obj, const VersionRecord& v) {
+  Status UpdateObjectLocked(ObjectRecord* obj, const VersionRecord& v)
+      REQUIRES(mu_) {
     auto q = db_->Prepare(
         "UPDATE objects SET type = ?, latest_version = ?, deleted = 0, "
         "size = ?, updated_ns = ? WHERE id = ?");
@@ -844,7 +850,8 @@ class SqliteBackend final : public Backend {
   }
 
   // Sets the object's tags, touching the tags table only when they change.
-  Status ReplaceTagsLocked(ObjectRecord* obj, std::vector<std::string> tags) {
+  Status ReplaceTagsLocked(ObjectRecord* obj, std::vector<std::string> tags)
+      REQUIRES(mu_) {
     std::sort(tags.begin(), tags.end());
     tags.erase(std::unique(tags.begin(), tags.end()), tags.end());
     if (tags == obj->tags) return Status::Ok();
@@ -867,7 +874,7 @@ class SqliteBackend final : public Backend {
   Result<std::string> ReadVersionContent(const VersionRecord& v,
                                          uint64_t offset, uint64_t length) {
     {
-      std::lock_guard lock(mu_);
+      core::MutexLock lock(&mu_);
       auto q = db_->Prepare(
           "SELECT v.content_id IS NULL, substr(c.data, ?, ?) FROM versions v "
           "LEFT JOIN inline_contents c ON c.id = v.content_id "
@@ -898,7 +905,7 @@ class SqliteBackend final : public Backend {
     const uint64_t end = offset + length;
     std::vector<Chunk> chunks;
     {
-      std::lock_guard lock(mu_);
+      core::MutexLock lock(&mu_);
       // The chunk holding `offset` starts at the greatest chunk offset not
       // after it; the index (object_id, stream_base, offset) finds it in
       // O(log n), then the range scan walks only the chunks needed.
@@ -955,7 +962,7 @@ class SqliteBackend final : public Backend {
 
   // Commits `txn`, announcing the change to other processes through the
   // change sequence. REQUIRES: mu_ held, txn begun.
-  Status CommitLocked(WriteTransaction* txn) {
+  Status CommitLocked(WriteTransaction* txn) REQUIRES(mu_) {
     uint64_t begun = seq_.BeginCommit();
     Status s = txn->Commit();
     seq_.EndCommit(begun);
@@ -968,10 +975,10 @@ class SqliteBackend final : public Backend {
   const SqliteOptions options_;
   BlobFiles blobs_;
   ChangeSequence seq_;
-  std::mutex mu_;  // Guards everything below.
-  std::unique_ptr<SqliteDb> db_;
-  uint64_t seen_sequence_ = 0;
-  uint64_t external_changes_ = 0;
+  core::Mutex mu_;
+  std::unique_ptr<SqliteDb> db_ GUARDED_BY(mu_);
+  uint64_t seen_sequence_ GUARDED_BY(mu_) = 0;
+  uint64_t external_changes_ GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace

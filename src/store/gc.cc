@@ -164,7 +164,7 @@ Result<GarbageReport> StoreImpl::CollectGarbage(const GarbageOptions& options) {
 
 void StoreImpl::ForgetCachedVersions() {
   memory_.ClearCache();
-  std::lock_guard lock(mu_);
+  core::MutexLock lock(&mu_);
   versions_.clear();
   records_.clear();
   ref_memo_.clear();

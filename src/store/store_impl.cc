@@ -156,7 +156,7 @@ void StoreImpl::ApplyChangeCounterLocked(const Result<uint64_t>& counter) {
 
 void StoreImpl::SyncRecordCache() {
   Result<uint64_t> counter = backend_->ChangeCounter();
-  std::lock_guard lock(mu_);
+  core::MutexLock lock(&mu_);
   ApplyChangeCounterLocked(counter);
 }
 
@@ -182,7 +182,7 @@ Result<storage::ObjectRecord> StoreImpl::FindDurable(const Scope& scope,
                                                      std::string_view key) {
   std::string name = NameKey(scope, key);
   {
-    std::lock_guard lock(mu_);
+    core::MutexLock lock(&mu_);
     auto it = records_.find(name);
     if (it != records_.end()) {
       if (it->second) return *it->second;
@@ -191,7 +191,7 @@ Result<storage::ObjectRecord> StoreImpl::FindDurable(const Scope& scope,
     }
   }
   Result<storage::ObjectRecord> record = backend_->FindObject(scope, key);
-  std::lock_guard lock(mu_);
+  core::MutexLock lock(&mu_);
   if (record.ok()) {
     Remember(*record);
   } else if (record.status().IsNotFound()) {
@@ -204,13 +204,13 @@ Result<storage::ObjectRecord> StoreImpl::FindDurable(const Scope& scope,
 Result<storage::VersionRecord> StoreImpl::DurableVersion(int64_t id,
                                                          uint64_t version) {
   {
-    std::lock_guard lock(mu_);
+    core::MutexLock lock(&mu_);
     auto it = versions_.find({id, version});
     if (it != versions_.end()) return it->second;
   }
   CTXKIT_ASSIGN_OR_RETURN(storage::VersionRecord record,
                           backend_->GetVersion(id, version));
-  std::lock_guard lock(mu_);
+  core::MutexLock lock(&mu_);
   Remember(record);
   return record;
 }
@@ -228,7 +228,7 @@ Result<StoreImpl::Located> StoreImpl::Locate(const ViewIdentity& view,
   // absences too, then decide in priority order from the caches.
   std::vector<Scope> unknown;
   {
-    std::lock_guard lock(mu_);
+    core::MutexLock lock(&mu_);
     for (const Scope& scope : scopes) {
       if (records_.find(NameKey(scope, key)) == records_.end()) {
         unknown.push_back(scope);
@@ -238,7 +238,7 @@ Result<StoreImpl::Located> StoreImpl::Locate(const ViewIdentity& view,
   if (!unknown.empty()) {
     CTXKIT_ASSIGN_OR_RETURN(std::vector<storage::ObjectRecord> found,
                             backend_->FindObjects(key, unknown));
-    std::lock_guard lock(mu_);
+    core::MutexLock lock(&mu_);
     for (const Scope& scope : unknown) {
       auto it = std::find_if(found.begin(), found.end(),
                              [&](const auto& r) { return r.scope == scope; });
@@ -435,7 +435,7 @@ Result<Ref> StoreImpl::Set(const ViewIdentity& view, std::string_view key,
     req.tokens = tokenizer->Count(value);
   }
   CTXKIT_ASSIGN_OR_RETURN(storage::WriteResult written, engine->Put(req));
-  std::lock_guard lock(mu_);
+  core::MutexLock lock(&mu_);
   if (InMemory(engine)) {
     ref_memo_.clear();
     return WrittenRef(engine, written);
@@ -470,7 +470,7 @@ Result<Ref> StoreImpl::Append(const ViewIdentity& view, std::string_view key,
   req.now_unix_ns = core::NowUnixNanos();
   req.owner = std::string(view.session);
   CTXKIT_ASSIGN_OR_RETURN(storage::WriteResult written, engine->Append(req));
-  std::lock_guard lock(mu_);
+  core::MutexLock lock(&mu_);
   if (InMemory(engine)) {
     ref_memo_.clear();
   } else {
@@ -489,7 +489,7 @@ Status StoreImpl::Remove(const ViewIdentity& view, std::string_view key,
           where.record.scope, key,
           view.agent.empty() ? "" : "agent:" + std::string(view.agent),
           core::NowUnixNanos(), state));
-  std::lock_guard lock(mu_);
+  core::MutexLock lock(&mu_);
   if (InMemory(where.engine)) {
     ref_memo_.clear();
   } else {
@@ -521,7 +521,7 @@ Result<Ref> StoreImpl::Promote(const ViewIdentity& view, std::string_view key) {
   }
   CTXKIT_ASSIGN_OR_RETURN(storage::ObjectRecord moved,
                           backend_->Move(where->record.id, Scope::Global()));
-  std::lock_guard lock(mu_);
+  core::MutexLock lock(&mu_);
   records_.erase(NameKey(where->record.scope, key));
   Remember(moved);  // Also clears the ref memo.
   return MakeRef(MetaOf(backend_.get(), moved), 0);
@@ -547,7 +547,7 @@ Result<Ref> StoreImpl::Rename(const ViewIdentity& view,
   }
   CTXKIT_ASSIGN_OR_RETURN(storage::ObjectRecord renamed,
                           backend_->Rename(where.record.id, to_key));
-  std::lock_guard lock(mu_);
+  core::MutexLock lock(&mu_);
   records_.erase(NameKey(scope, from_key));
   Remember(renamed);  // Replaces a cached absence of `to_key`; clears memos.
   return MakeRef(MetaOf(backend_.get(), renamed), 0);
@@ -589,7 +589,7 @@ Result<uint64_t> StoreImpl::CountTarget(const Target& target,
       target.engine->RecordTokenCounts({{v.object_id, v.version, tokens}}));
   if (InMemory(target.engine)) return tokens;
   // Our own commit does not clear the caches: update them.
-  std::lock_guard lock(mu_);
+  core::MutexLock lock(&mu_);
   auto version = versions_.find({v.object_id, v.version});
   if (version != versions_.end()) version->second.tokens = tokens;
   auto record = records_.find(NameKey(scope, key));
@@ -604,7 +604,7 @@ Result<uint64_t> StoreImpl::CountTarget(const Target& target,
 Status StoreImpl::EndSession(std::string_view session_id) {
   CTXKIT_RETURN_IF_ERROR(ValidateScopeId(session_id));
   session_engine_->DropOwnedBy(session_id);
-  std::lock_guard lock(mu_);
+  core::MutexLock lock(&mu_);
   ref_memo_.clear();
   return Status::Ok();
 }
@@ -660,7 +660,7 @@ Result<Ref> StoreImpl::RefOf(const ViewIdentity& view, std::string_view key,
     memo_key.append(key);
     Result<uint64_t> counter = backend_->ChangeCounter();
     {
-      std::lock_guard lock(mu_);
+      core::MutexLock lock(&mu_);
       ApplyChangeCounterLocked(counter);
       auto it = ref_memo_.find(memo_key);
       if (it != ref_memo_.end()) return it->second;
@@ -668,7 +668,7 @@ Result<Ref> StoreImpl::RefOf(const ViewIdentity& view, std::string_view key,
     CTXKIT_RETURN_IF_ERROR(ValidateKey(key));
     CTXKIT_ASSIGN_OR_RETURN(ScopeList scopes,
                             LookupScopes(view, options.scope));
-    std::lock_guard lock(mu_);
+    core::MutexLock lock(&mu_);
     if (auto cached = CachedRefLocked(scopes, key)) {
       if (cached->ok()) {
         if (ref_memo_.size() >= kMaxCachedRecords) ref_memo_.clear();

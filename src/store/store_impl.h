@@ -10,12 +10,12 @@
 #include <array>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
+#include "core/mutex.h"
 #include "ctxkit/store.h"
 #include "storage/backend.h"
 #include "storage/memory_backend.h"
@@ -125,9 +125,10 @@ class StoreImpl {
   Result<ScopeList> LookupScopes(const ViewIdentity& view,
                                  const ScopeName& name) const;
   // RefOf's common case answered from the caches alone; nullopt when the
-  // caches cannot decide. REQUIRES: mu_ held.
+  // caches cannot decide.
   std::optional<Result<Ref>> CachedRefLocked(const ScopeList& scopes,
-                                             std::string_view key);
+                                             std::string_view key)
+      REQUIRES(mu_);
   // Finds the live object `key` names for the view; NotFound otherwise.
   // With `include_removed`, a removed object is found too (for reading its
   // numbered versions).
@@ -159,14 +160,13 @@ class StoreImpl {
   Result<storage::ObjectRecord> FindDurable(const Scope& scope,
                                             std::string_view key);
   Result<storage::VersionRecord> DurableVersion(int64_t id, uint64_t version);
-  void Remember(const storage::ObjectRecord& record);
-  void Remember(const storage::VersionRecord& record);
+  void Remember(const storage::ObjectRecord& record) REQUIRES(mu_);
+  void Remember(const storage::VersionRecord& record) REQUIRES(mu_);
   void SyncRecordCache();
   // Forgets cached versions and values after a collection.
   void ForgetCachedVersions();
   // Clears the record caches when `counter` says another process committed.
-  // REQUIRES: mu_ held.
-  void ApplyChangeCounterLocked(const Result<uint64_t>& counter);
+  void ApplyChangeCounterLocked(const Result<uint64_t>& counter) REQUIRES(mu_);
 
   static Ref MakeRef(const ObjectMeta& meta, uint64_t pinned_version);
   static VersionMeta VersionMetaOf(const storage::VersionRecord& record);
@@ -179,21 +179,21 @@ class StoreImpl {
   storage::MemoryTier memory_;
   const std::unique_ptr<storage::MemoryBackend> session_engine_;
 
-  std::mutex mu_;  // Guards everything below.
+  core::Mutex mu_;
   // Latest durable object records by "<scope>\n<key>", so RefOf and lookups
   // of hot keys skip the database. Our own writes update it; any commit by
   // another connection (seen through Backend::ChangeCounter) clears it.
   // A nullopt entry records that the key is absent from that scope.
-  std::unordered_map<std::string, std::optional<storage::ObjectRecord>>
-      records_;
-  uint64_t records_counter_ = 0;
+  std::unordered_map<std::string, std::optional<storage::ObjectRecord>> records_
+      GUARDED_BY(mu_);
+  uint64_t records_counter_ GUARDED_BY(mu_) = 0;
   // RefOf answers by "<session>\n<agent>\n<scope name>\n<key>", valid until
   // the next write in this instance or outside it (both clear it).
-  std::unordered_map<std::string, Ref> ref_memo_;
+  std::unordered_map<std::string, Ref> ref_memo_ GUARDED_BY(mu_);
   // Immutable version records by (object id, version); bounded.
   std::unordered_map<storage::CacheKey, storage::VersionRecord,
                      storage::CacheKeyHash>
-      versions_;
+      versions_ GUARDED_BY(mu_);
 };
 
 }  // namespace ctxkit
