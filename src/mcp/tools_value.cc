@@ -38,6 +38,7 @@ Result<ToolResult> RunSet(ClientState& c, const Json& a) {
   o.persist = BoolArg(a, "persist", true);
   o.tags = StrListArg(a, "tags");
   o.producer = "mcp:" + c.binding.agent;
+  o.expected_version = U64Arg(a, "if_version", 0);
   std::string value = StrArg(a, "value");
   Result<Ref> ref = BoolArg(a, "append", false)
                         ? c.view.Append(StrArg(a, "key"), value, o)
@@ -231,7 +232,13 @@ void AddValueTools(std::vector<ToolDef>& tools) {
                                  "process (never written to disk). Default "
                                  "true.")},
             {"append", BoolProp("true: append value to a stream (created "
-                                "when missing) instead of replacing.")}},
+                                "when missing) instead of replacing.")},
+            {"if_version",
+             IntProp("Compare-and-set: write only while the key's latest "
+                     "version is this one (from the ref you read); "
+                     "otherwise nothing is written and the error says the "
+                     "version it is at. Omit to write unconditionally.",
+                     1, INT64_MAX)}},
            {"key", "value"}),
        false, false, false, RunSet});
   tools.push_back(

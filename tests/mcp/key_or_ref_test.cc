@@ -48,6 +48,19 @@ TEST_F(KeyOrRefTest, VersionsAnswersAlikeForKeyAndRef) {
             Client::Text(c.Ok("versions", {{"key", "doc"}})));
 }
 
+// set's if_version: an agent that read version N replaces exactly N.
+TEST_F(KeyOrRefTest, SetIfVersionIsACompareAndSet) {
+  Client& c = Ready();
+  TwoVersions(c);
+  Json third = Structured(
+      c, "set", {{"key", "doc"}, {"value", "third"}, {"if_version", 2}});
+  EXPECT_EQ(third["version"], 3);
+  std::string err =
+      c.Fails("set", {{"key", "doc"}, {"value", "lost"}, {"if_version", 2}});
+  EXPECT_NE(err.find("at version 3"), std::string::npos) << err;
+  EXPECT_EQ(Client::Text(c.Ok("get", {{"key", "doc"}})), "third");
+}
+
 TEST_F(KeyOrRefTest, FindRelevantAnswersAlikeForKeyAndRef) {
   Client& c = Ready();
   c.Ok("set", {{"key", "auth"},
