@@ -21,12 +21,12 @@
 //   scope    "g", "a=<agent id>" or "s=<session id>".
 //   key      the key, verbatim (keys contain no control characters).
 //
-// Example: ck:2s:3:t:14729:a=reviewer:notes/auth
+// Example: ck:2s.Qm7x0c3VbK9_pLd2:3:t:14729:a=reviewer:notes/auth
 //
 // Length: for a persistent object with a key of at most 64 bytes, a scope
 // id of at most 32 bytes, fewer than 10,000 versions, a value under 10 GB
 // and fewer than 36^7 (78 billion) objects in the store, the wire form is at
-// most 128 bytes. A session-only ref is at most 4 bytes longer.
+// most 145 bytes with its tag. A session-only ref is at most 4 bytes longer.
 //
 // Thread safety: plain values, as for any standard-library type.
 
@@ -107,6 +107,9 @@ Status ValidateTag(std::string_view tag);
 // Validates a tag list: at most 64 tags, each valid.
 Status ValidateTags(const std::vector<std::string>& tags);
 
+// Length of a ref's capability tag on the wire.
+inline constexpr size_t kRefTagChars = 16;
+
 struct Ref {
   std::string id;
   std::string key;
@@ -115,6 +118,9 @@ struct Ref {
   uint64_t size_bytes = 0;
   // The pinned version (a static ref), or 0 for "latest" (a dynamic ref).
   uint64_t version = 0;
+  // The capability tag (kRefTagChars of base64url), or empty. Set by the
+  // store; see the top of this file.
+  std::string tag;
 
   bool is_static() const { return version != 0; }
   // The same object, following its latest version.

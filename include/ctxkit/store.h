@@ -139,6 +139,9 @@ struct ObjectMeta {
   std::string id;
   std::string key;
   Scope scope;
+  // The capability tag refs to this object carry (Ref::tag); StaticRefOf
+  // copies it.
+  std::string ref_tag;
   ValueType type = ValueType::kText;
   uint64_t size_bytes = 0;
   uint64_t version = 0;  // The latest version.

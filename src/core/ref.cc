@@ -1,6 +1,7 @@
 #include "ctxkit/ref.h"
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/encoding.h"
@@ -27,6 +28,31 @@ bool IsValidObjectId(std::string_view id) {
   if (dot == std::string_view::npos) return false;
   return core::FromBase36(id.substr(1, dot - 1)).has_value() &&
          core::FromBase36(id.substr(dot + 1)).has_value();
+}
+
+// The id field is "<id>" or "<id>.<tag>"; a session-only id has one '.'
+// of its own.
+std::pair<std::string_view, std::string_view> SplitTag(std::string_view field) {
+  const size_t own_dots = (!field.empty() && field[0] == '~') ? 1 : 0;
+  size_t dot = std::string_view::npos;
+  for (size_t i = 0, seen = 0; i < field.size(); ++i) {
+    if (field[i] == '.' && ++seen == own_dots + 1) {
+      dot = i;
+      break;
+    }
+  }
+  if (dot == std::string_view::npos) return {field, {}};
+  return {field.substr(0, dot), field.substr(dot + 1)};
+}
+
+bool IsValidTag(std::string_view tag) {
+  if (tag.size() != kRefTagChars) return false;
+  for (char c : tag) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                    (c >= '0' && c <= '9') || c == '-' || c == '_';
+    if (!ok) return false;
+  }
+  return true;
 }
 
 std::string ScopeToken(const Scope& scope) {
@@ -155,6 +181,10 @@ std::string FormatRef(const Ref& ref) {
   out.reserve(32 + ref.id.size() + ref.key.size() + ref.scope.id.size());
   out += kRefPrefix;
   out += ref.id;
+  if (!ref.tag.empty()) {
+    out += '.';
+    out += ref.tag;
+  }
   out += ':';
   out += std::to_string(ref.version);
   out += ':';
@@ -172,8 +202,8 @@ Result<Ref> ParseRef(std::string_view text) {
   auto bad = [&](std::string_view why) {
     return Status::InvalidArgument("not a ref (" + std::string(why) +
                                    "); expected "
-                                   "ck:<id>:<version>:<type>:<size>:<scope>:"
-                                   "<key>");
+                                   "ck:<id>[.<tag>]:<version>:<type>:<size>:"
+                                   "<scope>:<key>");
   };
   if (text.substr(0, kRefPrefix.size()) != kRefPrefix) {
     return bad("missing 'ck:' prefix");
@@ -188,8 +218,12 @@ Result<Ref> ParseRef(std::string_view text) {
     rest = rest.substr(colon + 1);
   }
   Ref ref;
-  if (!IsValidObjectId(fields[0])) return bad("bad id");
-  ref.id = std::string(fields[0]);
+  auto [id, tag] = SplitTag(fields[0]);
+  if (!IsValidObjectId(id)) return bad("bad id");
+  const bool has_tag = id.size() != fields[0].size();
+  if (has_tag && !IsValidTag(tag)) return bad("bad capability tag");
+  ref.id = std::string(id);
+  ref.tag = std::string(tag);
   auto version = core::ParseCanonicalDecimal(fields[1]);
   if (!version) return bad("bad version");
   ref.version = *version;

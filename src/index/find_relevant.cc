@@ -131,8 +131,8 @@ Status IndexObject(SqliteDb* db, View& view, const ObjectMeta& meta,
   CTXKIT_ASSIGN_OR_RETURN(
       auto q,
       db->Prepare("INSERT INTO objects(obj, key, scope, type, version, size, "
-                  "chunk_tokens, indexed_ns) VALUES "
-                  "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"));
+                  "chunk_tokens, indexed_ns, tag) VALUES "
+                  "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)"));
   return q->BindText(1, meta.id)
       .BindText(2, meta.key)
       .BindText(3, meta.scope.ToString())
@@ -141,16 +141,18 @@ Status IndexObject(SqliteDb* db, View& view, const ObjectMeta& meta,
       .Bind(6, static_cast<int64_t>(meta.size_bytes))
       .Bind(7, chunk_tokens)
       .Bind(8, core::NowUnixNanos())
+      .BindText(9, meta.ref_tag)
       .Run();
 }
 
 Status UpdateName(SqliteDb* db, const ObjectMeta& meta) {
   CTXKIT_ASSIGN_OR_RETURN(
-      auto q,
-      db->Prepare("UPDATE objects SET key = ?2, scope = ?3 WHERE obj = ?1"));
+      auto q, db->Prepare("UPDATE objects SET key = ?2, scope = ?3, tag = ?4 "
+                          "WHERE obj = ?1"));
   return q->BindText(1, meta.id)
       .BindText(2, meta.key)
       .BindText(3, meta.scope.ToString())
+      .BindText(4, meta.ref_tag)
       .Run();
 }
 
@@ -416,7 +418,8 @@ Result<FindHit> LoadHit(SqliteDb* db, View& view, int64_t chunk,
                         size_t preview_bytes) {
   CTXKIT_ASSIGN_OR_RETURN(
       auto q, db->Prepare("SELECT c.obj, c.offset, c.length, c.tokens, o.key, "
-                          "o.scope, o.type, o.version, o.size FROM chunks c "
+                          "o.scope, o.type, o.version, o.size, o.tag "
+                          "FROM chunks c "
                           "JOIN objects o ON o.obj = c.obj WHERE c.id = ?1"));
   q->Bind(1, chunk);
   CTXKIT_ASSIGN_OR_RETURN(bool row, q->Step());
@@ -432,6 +435,7 @@ Result<FindHit> LoadHit(SqliteDb* db, View& view, int64_t chunk,
   h.ref.type = static_cast<ValueType>(q->Int(6));
   h.ref.version = static_cast<uint64_t>(q->Int(7));
   h.ref.size_bytes = static_cast<uint64_t>(q->Int(8));
+  h.ref.tag = q->Text(9);
   Result<std::string> text = view.ReadRange(
       h.ref, h.byte_offset, std::min<uint64_t>(h.byte_length, preview_bytes));
   if (text.ok()) {

@@ -25,7 +25,8 @@ CREATE TABLE IF NOT EXISTS objects(
   version INTEGER NOT NULL,
   size INTEGER NOT NULL,
   chunk_tokens INTEGER NOT NULL,
-  indexed_ns INTEGER NOT NULL
+  indexed_ns INTEGER NOT NULL,
+  tag TEXT NOT NULL  -- the capability tag hits' refs carry (ObjectMeta)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS objects_by_scope ON objects(scope, key);
 CREATE TABLE IF NOT EXISTS chunks(

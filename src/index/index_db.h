@@ -13,7 +13,7 @@
 namespace ctxkit::index {
 
 // The current schema version, kept in meta.schema_version.
-inline constexpr int kIndexSchemaVersion = 1;
+inline constexpr int kIndexSchemaVersion = 2;  // 2: objects.tag
 
 // Opens (creating when missing) <home>/index.db in WAL mode with the
 // current schema. A database from a newer build is Corruption; one from an

@@ -291,6 +291,13 @@ class Backend {
   // so callers can tell when their caches of records may be stale. Commits
   // through this Backend do not change it.
   virtual Result<uint64_t> ChangeCounter() = 0;
+
+  // ---- Keys ----
+
+  // The secret that keys refs' capability tags: 32 random bytes made when
+  // the store was created (or first opened by a build that has them) and
+  // the same for every process that opens the store.
+  virtual Result<std::string> RefSecret() = 0;
 };
 
 // The FailedPrecondition every engine returns when a conditional write

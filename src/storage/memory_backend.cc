@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "core/hmac.h"
 #include "core/status_macros.h"
 
 namespace ctxkit::storage {
@@ -569,6 +570,14 @@ Status MemoryBackend::RemoveSession(std::string_view id) {
   }
   sessions_.erase(it);
   return Status::Ok();
+}
+
+Result<std::string> MemoryBackend::RefSecret() {
+  core::MutexLock lock(&mu_);
+  if (ref_secret_.empty()) {
+    CTXKIT_ASSIGN_OR_RETURN(ref_secret_, core::SecureRandomBytes(32));
+  }
+  return ref_secret_;
 }
 
 }  // namespace ctxkit::storage

@@ -80,6 +80,8 @@ class MemoryBackend final : public Backend {
   Result<std::vector<std::string>> ListSessions() override;
   Status RemoveSession(std::string_view id) override;
   Result<uint64_t> ChangeCounter() override { return uint64_t{0}; }
+  // Random per instance: nothing outlives it.
+  Result<std::string> RefSecret() override;
 
   // The live object at (scope, key), without building an error when there
   // is none: the store asks on every lookup, and almost always finds none.
@@ -140,6 +142,7 @@ class MemoryBackend final : public Backend {
   const MemoryBackendOptions options_;
   core::Mutex mu_;
   int64_t next_id_ GUARDED_BY(mu_) = 1;
+  std::string ref_secret_ GUARDED_BY(mu_);  // Made on first use.
   std::map<int64_t, std::unique_ptr<Object>> objects_ GUARDED_BY(mu_);
   // "<scope>\n<key>" -> the object lookups find there (live, or the most
   // recently removed one).

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "core/encoding.h"
 #include "core/mutex.h"
 #include "core/status_macros.h"
 #include "core/value_type_codes.h"
@@ -540,6 +541,22 @@ class SqliteBackend final : public Backend {
   Status RemoveSession(std::string_view id) override {
     core::MutexLock lock(&mu_);
     return sqlite_sessions::Remove(db_.get(), id);
+  }
+
+  Result<std::string> RefSecret() override {
+    core::MutexLock lock(&mu_);
+    auto q = db_->Prepare("SELECT value FROM meta WHERE name = 'ref_secret'");
+    if (!q.ok()) return q.status();
+    Result<bool> row = (*q)->Step();
+    if (!row.ok()) return row.status();
+    std::optional<std::string> secret;
+    if (*row) secret = core::FromHex((*q)->Text(0));
+    if (!secret || secret->size() < 16) {
+      return Status::Corruption(
+          "ctxkit.db: meta.ref_secret is missing or "
+          "malformed");
+    }
+    return *std::move(secret);
   }
 
   Result<uint64_t> ChangeCounter() override {

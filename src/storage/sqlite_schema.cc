@@ -4,6 +4,10 @@
 #include <random>
 #include <string>
 
+#include "core/encoding.h"
+#include "core/hmac.h"
+#include "core/status_macros.h"
+
 namespace ctxkit::storage {
 namespace {
 
@@ -101,6 +105,20 @@ CREATE TABLE session_entries(
 ) WITHOUT ROWID;
 )sql";
 
+// The secret behind refs' capability tags (ctxkit/ref.h), made once per
+// store. Stores made by earlier builds get theirs on first open; their old
+// refs carry no tag and keep working inside their owner's view.
+Status EnsureRefSecret(SqliteDb* db) {
+  auto q = db->Prepare("SELECT 1 FROM meta WHERE name = 'ref_secret'");
+  if (!q.ok()) return q.status();
+  Result<bool> row = (*q)->Step();
+  if (!row.ok()) return row.status();
+  if (*row) return Status::Ok();
+  CTXKIT_ASSIGN_OR_RETURN(std::string secret, core::SecureRandomBytes(32));
+  return db->Exec("INSERT INTO meta(name, value) VALUES ('ref_secret', '" +
+                  core::ToHex(secret) + "')");
+}
+
 }  // namespace
 
 Status EnsureSchema(SqliteDb* db) {
@@ -155,6 +173,7 @@ Status EnsureSchema(SqliteDb* db) {
     s = db->Exec("UPDATE meta SET value = '2' WHERE name = 'schema_version'");
     if (!s.ok()) return s;
   }
+  CTXKIT_RETURN_IF_ERROR(EnsureRefSecret(db));
   return txn.Commit();
 }
 

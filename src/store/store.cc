@@ -99,7 +99,9 @@ Result<Ref> View::Pin(std::string_view key, const LookupOptions& options) {
   return store_->impl_->Pin(IdentityOf(*this), key, options);
 }
 
-Result<Ref> View::Pin(const Ref& ref) { return store_->impl_->Pin(ref); }
+Result<Ref> View::Pin(const Ref& ref) {
+  return store_->impl_->Pin(IdentityOf(*this), ref);
+}
 
 Result<Ref> View::PinKeyOrRef(std::string_view key_or_ref,
                               const LookupOptions& options) {
@@ -121,18 +123,19 @@ Result<Ref> View::PinKeyOrRef(std::string_view key_or_ref,
 
 Result<std::string> View::Resolve(const Ref& ref) {
   // size_bytes in a dynamic ref is a snapshot; read to the real end.
-  return store_->impl_->ReadRange(ref, 0, UINT64_MAX);
+  return store_->impl_->ReadRange(IdentityOf(*this), ref, 0, UINT64_MAX);
 }
 
 Result<std::string> View::ReadRange(const Ref& ref, uint64_t offset,
                                     uint64_t length) {
-  return store_->impl_->ReadRange(ref, offset, length);
+  return store_->impl_->ReadRange(IdentityOf(*this), ref, offset, length);
 }
 
 Status View::Scan(const Ref& ref, uint64_t offset, uint64_t length,
                   uint64_t piece_bytes,
                   const std::function<bool(std::string_view)>& sink) {
-  return store_->impl_->Scan(ref, offset, length, piece_bytes, sink);
+  return store_->impl_->Scan(IdentityOf(*this), ref, offset, length,
+                             piece_bytes, sink);
 }
 
 Result<ObjectMeta> View::Stat(std::string_view key,
@@ -160,11 +163,11 @@ Result<std::vector<VersionMeta>> View::Versions(std::string_view key,
 }
 
 Result<ObjectMeta> View::Stat(const Ref& ref) {
-  return store_->impl_->Stat(ref);
+  return store_->impl_->Stat(IdentityOf(*this), ref);
 }
 
 Result<std::vector<VersionMeta>> View::Versions(const Ref& ref) {
-  return store_->impl_->Versions(ref);
+  return store_->impl_->Versions(IdentityOf(*this), ref);
 }
 
 Ref StaticRefOf(const ObjectMeta& meta) {
@@ -175,6 +178,7 @@ Ref StaticRefOf(const ObjectMeta& meta) {
   ref.type = meta.type;
   ref.size_bytes = meta.size_bytes;
   ref.version = meta.version;
+  ref.tag = meta.ref_tag;
   return ref;
 }
 
@@ -188,7 +192,7 @@ Result<uint64_t> View::CountTokens(std::string_view key,
 }
 
 Result<uint64_t> View::CountTokens(const Ref& ref) {
-  return store_->impl_->CountTokens(ref);
+  return store_->impl_->CountTokens(IdentityOf(*this), ref);
 }
 
 Result<Ref> View::Rename(std::string_view from_key, std::string_view to_key,

@@ -80,10 +80,12 @@ Result<std::pair<std::string, std::string>> DecodeCursor(
 }  // namespace
 
 StoreImpl::StoreImpl(Options options, std::unique_ptr<storage::Backend> backend,
-                     std::string instance_tag)
+                     std::string instance_tag,
+                     std::unique_ptr<RefTagger> tagger)
     : options_(std::move(options)),
       backend_(std::move(backend)),
       instance_tag_(std::move(instance_tag)),
+      tagger_(std::move(tagger)),
       memory_(options_.memory_ceiling_bytes, options_.spill_threshold_bytes),
       session_engine_(std::make_unique<storage::MemoryBackend>(
           storage::MemoryBackendOptions{&memory_,
@@ -111,8 +113,15 @@ Result<std::unique_ptr<StoreImpl>> StoreImpl::Open(const Options& in) {
   // only needs to differ between instances alive at the same time.
   std::random_device rd;
   std::string tag = core::ToBase36((uint64_t{rd()} << 32 | rd()) % 60466176);
-  std::unique_ptr<StoreImpl> impl(
-      new StoreImpl(options, std::move(backend), std::move(tag)));
+  std::unique_ptr<RefTagger> tagger;
+  Result<std::string> secret = backend->RefSecret();
+  if (secret.ok()) {
+    tagger = std::make_unique<RefTagger>(*secret);
+  } else if (!secret.status().IsNotFound()) {
+    return secret.status();
+  }
+  std::unique_ptr<StoreImpl> impl(new StoreImpl(
+      options, std::move(backend), std::move(tag), std::move(tagger)));
   CTXKIT_RETURN_IF_ERROR(impl->memory_.Init(storage::SpillDir(options.home)));
   return impl;
 }
@@ -300,12 +309,35 @@ Result<StoreImpl::Target> StoreImpl::TargetOf(const Located& where,
   return target;
 }
 
-Result<StoreImpl::Target> StoreImpl::TargetOfRef(const Ref& ref) {
-  CTXKIT_ASSIGN_OR_RETURN(Located where, LocateRef(ref));
-  return TargetOf(where, ref.version);
+Result<StoreImpl::Target> StoreImpl::TargetOfRef(const ViewIdentity& view,
+                                                 const Ref& ref) {
+  CTXKIT_ASSIGN_OR_RETURN(Located where, LocateRef(view, ref));
+  CTXKIT_ASSIGN_OR_RETURN(Target target, TargetOf(where, ref.version));
+  CTXKIT_RETURN_IF_ERROR(CheckPinnedFields(ref, target));
+  return target;
 }
 
-Result<StoreImpl::Located> StoreImpl::LocateRef(const Ref& ref) {
+Status StoreImpl::Authorize(const ViewIdentity& view, const Ref& ref,
+                            const storage::ObjectRecord& record) const {
+  const Scope& scope = record.scope;
+  const bool own =
+      scope.is_global() ||
+      (scope.kind == Scope::Kind::kAgent && scope.id == view.agent) ||
+      (scope.kind == Scope::Kind::kSession && scope.id == view.session);
+  if (own) return Status::Ok();
+  if (tagger_ != nullptr && ref.scope == scope && tagger_->Verify(ref)) {
+    return Status::Ok();
+  }
+  return Status::PermissionDenied(
+      "ref to '" + ref.key + "' names an object of " + scope.ToString() +
+      ", outside this view's scopes, and " +
+      (ref.tag.empty() ? std::string("carries no capability tag")
+                       : std::string("its capability tag does not verify")) +
+      " (pass the ref exactly as the store gave it)");
+}
+
+Result<StoreImpl::Located> StoreImpl::LocateRef(const ViewIdentity& view,
+                                                const Ref& ref) {
   Located where{backend_.get(), {}};
   std::string_view id_text = ref.id;
   if (ref.is_session_only()) {
@@ -338,6 +370,7 @@ Result<StoreImpl::Located> StoreImpl::LocateRef(const Ref& ref) {
     return Status::NotFound("ref to '" + ref.key +
                             "' does not name an object in this store");
   }
+  CTXKIT_RETURN_IF_ERROR(Authorize(view, ref, *record));
   if (ref.version == 0 && record->deleted) {
     return Status::NotFound("'" + ref.key + "' was removed");
   }
@@ -365,9 +398,7 @@ Result<Ref> StoreImpl::Pin(const ViewIdentity& view, std::string_view key,
   return PinnedRef(where, target);
 }
 
-Result<Ref> StoreImpl::Pin(const Ref& ref) {
-  CTXKIT_ASSIGN_OR_RETURN(Located where, LocateRef(ref));
-  CTXKIT_ASSIGN_OR_RETURN(Target target, TargetOf(where, ref.version));
+Status StoreImpl::CheckPinnedFields(const Ref& ref, const Target& target) {
   if (ref.is_static() &&
       (ref.type != target.type || ref.size_bytes != target.size_bytes)) {
     return Status::InvalidArgument(
@@ -375,6 +406,13 @@ Result<Ref> StoreImpl::Pin(const Ref& ref) {
         std::string(ValueTypeName(target.type)) + ", " +
         std::to_string(target.size_bytes) + " bytes)");
   }
+  return Status::Ok();
+}
+
+Result<Ref> StoreImpl::Pin(const ViewIdentity& view, const Ref& ref) {
+  CTXKIT_ASSIGN_OR_RETURN(Located where, LocateRef(view, ref));
+  CTXKIT_ASSIGN_OR_RETURN(Target target, TargetOf(where, ref.version));
+  CTXKIT_RETURN_IF_ERROR(CheckPinnedFields(ref, target));
   return PinnedRef(where, target);
 }
 
@@ -563,8 +601,9 @@ Result<uint64_t> StoreImpl::CountTokens(const ViewIdentity& view,
   return CountTarget(target, where.record.scope, key);
 }
 
-Result<uint64_t> StoreImpl::CountTokens(const Ref& ref) {
-  CTXKIT_ASSIGN_OR_RETURN(Target target, TargetOfRef(ref));
+Result<uint64_t> StoreImpl::CountTokens(const ViewIdentity& view,
+                                        const Ref& ref) {
+  CTXKIT_ASSIGN_OR_RETURN(Target target, TargetOfRef(view, ref));
   return CountTarget(target, ref.scope, ref.key);
 }
 
@@ -642,6 +681,7 @@ std::optional<Result<Ref>> StoreImpl::CachedRefLocked(const ScopeList& scopes,
     ref.scope = r.scope;
     ref.type = r.type;
     ref.size_bytes = r.size_bytes;
+    ref.tag = TagFor(ref.id, ref.scope, ref.key);
     return Result<Ref>(std::move(ref));
   }
   return Result<Ref>(Status::NotFound("no key '" + std::string(key) +
@@ -689,16 +729,17 @@ Result<Ref> StoreImpl::RefOf(const ViewIdentity& view, std::string_view key,
   return MakeRef(meta, options.version);
 }
 
-Result<std::string> StoreImpl::ReadRange(const Ref& ref, uint64_t offset,
+Result<std::string> StoreImpl::ReadRange(const ViewIdentity& view,
+                                         const Ref& ref, uint64_t offset,
                                          uint64_t length) {
-  CTXKIT_ASSIGN_OR_RETURN(Target target, TargetOfRef(ref));
+  CTXKIT_ASSIGN_OR_RETURN(Target target, TargetOfRef(view, ref));
   return ReadTarget(target, offset, length);
 }
 
-Status StoreImpl::Scan(const Ref& ref, uint64_t offset, uint64_t length,
-                       uint64_t piece_bytes,
+Status StoreImpl::Scan(const ViewIdentity& view, const Ref& ref,
+                       uint64_t offset, uint64_t length, uint64_t piece_bytes,
                        const std::function<bool(std::string_view)>& sink) {
-  CTXKIT_ASSIGN_OR_RETURN(Target target, TargetOfRef(ref));
+  CTXKIT_ASSIGN_OR_RETURN(Target target, TargetOfRef(view, ref));
   if (offset >= target.size_bytes) return Status::Ok();
   piece_bytes = std::max<uint64_t>(piece_bytes, 1);
   const storage::VersionRecord& v = target.record;
@@ -725,8 +766,8 @@ Result<ObjectMeta> StoreImpl::Stat(const ViewIdentity& view,
   return MetaOf(where);
 }
 
-Result<ObjectMeta> StoreImpl::Stat(const Ref& ref) {
-  CTXKIT_ASSIGN_OR_RETURN(Located where, LocateRef(ref.Dynamic()));
+Result<ObjectMeta> StoreImpl::Stat(const ViewIdentity& view, const Ref& ref) {
+  CTXKIT_ASSIGN_OR_RETURN(Located where, LocateRef(view, ref.Dynamic()));
   return MetaOf(where);
 }
 
@@ -739,9 +780,10 @@ Result<std::vector<VersionMeta>> StoreImpl::Versions(
   return VersionsOf(where);
 }
 
-Result<std::vector<VersionMeta>> StoreImpl::Versions(const Ref& ref) {
+Result<std::vector<VersionMeta>> StoreImpl::Versions(const ViewIdentity& view,
+                                                     const Ref& ref) {
   // A static ref reads the history of a removed object too.
-  CTXKIT_ASSIGN_OR_RETURN(Located where, LocateRef(ref));
+  CTXKIT_ASSIGN_OR_RETURN(Located where, LocateRef(view, ref));
   return VersionsOf(where);
 }
 
@@ -855,7 +897,13 @@ Ref StoreImpl::MakeRef(const ObjectMeta& meta, uint64_t pinned_version) {
   ref.type = meta.type;
   ref.size_bytes = meta.size_bytes;
   ref.version = pinned_version;
+  ref.tag = meta.ref_tag;
   return ref;
+}
+
+std::string StoreImpl::TagFor(std::string_view id, const Scope& scope,
+                              std::string_view key) const {
+  return tagger_ == nullptr ? std::string() : tagger_->TagFor(id, scope, key);
 }
 
 ObjectMeta StoreImpl::MetaOf(const storage::Backend* engine,
@@ -866,6 +914,7 @@ ObjectMeta StoreImpl::MetaOf(const storage::Backend* engine,
   if (!m.persistent) m.id = "~" + instance_tag_ + "." + m.id;
   m.key = record.key;
   m.scope = record.scope;
+  m.ref_tag = TagFor(m.id, m.scope, m.key);
   m.type = record.type;
   m.size_bytes = record.size_bytes;
   m.version = record.latest_version;

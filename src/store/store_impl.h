@@ -20,6 +20,7 @@
 #include "storage/backend.h"
 #include "storage/memory_backend.h"
 #include "storage/memory_tier.h"
+#include "store/ref_tags.h"
 
 namespace ctxkit {
 
@@ -45,11 +46,11 @@ class StoreImpl {
   // View::Pin: the static ref of the version a key (or a ref) names.
   Result<Ref> Pin(const ViewIdentity& view, std::string_view key,
                   const LookupOptions& options);
-  Result<Ref> Pin(const Ref& ref);
-  Result<std::string> ReadRange(const Ref& ref, uint64_t offset,
-                                uint64_t length);
-  Status Scan(const Ref& ref, uint64_t offset, uint64_t length,
-              uint64_t piece_bytes,
+  Result<Ref> Pin(const ViewIdentity& view, const Ref& ref);
+  Result<std::string> ReadRange(const ViewIdentity& view, const Ref& ref,
+                                uint64_t offset, uint64_t length);
+  Status Scan(const ViewIdentity& view, const Ref& ref, uint64_t offset,
+              uint64_t length, uint64_t piece_bytes,
               const std::function<bool(std::string_view)>& sink);
   Result<ObjectMeta> Stat(const ViewIdentity& view, std::string_view key,
                           const LookupOptions& options);
@@ -60,14 +61,15 @@ class StoreImpl {
   Result<std::vector<VersionMeta>> Versions(const ViewIdentity& view,
                                             std::string_view key,
                                             const LookupOptions& options);
-  Result<std::vector<VersionMeta>> Versions(const Ref& ref);
-  Result<ObjectMeta> Stat(const Ref& ref);
+  Result<std::vector<VersionMeta>> Versions(const ViewIdentity& view,
+                                            const Ref& ref);
+  Result<ObjectMeta> Stat(const ViewIdentity& view, const Ref& ref);
   Result<Ref> Promote(const ViewIdentity& view, std::string_view key);
   Result<Ref> Rename(const ViewIdentity& view, std::string_view from_key,
                      std::string_view to_key, const LookupOptions& options);
   Result<uint64_t> CountTokens(const ViewIdentity& view, std::string_view key,
                                const LookupOptions& options);
-  Result<uint64_t> CountTokens(const Ref& ref);
+  Result<uint64_t> CountTokens(const ViewIdentity& view, const Ref& ref);
   Status EndSession(std::string_view session_id);
   Result<StoreStats> Stats();
   Result<std::vector<UsageRow>> Usage();
@@ -95,7 +97,7 @@ class StoreImpl {
   Ref PinnedRef(const Located& where, const Target& target);
 
   StoreImpl(Options options, std::unique_ptr<storage::Backend> backend,
-            std::string instance_tag);
+            std::string instance_tag, std::unique_ptr<RefTagger> tagger);
 
   std::array<storage::Backend*, 2> Engines() const {
     return {backend_.get(), session_engine_.get()};
@@ -136,12 +138,19 @@ class StoreImpl {
                          const ScopeName& scope, bool include_removed = false);
   // The version `version` (0: latest) of a located object.
   Result<Target> TargetOf(const Located& where, uint64_t version);
-  Result<Target> TargetOfRef(const Ref& ref);
+  Result<Target> TargetOfRef(const ViewIdentity& view, const Ref& ref);
+  // InvalidArgument when a static ref's type or size disagrees with the
+  // version it pins.
+  static Status CheckPinnedFields(const Ref& ref, const Target& target);
   Result<std::vector<VersionMeta>> VersionsOf(const Located& where);
   // The object a ref names, by id (a capability: any scope). NotFound when
   // it is gone, removed (dynamic refs) or the key disagrees (another
   // store's ref); Unavailable for another instance's session-only value.
-  Result<Located> LocateRef(const Ref& ref);
+  Result<Located> LocateRef(const ViewIdentity& view, const Ref& ref);
+  // OK when `view` may read `record` through `ref`: the object is in one
+  // of the view's scopes, or the ref carries its capability tag.
+  Status Authorize(const ViewIdentity& view, const Ref& ref,
+                   const storage::ObjectRecord& record) const;
   Result<std::string> ReadTarget(const Target& target, uint64_t offset,
                                  uint64_t length);
 
@@ -169,11 +178,17 @@ class StoreImpl {
   void ApplyChangeCounterLocked(const Result<uint64_t>& counter) REQUIRES(mu_);
 
   static Ref MakeRef(const ObjectMeta& meta, uint64_t pinned_version);
+  std::string TagFor(std::string_view id, const Scope& scope,
+                     std::string_view key) const;
   static VersionMeta VersionMetaOf(const storage::VersionRecord& record);
 
   const Options options_;
   const std::unique_ptr<storage::Backend> backend_;  // The durable engine.
   const std::string instance_tag_;
+  // Null when the store has no ref secret (a read-only store made by an
+  // earlier build): refs then carry no tag and resolve only in their
+  // owner's view.
+  const std::unique_ptr<RefTagger> tagger_;
   // Cached durable values and session-only payloads, under one ceiling
   // (thread-safe itself); declared before the engine that uses it.
   storage::MemoryTier memory_;

@@ -2,6 +2,7 @@
 // way, a clear error for a bad ref, and a hint when a ref is passed as a key.
 
 #include <string>
+#include <vector>
 
 #include "ctxkit/ref.h"
 #include "mcp/mcp_test_util.h"
@@ -93,6 +94,47 @@ TEST_F(KeyOrRefTest, RefIsACapabilityAcrossAgents) {
             Structured(a, "find_relevant",
                        {{"query", "token refresh"}, {"key", "secret"}}));
   EXPECT_EQ(Structured(b, "ref", {{"ref", ref}})["ref"], ref);
+}
+
+// Another client's values cannot be read by guessing refs: the ids are
+// sequential, but only a ref carrying the store's tag for that object
+// crosses into a scope the client does not own (docs/security.md).
+TEST_F(KeyOrRefTest, GuessedRefsReadNothingOfAnotherClient) {
+  Client& a = Ready("agent-a", "sess-a");
+  Client& b = Ready("agent-b", "sess-b");
+  struct Case {
+    const char* scope;
+    bool persist;
+  };
+  std::vector<std::string> refs;
+  for (Case c :
+       {Case{"agent", true}, Case{"session", true}, Case{"session", false}}) {
+    refs.push_back(
+        a.Ok("set", {{"key", "secret"},
+                     {"value", std::string("s3cret ") + c.scope},
+                     {"scope", c.scope},
+                     {"persist", c.persist}})["structuredContent"]["ref"]);
+  }
+  std::string own =
+      b.Ok("set", {{"key", "mine"},
+                   {"value", "bob's"},
+                   {"scope", "agent"}})["structuredContent"]["ref"];
+  const std::string own_tag = ParseRef(own)->tag;
+  for (const std::string& wire : refs) {
+    Result<Ref> ref = ParseRef(wire);
+    ASSERT_TRUE(ref.ok()) << wire;
+    for (const std::string& tag : {std::string(), own_tag}) {
+      Ref guess = *ref;
+      guess.tag = tag;
+      std::string error = b.Fails("get", {{"ref", FormatRef(guess)}});
+      EXPECT_NE(error.find("capability tag"), std::string::npos) << error;
+      EXPECT_EQ(error.find("s3cret"), std::string::npos) << error;
+      b.Fails("peek", {{"ref", FormatRef(guess)}});
+    }
+    // The ref exactly as the store gave it is the capability.
+    EXPECT_EQ(Client::Text(b.Ok("get", {{"ref", wire}})).substr(0, 6),
+              "s3cret");
+  }
 }
 
 TEST_F(KeyOrRefTest, BadRefsGiveClearErrors) {

@@ -59,7 +59,7 @@ export async function exercise(client, { binaryUri } = {}) {
   const doc = 'alpha line\nbeta line: the token refresh fails with 401\ngamma line\n';
   const set = await call('set', { key: 'e2e/doc', value: doc, tags: ['e2e'] });
   const ref = set.structuredContent.ref;
-  assert.match(ref, /^ck:[0-9a-z]+:1:t:\d+:g:e2e\/doc$/);
+  assert.match(ref, /^ck:[0-9a-z]+\.[A-Za-z0-9_-]{16}:1:t:\d+:g:e2e\/doc$/);
   assert.equal(text(await call('get', { key: 'e2e/doc' })), doc);
   assert.equal(text(await call('get', { ref, byte_offset: 0, byte_length: 5 })), 'alpha');
   assert.equal(text(await call('get', { key: 'e2e/doc', line_start: 1, line_end: 2 })),

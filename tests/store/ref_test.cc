@@ -94,6 +94,13 @@ Ref RandomRef(std::mt19937_64& rng) {
   r.type = kAllTypes[rng() % kAllTypes.size()];
   r.size_bytes = rng() % 4 == 0 ? 0 : rng() % (uint64_t{1} << 40);
   r.version = rng() % 3 == 0 ? 0 : 1 + rng() % 100000;
+  if (rng() % 2 == 0) {
+    constexpr std::string_view kAlphabet =
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    for (size_t i = 0; i < kRefTagChars; ++i) {
+      r.tag += kAlphabet[rng() % kAlphabet.size()];
+    }
+  }
   return r;
 }
 
@@ -223,6 +230,8 @@ TEST(RefWireTest, MaxLengthUnderDocumentedConditions) {
       ASSERT_EQ(key.size(), 64u);
       Ref r{"zzzzzzz", key, scope, ValueType::kResult, 9'999'999'999, 9999};
       EXPECT_LE(FormatRef(r).size(), 128u) << FormatRef(r);
+      r.tag = std::string(kRefTagChars, 'Q');
+      EXPECT_LE(FormatRef(r).size(), 145u) << FormatRef(r);
     }
   }
 }
@@ -390,7 +399,7 @@ TEST_F(StoreRefTest, DistinctObjectsHaveDistinctIds) {
   EXPECT_TRUE(ids.insert(r.id).second);
 }
 
-TEST_F(StoreRefTest, StoreRefsStayWithin128BytesFor64ByteKeys) {
+TEST_F(StoreRefTest, StoreRefsStayWithin145BytesFor64ByteKeys) {
   auto v = store_->OpenView(std::string(32, 'A'), std::string(32, 'S'));
   ASSERT_OK(v);
   std::string key = std::string(60, 'k') + "\xf0\x9f\x98\x80";
@@ -400,18 +409,19 @@ TEST_F(StoreRefTest, StoreRefsStayWithin128BytesFor64ByteKeys) {
     o.scope = scope;
     o.type = ValueType::kResult;
     ASSERT_OK_AND_ASSIGN(Ref r, v->Set(key, std::string(100000, 'x'), o));
-    EXPECT_LE(FormatRef(r).size(), 128u) << FormatRef(r);
+    EXPECT_EQ(r.tag.size(), kRefTagChars) << FormatRef(r);
+    EXPECT_LE(FormatRef(r).size(), 145u) << FormatRef(r);
     LookupOptions lo;
     lo.scope = scope.empty() ? "global" : scope;
     lo.version = 1;
     ASSERT_OK_AND_ASSIGN(Ref pinned, v->RefOf(key, lo));
-    EXPECT_LE(FormatRef(pinned).size(), 128u) << FormatRef(pinned);
+    EXPECT_LE(FormatRef(pinned).size(), 145u) << FormatRef(pinned);
     o.persist = false;
     std::string tmp_key = std::string(59, 'k') + "T\xf0\x9f\x98\x80";
     ASSERT_EQ(tmp_key.size(), 64u);
     ASSERT_OK_AND_ASSIGN(Ref tmp, v->Set(tmp_key, "x", o));
     EXPECT_TRUE(tmp.is_session_only()) << FormatRef(tmp);
-    EXPECT_LE(FormatRef(tmp).size(), 128u + 4) << FormatRef(tmp);
+    EXPECT_LE(FormatRef(tmp).size(), 145u + 4) << FormatRef(tmp);
   }
 }
 

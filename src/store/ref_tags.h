@@ -1,0 +1,34 @@
+// Capability tags on refs (ctxkit/ref.h): a truncated HMAC-SHA-256, keyed
+// by the store's secret, over an object's id, scope and key. A view reads
+// objects of other scopes only through refs whose tag verifies.
+
+#ifndef CTXKIT_STORE_REF_TAGS_H_
+#define CTXKIT_STORE_REF_TAGS_H_
+
+#include <string>
+#include <string_view>
+
+#include "core/hmac.h"
+#include "ctxkit/ref.h"
+
+namespace ctxkit {
+
+// Thread safety: immutable after construction; safe from any thread.
+class RefTagger {
+ public:
+  // `secret`: the store's RefSecret().
+  explicit RefTagger(std::string_view secret) : mac_(secret) {}
+
+  // The tag every ref to the object (`id` as in Ref::id) carries.
+  std::string TagFor(std::string_view id, const Scope& scope,
+                     std::string_view key) const;
+  // True when `ref` carries the tag of its own id, scope and key.
+  bool Verify(const Ref& ref) const;
+
+ private:
+  core::HmacSha256 mac_;
+};
+
+}  // namespace ctxkit
+
+#endif  // CTXKIT_STORE_REF_TAGS_H_
