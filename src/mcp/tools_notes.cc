@@ -17,6 +17,13 @@ namespace ctxkit::mcp {
 
 namespace {
 
+// A note's absolute file path is the server's business: MCP clients (over
+// HTTP, on other machines) address notes by their root-relative `path`.
+Json WithoutServerPath(Json note) {
+  note.erase("file");
+  return note;
+}
+
 Result<ToolResult> RunAdd(ClientState& c, const Json& a) {
   Result<Notebook*> nb = c.Notes();
   if (!nb.ok()) return nb.status();
@@ -34,7 +41,8 @@ Result<ToolResult> RunAdd(ClientState& c, const Json& a) {
   if (!path.ok()) return path.status();
   ToolResult r;
   r.content.push_back(TextContent(*path));
-  r.structured = notes::NoteWrittenToJson(c.view, **nb, *path);
+  r.structured =
+      WithoutServerPath(notes::NoteWrittenToJson(c.view, **nb, *path));
   return r;
 }
 
@@ -50,7 +58,8 @@ Result<ToolResult> RunUpdate(ClientState& c, const Json& a) {
   if (!rel.ok()) return rel.status();
   ToolResult r;
   r.content.push_back(TextContent("updated " + *rel));
-  r.structured = notes::NoteWrittenToJson(c.view, **nb, *rel);
+  r.structured =
+      WithoutServerPath(notes::NoteWrittenToJson(c.view, **nb, *rel));
   r.structured["updated"] = true;
   return r;
 }
@@ -70,7 +79,7 @@ Result<ToolResult> RunSearch(ClientState& c, const Json& a) {
   Json items = Json::array();
   std::string text;
   for (const NoteHit& h : *hits) {
-    items.push_back(notes::NoteHitToJson(h));
+    items.push_back(WithoutServerPath(notes::NoteHitToJson(h)));
     text += h.path + (h.ref.empty() ? "" : "  " + h.ref) + "\n  " + h.snippet +
             "\n";
   }
