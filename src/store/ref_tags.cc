@@ -20,7 +20,13 @@ std::string RefTagger::TagFor(std::string_view id, const Scope& scope,
   message += scope.ToString();
   message += '\n';
   message += key;
-  return core::Base64Url(mac_.Mac(message).substr(0, kTagBytes));
+  return core::Base64Url(Mac().Mac(message).substr(0, kTagBytes));
+}
+
+const core::HmacSha256& RefTagger::Mac() const {
+  std::call_once(
+      keyed_, [this] { mac_ = std::make_unique<core::HmacSha256>(secret_); });
+  return *mac_;
 }
 
 bool RefTagger::Verify(const Ref& ref) const {

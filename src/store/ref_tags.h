@@ -5,19 +5,24 @@
 #ifndef CTXKIT_STORE_REF_TAGS_H_
 #define CTXKIT_STORE_REF_TAGS_H_
 
+#include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "core/hmac.h"
 #include "ctxkit/ref.h"
 
 namespace ctxkit {
 
-// Thread safety: immutable after construction; safe from any thread.
+// Thread safety: safe from any thread.
 class RefTagger {
  public:
-  // `secret`: the store's RefSecret().
-  explicit RefTagger(std::string_view secret) : mac_(secret) {}
+  // `secret`: the store's RefSecret(). The MAC is keyed on first use:
+  // OpenSSL's first use costs ~1 ms, which commands that hand out no ref
+  // (a CLI `get`) should not pay.
+  explicit RefTagger(std::string secret) : secret_(std::move(secret)) {}
 
   // The tag every ref to the object (`id` as in Ref::id) carries.
   std::string TagFor(std::string_view id, const Scope& scope,
@@ -26,7 +31,11 @@ class RefTagger {
   bool Verify(const Ref& ref) const;
 
  private:
-  core::HmacSha256 mac_;
+  const core::HmacSha256& Mac() const;
+
+  const std::string secret_;
+  mutable std::once_flag keyed_;
+  mutable std::unique_ptr<core::HmacSha256> mac_;  // Set once, by Mac().
 };
 
 }  // namespace ctxkit
