@@ -2,12 +2,14 @@
 # Included from the top-level CMakeLists.txt. The structural summarizers
 # themselves are pure functions in src/text/summarize_*.cc (ctxkit_text).
 #
-#   ctxkit_llm      OpenAI-compatible chat-completions client (libcurl)
+#   ctxkit_llm      OpenAI-compatible chat-completions client (libcurl,
+#                   loaded with dlopen on first use: only its headers here)
 #   ctxkit_summary  Summarize/SummarizeDeferred by handle, the durable cache
 
 find_package(CURL REQUIRED)
 
 ctxkit_add_layer(llm DEPS core
-                 LIBS CURL::libcurl nlohmann_json::nlohmann_json)
+                 LIBS nlohmann_json::nlohmann_json ${CMAKE_DL_LIBS})
+target_include_directories(ctxkit_llm SYSTEM PRIVATE ${CURL_INCLUDE_DIRS})
 ctxkit_add_layer(summary DEPS store text llm
                  LIBS nlohmann_json::nlohmann_json HEADERS summary.h)

@@ -1,9 +1,9 @@
 #include "llm/http_post.h"
 
-#include <curl/curl.h>
-
 #include <memory>
-#include <mutex>
+
+#include "core/status_macros.h"
+#include "llm/curl_api.h"
 
 namespace ctxkit::llm {
 namespace {
@@ -25,16 +25,13 @@ size_t OnWrite(char* data, size_t size, size_t n, void* user) {
   return bytes;
 }
 
-void GlobalInit() {
-  static std::once_flag once;
-  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
-}
-
 struct CurlDeleter {
-  void operator()(CURL* c) const { curl_easy_cleanup(c); }
+  const CurlApi* api;
+  void operator()(CURL* c) const { api->easy_cleanup(c); }
 };
 struct SlistDeleter {
-  void operator()(curl_slist* l) const { curl_slist_free_all(l); }
+  const CurlApi* api;
+  void operator()(curl_slist* l) const { api->slist_free_all(l); }
 };
 
 }  // namespace
@@ -59,15 +56,15 @@ std::string EndpointUrl(const std::string& base_url,
 Result<std::string> PostJson(const std::string& url, const std::string& body,
                              const PostOptions& options,
                              std::string_view what) {
-  GlobalInit();
-  std::unique_ptr<CURL, CurlDeleter> curl(curl_easy_init());
+  CTXKIT_ASSIGN_OR_RETURN(const CurlApi* api, Curl());
+  std::unique_ptr<CURL, CurlDeleter> curl(api->easy_init(), CurlDeleter{api});
   if (!curl) return Status::ResourceExhausted("curl_easy_init failed");
   CURL* c = curl.get();
 
-  std::unique_ptr<curl_slist, SlistDeleter> headers;
+  std::unique_ptr<curl_slist, SlistDeleter> headers(nullptr, SlistDeleter{api});
   bool header_failed = false;
   auto add_header = [&](const std::string& h) {
-    curl_slist* grown = curl_slist_append(headers.get(), h.c_str());
+    curl_slist* grown = api->slist_append(headers.get(), h.c_str());
     if (grown == nullptr) {
       header_failed = true;
       return;
@@ -89,36 +86,36 @@ Result<std::string> PostJson(const std::string& url, const std::string& body,
   Sink sink;
   sink.limit = options.max_response_bytes;
   char error[CURL_ERROR_SIZE] = {0};
-  curl_easy_setopt(c, CURLOPT_URL, url.c_str());
-  curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
-  curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers.get());
-  curl_easy_setopt(c, CURLOPT_POST, 1L);
-  curl_easy_setopt(c, CURLOPT_POSTFIELDS, body.data());
-  curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE,
+  api->easy_setopt(c, CURLOPT_URL, url.c_str());
+  api->easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+  api->easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+  api->easy_setopt(c, CURLOPT_HTTPHEADER, headers.get());
+  api->easy_setopt(c, CURLOPT_POST, 1L);
+  api->easy_setopt(c, CURLOPT_POSTFIELDS, body.data());
+  api->easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE,
                    static_cast<curl_off_t>(body.size()));
-  curl_easy_setopt(c, CURLOPT_TIMEOUT_MS,
+  api->easy_setopt(c, CURLOPT_TIMEOUT_MS,
                    static_cast<long>(options.timeout_ms));
-  curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS,
+  api->easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS,
                    static_cast<long>(options.connect_timeout_ms));
-  curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, OnWrite);
-  curl_easy_setopt(c, CURLOPT_WRITEDATA, &sink);
-  curl_easy_setopt(c, CURLOPT_ERRORBUFFER, error);
-  curl_easy_setopt(c, CURLOPT_USERAGENT, "ctxkit");
+  api->easy_setopt(c, CURLOPT_WRITEFUNCTION, OnWrite);
+  api->easy_setopt(c, CURLOPT_WRITEDATA, &sink);
+  api->easy_setopt(c, CURLOPT_ERRORBUFFER, error);
+  api->easy_setopt(c, CURLOPT_USERAGENT, "ctxkit");
 
   const std::string name(what);
-  CURLcode rc = curl_easy_perform(c);
+  CURLcode rc = api->easy_perform(c);
   if (rc != CURLE_OK) {
     if (sink.overflow) {
       return Status::ResourceExhausted(
           name + " reply larger than " +
           std::to_string(options.max_response_bytes) + " bytes");
     }
-    std::string why = error[0] ? error : curl_easy_strerror(rc);
+    std::string why = error[0] ? error : api->easy_strerror(rc);
     return Status::Unavailable(name + " request to " + url + " failed: " + why);
   }
   long status = 0;
-  curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+  api->easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
   if (status < 200 || status >= 300) {
     return Status::IoError(name + " request to " + url + " returned HTTP " +
                            std::to_string(status) + ": " + Snippet(sink.body));

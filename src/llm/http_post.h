@@ -1,5 +1,6 @@
-// JSON-over-HTTP POST with libcurl, shared by the chat-completions and
-// embeddings clients. Only http and https; no signals; bounded replies.
+// JSON-over-HTTP POST with libcurl (loaded on first use: curl_api.h),
+// shared by the chat-completions and embeddings clients. Only http and
+// https; no signals; bounded replies.
 
 #ifndef CTXKIT_LLM_HTTP_POST_H_
 #define CTXKIT_LLM_HTTP_POST_H_
