@@ -9,6 +9,7 @@ packages=(
   build-essential cmake ninja-build pkg-config git
   libsqlite3-dev libssl-dev nlohmann-json3-dev libcli11-dev
   libre2-dev libyaml-cpp-dev libcurl4-openssl-dev
+  libxxhash-dev  # blob chunk checksums (header-only use)
   libcpp-httplib-dev  # ctxkit serve (MCP Streamable HTTP); pulls zlib/brotli dev
   libgtest-dev libgmock-dev libbenchmark-dev
   clang-format clang-tidy ripgrep nodejs npm

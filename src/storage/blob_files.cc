@@ -12,7 +12,9 @@
 #include <optional>
 
 #include "core/encoding.h"
+#include "core/sha256.h"
 #include "core/status_macros.h"
+#include "storage/blob_checksums.h"
 #include "storage/file_util.h"
 #include "storage/posix_io.h"
 
@@ -128,69 +130,161 @@ Status BlobFiles::RecoverTrash(
   return status;
 }
 
-Result<std::string> BlobFiles::Read(std::string_view hash, uint64_t offset,
+Result<bool> BlobFiles::HasAny() const {
+  DIR* top = ::opendir(root_.c_str());
+  if (top == nullptr) {
+    if (errno == ENOENT) return false;
+    return ErrnoStatus("opendir", root_);
+  }
+  bool found = false;
+  while (!found) {
+    const dirent* shard = ::readdir(top);
+    if (shard == nullptr) break;
+    const std::string name = shard->d_name;
+    if (name.size() != 2 || !core::FromHex(name)) continue;
+    DIR* dir = ::opendir((root_ + "/" + name).c_str());
+    if (dir == nullptr) continue;
+    while (const dirent* entry = ::readdir(dir)) {
+      std::optional<std::string> hash = core::FromHex(entry->d_name);
+      if (hash && hash->size() == 32) {
+        found = true;
+        break;
+      }
+    }
+    ::closedir(dir);
+  }
+  ::closedir(top);
+  return found;
+}
+
+Result<UniqueFd> BlobFiles::OpenChecked(std::string_view hash, uint64_t size,
+                                        bool missing_ok) const {
+  const std::string path = PathFor(hash);
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd.valid()) {
+    if (errno != ENOENT) return ErrnoStatus("open", path);
+    if (missing_ok) return UniqueFd();
+    return BlobCorruption(path, "the file is missing");
+  }
+  struct stat st;
+  if (::fstat(fd.get(), &st) != 0) return ErrnoStatus("stat", path);
+  if (static_cast<uint64_t>(st.st_size) != size) {
+    return BlobCorruption(path, "it is " + std::to_string(st.st_size) +
+                                    " bytes, but holds a " +
+                                    std::to_string(size) + "-byte value");
+  }
+  return fd;
+}
+
+namespace {
+
+// Reads exactly [offset, offset + length) of `fd`.
+Result<std::string> PreadExactly(int fd, uint64_t offset, uint64_t length,
+                                 const std::string& path) {
+  std::string out(length, '\0');
+  size_t got = 0;
+  while (got < length) {
+    ssize_t n = ::pread(fd, out.data() + got, length - got,
+                        static_cast<off_t>(offset + got));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return ErrnoStatus("read", path);
+    if (n == 0) return BlobCorruption(path, "it ended early while read");
+    got += static_cast<size_t>(n);
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<std::string> BlobFiles::Read(std::string_view hash, uint64_t size,
+                                    std::string_view sums, uint64_t offset,
                                     uint64_t length) const {
-  return ReadFileRange(PathFor(hash), offset, length);
+  const std::string path = PathFor(hash);
+  CTXKIT_ASSIGN_OR_RETURN(UniqueFd fd, OpenChecked(hash, size, false));
+  offset = std::min(offset, size);
+  length = std::min(length, size - offset);
+  if (length == 0) return std::string();
+  if (!sums.empty()) {
+    // Whole chunks around the range, each checked, then the range.
+    const uint64_t from = offset - offset % kBlobChunkBytes;
+    const uint64_t end = offset + length;
+    const uint64_t to =
+        std::min(size, end + (kBlobChunkBytes - end % kBlobChunkBytes) %
+                                 kBlobChunkBytes);
+    CTXKIT_ASSIGN_OR_RETURN(std::string chunks,
+                            PreadExactly(fd.get(), from, to - from, path));
+    CTXKIT_RETURN_IF_ERROR(
+        VerifyBlobChunks(sums, from / kBlobChunkBytes, chunks, path));
+    if (from == offset && to == end) return chunks;
+    return chunks.substr(offset - from, length);
+  }
+  CTXKIT_ASSIGN_OR_RETURN(std::string data,
+                          PreadExactly(fd.get(), offset, length, path));
+  if (offset == 0 && length == size && core::Sha256(data) != hash) {
+    return BlobCorruption(path, "its content does not match its SHA-256 name");
+  }
+  return data;
 }
 
 Result<bool> BlobFiles::Scan(
-    std::string_view hash, uint64_t size, uint64_t offset, uint64_t length,
-    uint64_t window_bytes,
+    std::string_view hash, uint64_t size, std::string_view sums,
+    uint64_t offset, uint64_t length, uint64_t window_bytes,
     const std::function<bool(std::string_view)>& sink) const {
   const std::string path = PathFor(hash);
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    if (errno == ENOENT) return false;
-    return ErrnoStatus("open", path);
-  }
-  struct stat st;
-  if (::fstat(fd, &st) != 0) {
-    Status s = ErrnoStatus("stat", path);
-    ::close(fd);
-    return s;
-  }
-  if (static_cast<uint64_t>(st.st_size) != size) {
-    ::close(fd);
-    return false;
-  }
-  const uint64_t page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
+  CTXKIT_ASSIGN_OR_RETURN(UniqueFd fd, OpenChecked(hash, size, true));
+  if (!fd.valid()) return false;
   const uint64_t piece_bytes = std::max<uint64_t>(window_bytes, 1);
-  // Windows of whole pages, handed out in pieces of at most piece_bytes.
-  // They start at 1 MiB (a scan that stops early has mapped little) and
-  // double up to 16 MiB (fewer mmap calls on big values).
+  // Windows of whole checksum chunks (which are whole pages), handed out in
+  // pieces of at most piece_bytes. They start at 1 MiB (a scan that stops
+  // early has mapped little) and double up to 16 MiB (fewer mmap calls on
+  // big values).
   constexpr uint64_t kMaxWindow = 16ull << 20;
+  static_assert(kMaxWindow % kBlobChunkBytes == 0);
   window_bytes = std::max<uint64_t>(piece_bytes, 1ull << 20);
   const uint64_t end =
       offset + std::min(length, size > offset ? size - offset : 0);
-  Status status = Status::Ok();
+  // An unchecksummed blob read whole is checked against its name at the end.
+  std::optional<core::Sha256Hasher> whole;
+  if (sums.empty() && offset == 0 && end == size) whole.emplace();
   for (uint64_t pos = offset; pos < end;) {
-    // mmap offsets must be page-aligned: map from the page holding `pos`.
-    const uint64_t map_from = pos - pos % page;
-    window_bytes += (page - window_bytes % page) % page;
-    const uint64_t map_to = std::min(end, map_from + window_bytes);
+    const uint64_t map_from = pos - pos % kBlobChunkBytes;
+    window_bytes +=
+        (kBlobChunkBytes - window_bytes % kBlobChunkBytes) % kBlobChunkBytes;
+    // Only whole chunks can be checked: round the window's end up to one.
+    const uint64_t want_to = std::min(end, map_from + window_bytes);
+    const uint64_t map_to =
+        std::min(size, want_to + (kBlobChunkBytes - want_to % kBlobChunkBytes) %
+                                     kBlobChunkBytes);
     window_bytes =
         std::max(window_bytes, std::min(2 * window_bytes, kMaxWindow));
     const size_t map_len = static_cast<size_t>(map_to - map_from);
     // MAP_POPULATE builds the page table in one call instead of a fault
     // per page; the pages are in the page cache for a warm scan.
     void* addr = ::mmap(nullptr, map_len, PROT_READ, MAP_PRIVATE | MAP_POPULATE,
-                        fd, static_cast<off_t>(map_from));
-    if (addr == MAP_FAILED) {
-      status = ErrnoStatus("mmap", path);
-      break;
+                        fd.get(), static_cast<off_t>(map_from));
+    if (addr == MAP_FAILED) return ErrnoStatus("mmap", path);
+    const std::string_view window(static_cast<const char*>(addr), map_len);
+    Status checked = Status::Ok();
+    if (!sums.empty()) {
+      checked =
+          VerifyBlobChunks(sums, map_from / kBlobChunkBytes, window, path);
     }
-    const char* base = static_cast<const char*>(addr);
-    bool more = true;
-    for (; more && pos < map_to;) {
-      const uint64_t n = std::min(piece_bytes, map_to - pos);
-      more = sink(std::string_view(base + (pos - map_from), n));
+    bool more = checked.ok();
+    const uint64_t stop = std::min(end, map_to);
+    for (; more && pos < stop;) {
+      const uint64_t n = std::min(piece_bytes, stop - pos);
+      const std::string_view piece = window.substr(pos - map_from, n);
+      if (whole) whole->Update(piece);
+      more = sink(piece);
       pos += n;
     }
     ::munmap(addr, map_len);
-    if (!more) break;
+    CTXKIT_RETURN_IF_ERROR(checked);
+    if (!more) return true;
   }
-  ::close(fd);
-  if (!status.ok()) return status;
+  if (whole && whole->Finish() != hash) {
+    return BlobCorruption(path, "its content does not match its SHA-256 name");
+  }
   return true;
 }
 

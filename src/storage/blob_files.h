@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "ctxkit/status.h"
+#include "storage/posix_io.h"
 
 namespace ctxkit::storage {
 
@@ -25,7 +26,13 @@ class BlobFiles {
   // Writes the blob for `hash` (32 raw bytes) unless it is already there.
   Status Write(std::string_view hash, std::string_view content);
 
-  Result<std::string> Read(std::string_view hash, uint64_t offset,
+  // Reads [offset, offset + length) (clamped to the content) of the blob
+  // for `hash`, whose content is `size` bytes, and checks what it read:
+  // the file's size always; with `sums` (BlobChecksums of the content),
+  // every chunk the range touches; without, the SHA-256 when the whole
+  // content is read. Corruption when the file is missing or a check fails.
+  Result<std::string> Read(std::string_view hash, uint64_t size,
+                           std::string_view sums, uint64_t offset,
                            uint64_t length) const;
 
   // Garbage collection moves a blob no version references any longer to
@@ -42,6 +49,10 @@ class BlobFiles {
   Status RecoverTrash(
       const std::function<Result<bool>(std::string_view hash)>& referenced);
 
+  // True when at least one blob file is stored (temp and trashed files do
+  // not count).
+  Result<bool> HasAny() const;
+
   std::string PathFor(std::string_view hash) const;
   std::string TrashPathFor(std::string_view hash) const;
 
@@ -52,14 +63,22 @@ class BlobFiles {
   // `sink` with the bytes in order, in pieces of at most `window_bytes`;
   // they are valid only during the call. Nothing is copied. A sink returning
   // false stops the scan. Returns false, before any sink call, when no blob
-  // file of `size` bytes exists for `hash` (the content is stored elsewhere,
-  // e.g. inline). Blob files are immutable (written by atomic rename, never
+  // file exists for `hash` (the content is stored elsewhere, e.g. inline).
+  // Checks as Read does, each window before its bytes reach the sink (a
+  // damaged chunk is reported before any of its bytes are handed out); an
+  // unchecksummed blob scanned whole is hashed on the way and reported at
+  // the end. Blob files are immutable (written by atomic rename, never
   // truncated), which is what makes mapping them safe.
-  Result<bool> Scan(std::string_view hash, uint64_t size, uint64_t offset,
-                    uint64_t length, uint64_t window_bytes,
+  Result<bool> Scan(std::string_view hash, uint64_t size, std::string_view sums,
+                    uint64_t offset, uint64_t length, uint64_t window_bytes,
                     const std::function<bool(std::string_view)>& sink) const;
 
  private:
+  // Opens the blob for reading and checks its size. `missing_ok`: a
+  // missing file gives an invalid fd rather than Corruption.
+  Result<UniqueFd> OpenChecked(std::string_view hash, uint64_t size,
+                               bool missing_ok) const;
+
   std::string root_;
   bool sync_;
 };

@@ -1,6 +1,8 @@
 // The embedded storage engine: one SQLite database in WAL mode per store
 // root plus content-addressed blob files. See docs/storage-format.md.
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <optional>
 
@@ -9,6 +11,7 @@
 #include "core/status_macros.h"
 #include "core/value_type_codes.h"
 #include "storage/backend.h"
+#include "storage/blob_checksums.h"
 #include "storage/blob_files.h"
 #include "storage/change_sequence.h"
 #include "storage/file_util.h"
@@ -403,9 +406,14 @@ class SqliteBackend final : public Backend {
         !v.hash.empty() && v.size_bytes > options_.inline_max_bytes &&
         offset < v.size_bytes) {
       const uint64_t n = std::min(length, v.size_bytes - offset);
-      CTXKIT_ASSIGN_OR_RETURN(
-          bool mapped,
-          blobs_.Scan(v.hash, v.size_bytes, offset, n, piece_bytes, sink));
+      std::string sums;
+      {
+        core::MutexLock lock(&mu_);
+        CTXKIT_ASSIGN_OR_RETURN(sums, BlobSumsLocked(v.hash));
+      }
+      CTXKIT_ASSIGN_OR_RETURN(bool mapped,
+                              blobs_.Scan(v.hash, v.size_bytes, sums, offset, n,
+                                          piece_bytes, sink));
       if (mapped) return Status::Ok();
     }
     return Backend::Scan(v, offset, length, piece_bytes, sink);
@@ -762,13 +770,17 @@ class SqliteBackend final : public Backend {
   Status RegisterBlobLocked(std::string_view hash, std::string_view content,
                             int64_t now) REQUIRES(mu_) {
     CTXKIT_RETURN_IF_ERROR(blobs_.Write(hash, content));
+    // A blob of an earlier build gains its checksums when written again.
     auto q = db_->Prepare(
-        "INSERT OR IGNORE INTO blobs(hash, size, created_ns) VALUES (?, ?, ?)");
+        "INSERT INTO blobs(hash, size, created_ns, sums) VALUES (?, ?, ?, ?) "
+        "ON CONFLICT(hash) DO UPDATE SET sums = excluded.sums "
+        "WHERE sums IS NULL");
     if (!q.ok()) return q.status();
     return (*q)
         ->BindBlob(1, hash)
         .Bind(2, static_cast<int64_t>(content.size()))
         .Bind(3, now)
+        .BindBlob(4, BlobChecksums(content))
         .Run();
   }
 
@@ -890,6 +902,7 @@ class SqliteBackend final : public Backend {
   // from its blob file (without holding the lock: blob files are immutable).
   Result<std::string> ReadVersionContent(const VersionRecord& v,
                                          uint64_t offset, uint64_t length) {
+    std::string sums;
     {
       core::MutexLock lock(&mu_);
       auto q = db_->Prepare(
@@ -905,8 +918,22 @@ class SqliteBackend final : public Backend {
       if (!row.ok()) return row.status();
       if (!*row) return Status::Corruption("version row missing");
       if ((*q)->Int(0) == 0) return (*q)->Blob(1);
+      q->reset();
+      CTXKIT_ASSIGN_OR_RETURN(sums, BlobSumsLocked(v.hash));
     }
-    return blobs_.Read(v.hash, offset, length);
+    return blobs_.Read(v.hash, v.size_bytes, sums, offset, length);
+  }
+
+  // The chunk checksums of the blob for `hash` (BlobChecksums), or "" for
+  // a blob written before they existed.
+  Result<std::string> BlobSumsLocked(std::string_view hash) REQUIRES(mu_) {
+    auto q = db_->Prepare("SELECT sums FROM blobs WHERE hash = ?");
+    if (!q.ok()) return q.status();
+    (*q)->BindBlob(1, hash);
+    Result<bool> row = (*q)->Step();
+    if (!row.ok()) return row.status();
+    if (!*row) return std::string();
+    return (*q)->Blob(0);
   }
 
   struct Chunk {
@@ -915,6 +942,7 @@ class SqliteBackend final : public Backend {
     std::string hash;
     bool in_file = false;
     std::string data;  // When inline.
+    std::string sums;  // When in a file: its chunk checksums, if any.
   };
 
   Result<std::string> ReadStream(const VersionRecord& v, uint64_t offset,
@@ -952,6 +980,11 @@ class SqliteBackend final : public Backend {
         if (!c.in_file) c.data = (*q)->Blob(4);
         chunks.push_back(std::move(c));
       }
+      q->reset();
+      for (Chunk& c : chunks) {
+        if (!c.in_file) continue;
+        CTXKIT_ASSIGN_OR_RETURN(c.sums, BlobSumsLocked(c.hash));
+      }
     }
     std::string out;
     out.reserve(length);
@@ -967,8 +1000,8 @@ class SqliteBackend final : public Backend {
         continue;
       }
       std::string part;
-      CTXKIT_ASSIGN_OR_RETURN(part,
-                              blobs_.Read(c.hash, from - c.offset, to - from));
+      CTXKIT_ASSIGN_OR_RETURN(part, blobs_.Read(c.hash, c.size, c.sums,
+                                                from - c.offset, to - from));
       out += part;
     }
     if (out.size() != length) {
@@ -1000,9 +1033,38 @@ class SqliteBackend final : public Backend {
 
 }  // namespace
 
+namespace {
+
+// Bytes in the file at `path`; 0 when it does not exist.
+uint64_t FileBytes(const std::string& path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0 ? static_cast<uint64_t>(st.st_size) : 0;
+}
+
+// A database is made only where no content is stored: a missing or empty
+// ctxkit.db beside blob files means the database was lost or truncated,
+// and a new empty one would silently hide every value (and later collect
+// the blobs as garbage).
+Status RefuseNewDatabaseOverBlobs(const std::string& home) {
+  const std::string db = DatabasePath(home);
+  if (FileBytes(db) > 0 || FileBytes(db + "-wal") > 0) return Status::Ok();
+  BlobFiles blobs(BlobDir(home), /*sync=*/false);
+  CTXKIT_ASSIGN_OR_RETURN(bool stored, blobs.HasAny());
+  if (!stored) return Status::Ok();
+  return Status::Corruption(
+      db + (PathExists(db) ? " is empty" : " is missing") + ", but " +
+      BlobDir(home) +
+      " holds stored values: refusing to start a new, empty store over them "
+      "(restore ctxkit.db from a backup, or move the blobs directory away "
+      "to start afresh)");
+}
+
+}  // namespace
+
 Result<std::unique_ptr<Backend>> OpenSqliteBackend(
     const SqliteOptions& options) {
   CTXKIT_RETURN_IF_ERROR(MakeDirs(options.home));
+  CTXKIT_RETURN_IF_ERROR(RefuseNewDatabaseOverBlobs(options.home));
   std::unique_ptr<SqliteDb> db;
   CTXKIT_ASSIGN_OR_RETURN(
       db, SqliteDb::Open(DatabasePath(options.home), options.busy_timeout_ms));

@@ -173,6 +173,14 @@ Status EnsureSchema(SqliteDb* db) {
     s = db->Exec("UPDATE meta SET value = '2' WHERE name = 'schema_version'");
     if (!s.ok()) return s;
   }
+  if (current < 3) {
+    // Chunk checksums of blob files (storage/blob_checksums.h); NULL for
+    // blobs written before.
+    s = db->Exec(
+        "ALTER TABLE blobs ADD COLUMN sums BLOB; "
+        "UPDATE meta SET value = '3' WHERE name = 'schema_version'");
+    if (!s.ok()) return s;
+  }
   CTXKIT_RETURN_IF_ERROR(EnsureRefSecret(db));
   return txn.Commit();
 }

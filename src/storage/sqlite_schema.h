@@ -11,7 +11,7 @@ namespace ctxkit::storage {
 
 // The schema version this build writes. Bump it and add a migration step
 // whenever the schema changes.
-inline constexpr int kSchemaVersion = 2;
+inline constexpr int kSchemaVersion = 3;
 
 // Creates the schema in an empty database or migrates an older one, in one
 // write transaction. Corruption when the database is from a newer build.

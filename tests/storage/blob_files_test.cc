@@ -6,9 +6,11 @@
 
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <string>
 
 #include "core/sha256.h"
+#include "storage/blob_checksums.h"
 #include "storage/file_util.h"
 
 namespace ctxkit::storage {
@@ -35,10 +37,17 @@ TEST_F(BlobFilesTest, WritesAtomicallyAndReadsRanges) {
   std::string hash = core::Sha256(content);
   ASSERT_TRUE(blobs.Write(hash, content).ok());
   EXPECT_TRUE(PathExists(blobs.PathFor(hash)));
-  EXPECT_EQ(*blobs.Read(hash, 0, content.size()), content);
-  EXPECT_EQ(*blobs.Read(hash, 12345, 100), content.substr(12345, 100));
-  EXPECT_EQ(*blobs.Read(hash, content.size() - 10, 100),
-            content.substr(content.size() - 10));
+  const uint64_t size = content.size();
+  for (const std::string& sums : {BlobChecksums(content), std::string()}) {
+    EXPECT_EQ(*blobs.Read(hash, size, sums, 0, size), content);
+    EXPECT_EQ(*blobs.Read(hash, size, sums, 12345, 100),
+              content.substr(12345, 100));
+    EXPECT_EQ(*blobs.Read(hash, size, sums, size - 10, 100),
+              content.substr(size - 10));
+    // Ranges across chunk boundaries.
+    EXPECT_EQ(*blobs.Read(hash, size, sums, kBlobChunkBytes - 5, 70000),
+              content.substr(kBlobChunkBytes - 5, 70000));
+  }
   // No temp file is left behind.
   EXPECT_TRUE(std::filesystem::is_empty(root_ + "/tmp"));
 }
@@ -60,8 +69,93 @@ TEST_F(BlobFilesTest, SecondWriteOfSameContentIsANoOp) {
 TEST_F(BlobFilesTest, MissingBlobIsCorruption) {
   BlobFiles blobs(root_, true);
   ASSERT_TRUE(blobs.Init().ok());
-  Result<std::string> r = blobs.Read(core::Sha256("never written"), 0, 10);
+  Result<std::string> r =
+      blobs.Read(core::Sha256("never written"), 10, "", 0, 10);
   EXPECT_EQ(r.status().code(), StatusCode::kCorruption);
+}
+
+// A damaged blob file is reported as Corruption, never returned as data.
+class DamagedBlobTest : public BlobFilesTest {
+ protected:
+  void SetUp() override {
+    BlobFilesTest::SetUp();
+    blobs_ = std::make_unique<BlobFiles>(root_, true);
+    ASSERT_TRUE(blobs_->Init().ok());
+    content_.resize(5 * kBlobChunkBytes + 123);
+    for (size_t i = 0; i < content_.size(); ++i) content_[i] = char(i * 13);
+    hash_ = core::Sha256(content_);
+    sums_ = BlobChecksums(content_);
+    ASSERT_TRUE(blobs_->Write(hash_, content_).ok());
+    ::chmod(blobs_->PathFor(hash_).c_str(), 0600);
+  }
+  // Flips one bit of the byte at `offset` in the blob file.
+  void FlipBit(uint64_t offset) {
+    std::fstream f(blobs_->PathFor(hash_),
+                   std::ios::in | std::ios::out | std::ios::binary);
+    f.seekg(static_cast<std::streamoff>(offset));
+    char c = 0;
+    f.get(c);
+    f.seekp(static_cast<std::streamoff>(offset));
+    f.put(static_cast<char>(c ^ 0x10));
+  }
+  Status ScanAll(std::string_view sums, uint64_t offset, uint64_t length,
+                 std::string* out) {
+    Result<bool> r = blobs_->Scan(hash_, content_.size(), sums, offset, length,
+                                  4096, [out](std::string_view piece) {
+                                    out->append(piece);
+                                    return true;
+                                  });
+    return r.status();
+  }
+  std::unique_ptr<BlobFiles> blobs_;
+  std::string content_, hash_, sums_;
+};
+
+TEST_F(DamagedBlobTest, TruncatedFileIsCorruptionForEveryRead) {
+  std::filesystem::resize_file(blobs_->PathFor(hash_), content_.size() - 1);
+  const uint64_t size = content_.size();
+  for (const std::string& sums : {sums_, std::string()}) {
+    EXPECT_EQ(blobs_->Read(hash_, size, sums, 0, size).status().code(),
+              StatusCode::kCorruption);
+    EXPECT_EQ(blobs_->Read(hash_, size, sums, 10, 10).status().code(),
+              StatusCode::kCorruption);
+    std::string out;
+    EXPECT_EQ(ScanAll(sums, 0, size, &out).code(), StatusCode::kCorruption);
+    EXPECT_TRUE(out.empty()) << "nothing handed out before the check";
+  }
+}
+
+TEST_F(DamagedBlobTest, FlippedBitIsCorruptionForReadsThatTouchIt) {
+  const uint64_t bad = 3 * kBlobChunkBytes + 77;
+  FlipBit(bad);
+  const uint64_t size = content_.size();
+  Result<std::string> whole = blobs_->Read(hash_, size, sums_, 0, size);
+  EXPECT_EQ(whole.status().code(), StatusCode::kCorruption);
+  EXPECT_NE(whole.status().message().find(std::to_string(3 * kBlobChunkBytes)),
+            std::string::npos)
+      << whole.status().ToString();
+  EXPECT_EQ(blobs_->Read(hash_, size, sums_, bad, 1).status().code(),
+            StatusCode::kCorruption);
+  EXPECT_EQ(blobs_->Read(hash_, size, sums_, bad - 100, 200).status().code(),
+            StatusCode::kCorruption);
+  // A range in an intact chunk still reads.
+  EXPECT_EQ(*blobs_->Read(hash_, size, sums_, 100, 1000),
+            content_.substr(100, 1000));
+  std::string out;
+  EXPECT_EQ(ScanAll(sums_, 0, size, &out).code(), StatusCode::kCorruption);
+  EXPECT_LE(out.size(), 3 * kBlobChunkBytes) << "no damaged byte handed out";
+  out.clear();
+  EXPECT_TRUE(ScanAll(sums_, 0, kBlobChunkBytes, &out).ok());
+  EXPECT_EQ(out, content_.substr(0, kBlobChunkBytes));
+}
+
+TEST_F(DamagedBlobTest, BlobsWithoutChecksumsAreHashedWhenReadWhole) {
+  FlipBit(12345);
+  const uint64_t size = content_.size();
+  EXPECT_EQ(blobs_->Read(hash_, size, "", 0, size).status().code(),
+            StatusCode::kCorruption);
+  std::string out;
+  EXPECT_EQ(ScanAll("", 0, size, &out).code(), StatusCode::kCorruption);
 }
 
 TEST_F(BlobFilesTest, InitRemovesOnlyStaleTempFiles) {

@@ -1,0 +1,61 @@
+#include "storage/blob_checksums.h"
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include <string>
+
+namespace ctxkit::storage {
+namespace {
+
+void PutLittleEndian64(uint64_t v, std::string* out) {
+  for (int i = 0; i < 8; ++i) out->push_back(static_cast<char>(v >> (8 * i)));
+}
+
+uint64_t GetLittleEndian64(std::string_view bytes) {
+  uint64_t v = 0;
+  for (int i = 7; i >= 0; --i) {
+    v = (v << 8) | static_cast<unsigned char>(bytes[static_cast<size_t>(i)]);
+  }
+  return v;
+}
+
+}  // namespace
+
+std::string BlobChecksums(std::string_view content) {
+  std::string sums;
+  sums.reserve((content.size() / kBlobChunkBytes + 1) * kBlobChecksumBytes);
+  for (uint64_t pos = 0; pos < content.size(); pos += kBlobChunkBytes) {
+    std::string_view chunk = content.substr(pos, kBlobChunkBytes);
+    PutLittleEndian64(XXH3_64bits(chunk.data(), chunk.size()), &sums);
+  }
+  return sums;
+}
+
+Status BlobCorruption(const std::string& path, const std::string& what) {
+  return Status::Corruption(
+      "blob file " + path + " is damaged: " + what +
+      "; the value cannot be read (restore the store from a backup, or "
+      "remove the key)");
+}
+
+Status VerifyBlobChunks(std::string_view sums, uint64_t first_chunk,
+                        std::string_view data, const std::string& path) {
+  uint64_t chunk = first_chunk;
+  for (uint64_t pos = 0; pos < data.size(); pos += kBlobChunkBytes, ++chunk) {
+    const uint64_t at = chunk * kBlobChecksumBytes;
+    if (at + kBlobChecksumBytes > sums.size()) {
+      return BlobCorruption(path, "it is longer than its checksums say");
+    }
+    std::string_view piece = data.substr(pos, kBlobChunkBytes);
+    if (XXH3_64bits(piece.data(), piece.size()) !=
+        GetLittleEndian64(sums.substr(at, kBlobChecksumBytes))) {
+      return BlobCorruption(path, "the 64 KiB chunk at byte " +
+                                      std::to_string(chunk * kBlobChunkBytes) +
+                                      " does not match its checksum");
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace ctxkit::storage
