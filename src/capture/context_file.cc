@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/clock.h"
+#include "text/json_parse.h"
 
 namespace ctxkit::capture {
 
@@ -26,8 +27,12 @@ std::string FileTool(std::string_view tool) {
   return out;
 }
 
-std::string Dump(const nlohmann::ordered_json& j) {
-  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+// Compact JSON: what was given, with no indentation added. (Indenting a
+// deeply nested result multiplied its size by its depth: a 40 KB result
+// became an 800 MB file.)
+template <typename Json>
+std::string Compact(const Json& j) {
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 }  // namespace
@@ -45,20 +50,23 @@ std::string ContextFileName(std::string_view session_id,
 std::string RenderContextFile(const LoadedContext& c,
                               const nlohmann::json& args,
                               const nlohmann::json& result) {
-  nlohmann::ordered_json j;
-  j["toolName"] = c.tool_name;
-  j["args"] = args;
-  j["result"] = result;
-  j["timestamp"] = c.timestamp;
-  j["queryId"] = c.query_id.empty() ? nlohmann::ordered_json(nullptr)
-                                    : nlohmann::ordered_json(c.query_id);
-  j["sessionId"] = c.session_id;
-  if (!c.task_id.empty()) j["taskId"] = c.task_id;
-  return Dump(j) + "\n";
+  // The envelope one field per line, for people reading the file; each
+  // value compact, so the file is the size of what was given plus a
+  // constant.
+  using nlohmann::json;
+  std::string out = "{\n  \"toolName\": " + Compact(json(c.tool_name));
+  out += ",\n  \"args\": " + Compact(args);
+  out += ",\n  \"result\": " + Compact(result);
+  out += ",\n  \"timestamp\": " + Compact(json(c.timestamp));
+  out += ",\n  \"queryId\": " +
+         Compact(c.query_id.empty() ? json(nullptr) : json(c.query_id));
+  out += ",\n  \"sessionId\": " + Compact(json(c.session_id));
+  if (!c.task_id.empty()) out += ",\n  \"taskId\": " + Compact(json(c.task_id));
+  return out + "\n}\n";
 }
 
 Result<LoadedContext> ParseContextFile(std::string_view bytes) {
-  nlohmann::json j = nlohmann::json::parse(bytes, nullptr, false);
+  nlohmann::json j = ctxkit::text::ParseJsonOrDiscarded(bytes);
   if (!j.is_object() || !j.contains("toolName") || !j["toolName"].is_string() ||
       !j.contains("result") || !j.contains("sessionId") ||
       !j["sessionId"].is_string()) {

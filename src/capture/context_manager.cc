@@ -85,7 +85,7 @@ struct Record {
 std::string RecordJson(const Record& r) {
   nlohmann::ordered_json j;
   j["toolName"] = r.fields.tool_name;
-  j["args"] = nlohmann::json::parse(r.fields.args_json, nullptr, false);
+  j["args"] = ctxkit::text::ParseJsonOrDiscarded(r.fields.args_json);
   j["timestamp"] = r.fields.timestamp;
   j["queryId"] = r.fields.query_id.empty()
                      ? nlohmann::ordered_json(nullptr)
@@ -100,7 +100,7 @@ std::string RecordJson(const Record& r) {
 }
 
 std::optional<Record> ParseRecord(const std::string& text) {
-  nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+  nlohmann::json j = ctxkit::text::ParseJsonOrDiscarded(text);
   if (!j.is_object() || !j.contains("pointer") || !j["pointer"].is_string()) {
     return std::nullopt;
   }

@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "text/json_parse.h"
+
 namespace ctxkit::capture {
 
 using nlohmann::json;
@@ -52,7 +54,7 @@ json LoadedToJson(const LoadedContext& l, std::string_view pointer,
   return json{{"pointer", std::string(pointer)},
               {"ref", RefOrNull(ref)},
               {"tool_name", l.tool_name},
-              {"args", json::parse(l.args_json, nullptr, false)},
+              {"args", ctxkit::text::ParseJsonOrDiscarded(l.args_json)},
               {"timestamp", l.timestamp},
               {"session_id", l.session_id},
               {"query_id", StringOrNull(l.query_id)},
@@ -75,7 +77,8 @@ json SelectionToJson(View& view, const Selection& sel, uint64_t candidates) {
     json j = PointerToJson(p, ref);
     if (i < sel.loaded.size()) {
       json out = LoadedToJson(sel.loaded[i], p.filepath, ref);
-      out["result"] = json::parse(sel.loaded[i].result_json, nullptr, false);
+      out["result"] =
+          ctxkit::text::ParseJsonOrDiscarded(sel.loaded[i].result_json);
       j["output"] = std::move(out);
     }
     selected.push_back(std::move(j));

@@ -7,6 +7,7 @@
 #include "core/status_macros.h"
 #include "index/query_terms.h"
 #include "storage/sqlite_db.h"
+#include "text/json_parse.h"
 
 namespace ctxkit::capture {
 
@@ -15,7 +16,7 @@ namespace {
 // Text of a result for display and ranking: a JSON string's content, or
 // the JSON text.
 std::string ResultText(const std::string& result_json, size_t max) {
-  nlohmann::json j = nlohmann::json::parse(result_json, nullptr, false);
+  nlohmann::json j = ctxkit::text::ParseJsonOrDiscarded(result_json);
   std::string text = j.is_string() ? j.get<std::string>() : result_json;
   if (text.size() > max) text.resize(max);
   return text;
@@ -56,8 +57,8 @@ Result<std::vector<size_t>> ParseSelectionReply(std::string_view reply,
        open = reply.find('[', open + 1)) {
     size_t close = reply.find(']', open);
     if (close == std::string_view::npos) break;
-    nlohmann::json j = nlohmann::json::parse(
-        reply.substr(open, close - open + 1), nullptr, false);
+    nlohmann::json j = ctxkit::text::ParseJsonOrDiscarded(
+        reply.substr(open, close - open + 1));
     if (!j.is_array()) continue;
     std::vector<size_t> out;
     std::set<size_t> seen;

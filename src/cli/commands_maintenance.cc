@@ -19,6 +19,7 @@
 #include "ctxkit/store.h"
 #include "externalize/internal.h"
 #include "storage/filename.h"
+#include "text/json_parse.h"
 
 namespace ctxkit::cli {
 namespace {
@@ -103,7 +104,7 @@ Status AddSessionRefs(Store& store, const std::string& id,
         CTXKIT_ASSIGN_OR_RETURN(Ref ref, view.Pin(m.key, pinned_at));
         keep->push_back(ref);
         CTXKIT_ASSIGN_OR_RETURN(std::string text, view.Resolve(ref));
-        RefsInJson(nlohmann::json::parse(text, nullptr, false), keep);
+        RefsInJson(ctxkit::text::ParseJsonOrDiscarded(text), keep);
       }
     }
     filter.cursor = page.next_cursor;

@@ -19,6 +19,7 @@
 #include "ctxkit/store.h"
 #include "mcp/environment.h"
 #include "notes/invocation_log.h"
+#include "text/json_parse.h"
 
 namespace ctxkit::cli {
 
@@ -69,7 +70,7 @@ std::optional<Ref> OutputRef(Context& ctx, const std::string& pointer) {
 
 // A result as people read it: a JSON string's text, else the JSON.
 std::string ResultText(const std::string& result_json) {
-  nlohmann::json j = nlohmann::json::parse(result_json, nullptr, false);
+  nlohmann::json j = ctxkit::text::ParseJsonOrDiscarded(result_json);
   std::string s = j.is_string() ? j.get<std::string>() : result_json;
   if (s.empty() || s.back() != '\n') s += '\n';
   return s;
@@ -118,7 +119,7 @@ int RunLoad(Context& ctx, const ToolsArgs& a, notes::Invocation& inv) {
     // The loaded form, and the result around it.
     nlohmann::json j =
         capture::LoadedToJson(*c, a.pointer, OutputRef(ctx, a.pointer));
-    j["result"] = nlohmann::json::parse(c->result_json, nullptr, false);
+    j["result"] = ctxkit::text::ParseJsonOrDiscarded(c->result_json);
     PrintJson(j);
     return kExitOk;
   }

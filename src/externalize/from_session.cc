@@ -16,6 +16,7 @@
 #include "ctxkit/externalize.h"
 #include "ctxkit/session.h"
 #include "externalize/internal.h"
+#include "text/json_parse.h"
 #include "text/summarize_budget.h"
 
 namespace ctxkit {
@@ -140,7 +141,7 @@ std::optional<std::vector<nlohmann::json>> ChatMessages(
     const std::string& chat) {
   const size_t first = chat.find_first_not_of(" \t\r\n");
   if (first != std::string::npos && chat[first] == '[') {
-    nlohmann::json j = nlohmann::json::parse(chat, nullptr, false);
+    nlohmann::json j = ctxkit::text::ParseJsonOrDiscarded(chat);
     if (!j.is_array()) return std::nullopt;
     return std::vector<nlohmann::json>(j.begin(), j.end());
   }
@@ -148,8 +149,8 @@ std::optional<std::vector<nlohmann::json>> ChatMessages(
   for (size_t at = 0; at < chat.size();) {
     size_t nl = chat.find('\n', at);
     if (nl == std::string::npos) nl = chat.size();
-    out.push_back(nlohmann::json::parse(
-        std::string_view(chat).substr(at, nl - at), nullptr, false));
+    out.push_back(ctxkit::text::ParseJsonOrDiscarded(
+        std::string_view(chat).substr(at, nl - at)));
     if (out.back().is_discarded()) return std::nullopt;
     at = nl + 1;
   }

@@ -10,6 +10,7 @@
 #include "ctxkit/explore.h"
 #include "ctxkit/externalize.h"
 #include "externalize/internal.h"
+#include "text/json_parse.h"
 
 namespace ctxkit {
 
@@ -47,8 +48,7 @@ Status SplitMember(const std::string& part, std::string* key,
   if (part.empty() || part[0] != '"' || i >= part.size()) {
     return Status::Corruption("malformed JSON object member");
   }
-  nlohmann::json k =
-      nlohmann::json::parse(part.substr(0, i + 1), nullptr, false);
+  nlohmann::json k = ctxkit::text::ParseJsonOrDiscarded(part.substr(0, i + 1));
   if (!k.is_string()) return Status::Corruption("malformed JSON object key");
   *key = k.get<std::string>();
   size_t colon = part.find(':', i + 1);

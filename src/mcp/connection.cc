@@ -14,6 +14,7 @@
 #include "mcp/schema_check.h"
 #include "mcp/tool_registry.h"
 #include "mcp/tool_util.h"
+#include "text/json_parse.h"
 
 #ifndef CTXKIT_VERSION
 #define CTXKIT_VERSION "0.0.0"
@@ -34,34 +35,6 @@ constexpr char kInstructions[] =
     "page through the rest by range. A ref handed to another agent is the "
     "capability to read its object. Your values live in the global scope "
     "(default), your agent scope or your session scope.";
-
-// The deepest bracket nesting of `text` (strings skipped), stopping early
-// once past `limit`.
-int JsonDepth(std::string_view text, int limit) {
-  int depth = 0;
-  int max = 0;
-  bool in_string = false;
-  for (size_t i = 0; i < text.size(); ++i) {
-    char ch = text[i];
-    if (in_string) {
-      if (ch == '\\') {
-        ++i;
-      } else if (ch == '"') {
-        in_string = false;
-      }
-      continue;
-    }
-    if (ch == '"') {
-      in_string = true;
-    } else if (ch == '[' || ch == '{') {
-      if (++depth > max) max = depth;
-      if (max > limit) return max;
-    } else if (ch == ']' || ch == '}') {
-      --depth;
-    }
-  }
-  return max;
-}
 
 bool ValidId(const Json& id) {
   return id.is_string() || id.is_number_integer();
@@ -354,7 +327,7 @@ std::optional<std::string> ConnectionImpl::Handle(std::string_view message) {
   Json id;  // null until a valid id is known.
   bool is_request = false;
   try {
-    if (JsonDepth(message, kMaxJsonDepth) > kMaxJsonDepth) {
+    if (text::JsonNestingDepth(message, kMaxJsonDepth) > kMaxJsonDepth) {
       return ErrorMessage(
           nullptr,
           {kInvalidRequest, "message nested deeper than " +

@@ -13,6 +13,7 @@
 #include "mcp/result_limit.h"
 #include "mcp/tool_registry.h"
 #include "mcp/tool_util.h"
+#include "text/json_parse.h"
 
 namespace ctxkit::mcp {
 
@@ -56,7 +57,7 @@ Result<ToolResult> RunLoad(ClientState& c, const Json& a) {
   // object stores a string result as its text, anything else as compact
   // JSON: return the same bytes, so byte ranges in a truncated answer are
   // ranges of that object.
-  Json result = Json::parse(l->result_json, nullptr, false);
+  Json result = ctxkit::text::ParseJsonOrDiscarded(l->result_json);
   std::string text =
       result.is_string() ? result.get<std::string>() : Serialize(result);
   return LimitedTextResult(c, std::move(text), std::move(s), source, 0);

@@ -16,6 +16,7 @@
 #include "storage/file_util.h"
 #include "storage/filename.h"
 #include "storage/posix_io.h"
+#include "text/json_parse.h"
 
 namespace ctxkit {
 
@@ -107,8 +108,8 @@ Result<std::vector<ExecutionLogEntry>> ReadExecutionLog(const std::string& path,
   while (pos < text.size()) {
     size_t nl = text.find('\n', pos);
     if (nl == std::string::npos) break;  // An unfinished last line.
-    nlohmann::json j = nlohmann::json::parse(
-        std::string_view(text).substr(pos, nl - pos), nullptr, false);
+    nlohmann::json j = ctxkit::text::ParseJsonOrDiscarded(
+        std::string_view(text).substr(pos, nl - pos));
     pos = nl + 1;
     if (!j.is_object()) continue;
     ExecutionLogEntry e;

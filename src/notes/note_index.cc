@@ -5,6 +5,7 @@
 #include <string>
 
 #include "core/status_macros.h"
+#include "text/json_parse.h"
 
 namespace ctxkit::notes {
 
@@ -52,7 +53,7 @@ std::string ToJsonList(const std::vector<std::string>& v) {
 }
 
 std::vector<std::string> FromJsonList(const std::string& text) {
-  nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+  nlohmann::json j = ctxkit::text::ParseJsonOrDiscarded(text);
   std::vector<std::string> out;
   if (!j.is_array()) return out;
   for (const auto& item : j) {

@@ -10,6 +10,7 @@
 #include "ctxkit/summary.h"
 #include "ctxkit/tokenizer.h"
 #include "ctxkit/toolcall.h"
+#include "text/json_parse.h"
 
 namespace ctxkit::session {
 namespace {
@@ -49,7 +50,7 @@ std::string OneLineSummary(std::string_view content) {
   if (first == std::string_view::npos) return "(empty)";
   if ((content[first] == '{' || content[first] == '[') &&
       content.size() <= kReadWholeBytes) {
-    nlohmann::json j = nlohmann::json::parse(content, nullptr, false);
+    nlohmann::json j = ctxkit::text::ParseJsonOrDiscarded(content);
     if (j.is_array()) {
       return "JSON array of " + std::to_string(j.size()) + " items";
     }

@@ -16,6 +16,7 @@
 #include "core/status_macros.h"
 #include "ctxkit/session.h"
 #include "session/session_impl.h"
+#include "text/json_parse.h"
 
 namespace ctxkit {
 namespace {
@@ -79,7 +80,7 @@ constexpr char kIndexMore[] =
     "- (more objects are known than listed here; see `ctxkit session show`)";
 
 json ParsedArguments(const std::string& text) {
-  json j = json::parse(text, nullptr, false);
+  json j = ctxkit::text::ParseJsonOrDiscarded(text);
   if (j.is_object()) return j;
   return json{{"arguments", text}};
 }

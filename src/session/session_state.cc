@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "core/status_macros.h"
+#include "text/json_parse.h"
 
 namespace ctxkit::session {
 namespace {
@@ -92,7 +93,7 @@ Result<ChatMessage> MessageFromJson(const json& j) {
 
 // The form earlier builds wrote: one JSON array of messages.
 Result<std::vector<ChatMessage>> DecodeChatArray(std::string_view text) {
-  json arr = json::parse(text, nullptr, false);
+  json arr = ctxkit::text::ParseJsonOrDiscarded(text);
   if (arr.is_discarded() || !arr.is_array()) {
     return Corrupt("the chat object is not a JSON array");
   }
@@ -114,7 +115,7 @@ Result<std::vector<ChatMessage>> DecodeChatLines(std::string_view text) {
     if (nl == std::string_view::npos) {
       return Corrupt("the chat's last line is not terminated");
     }
-    json j = json::parse(text.substr(at, nl - at), nullptr, false);
+    json j = ctxkit::text::ParseJsonOrDiscarded(text.substr(at, nl - at));
     if (j.is_discarded()) return Corrupt("a chat line is not JSON");
     CTXKIT_ASSIGN_OR_RETURN(ChatMessage m, MessageFromJson(j));
     chat.push_back(std::move(m));
@@ -163,7 +164,7 @@ std::string EncodeState(const State& s) {
 }
 
 Status DecodeState(const std::string& text, State* s) {
-  json j = json::parse(text, nullptr, false);
+  json j = ctxkit::text::ParseJsonOrDiscarded(text);
   if (j.is_discarded() || !j.is_object()) return Corrupt("not a JSON object");
   uint64_t format = 0;
   if (!Get(j, "format", &format) || format != 1) {
@@ -218,7 +219,7 @@ std::string EncodeEntry(const PoolEntry& e) {
 }
 
 Result<PoolEntry> DecodeEntry(const std::string& text) {
-  json j = json::parse(text, nullptr, false);
+  json j = ctxkit::text::ParseJsonOrDiscarded(text);
   PoolEntry e;
   if (j.is_discarded() || !j.is_object() || !Get(j, "id", &e.id) ||
       !Get(j, "key", &e.key) || !Get(j, "scope", &e.scope) ||

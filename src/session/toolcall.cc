@@ -9,6 +9,7 @@
 #include "core/encoding.h"
 #include "core/sha256.h"
 #include "core/status_macros.h"
+#include "text/json_parse.h"
 
 namespace ctxkit {
 namespace {
@@ -87,7 +88,7 @@ Result<Sidecar> DecodeSidecar(std::string_view text, std::string_view id) {
     return Status::Corruption("toolcall '" + std::string(id) +
                               "' metadata sidecar: " + std::string(why));
   };
-  nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+  nlohmann::json j = ctxkit::text::ParseJsonOrDiscarded(text);
   if (j.is_discarded() || !j.is_object()) return bad("not a JSON object");
   Sidecar s;
   auto str = [&](const char* name, std::string* out) {

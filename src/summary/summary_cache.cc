@@ -7,6 +7,7 @@
 #include "core/sha256.h"
 #include "storage/file_util.h"
 #include "storage/filename.h"
+#include "text/json_parse.h"
 
 namespace ctxkit::summary {
 
@@ -38,7 +39,7 @@ std::optional<CacheEntry> SummaryCache::Lookup(const CacheKey& key) const {
   const std::string path = dir_ + "/" + FileName(key);
   Result<std::string> data = storage::ReadFileRange(path, 0, kMaxEntryBytes);
   if (!data.ok() || data->empty()) return std::nullopt;
-  nlohmann::json j = nlohmann::json::parse(*data, nullptr, false);
+  nlohmann::json j = ctxkit::text::ParseJsonOrDiscarded(*data);
   if (j.is_discarded() || !j.is_object()) return std::nullopt;
   // The name is a hash: check the identity it stands for.
   if (j.value("format", 0) != kFormat ||

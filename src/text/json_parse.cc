@@ -42,9 +42,43 @@ class ErrorLocator final : public nlohmann::json_sax<json> {
   std::string error_;
 };
 
+Status TooDeep(std::string_view what) {
+  return Status::InvalidArgument(std::string(what) + " is nested deeper than " +
+                                 std::to_string(kMaxJsonDepth) + " levels");
+}
+
 }  // namespace
 
+int JsonNestingDepth(std::string_view text, int limit) {
+  int depth = 0;
+  int max = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char ch = text[i];
+    if (in_string) {
+      if (ch == '\\') {
+        ++i;
+      } else if (ch == '"') {
+        in_string = false;
+      }
+      continue;
+    }
+    if (ch == '"') {
+      in_string = true;
+    } else if (ch == '[' || ch == '{') {
+      if (++depth > max) max = depth;
+      if (max > limit) return max;
+    } else if (ch == ']' || ch == '}') {
+      --depth;
+    }
+  }
+  return max;
+}
+
 Status CheckJson(std::string_view text, std::string_view what) {
+  if (JsonNestingDepth(text, kMaxJsonDepth) > kMaxJsonDepth) {
+    return TooDeep(what);
+  }
   ErrorLocator locator;
   if (json::sax_parse(text, &locator) && locator.error().empty()) {
     return Status::Ok();
@@ -55,7 +89,17 @@ Status CheckJson(std::string_view text, std::string_view what) {
                                  " is not valid JSON: " + reason);
 }
 
+nlohmann::json ParseJsonOrDiscarded(std::string_view text) {
+  if (JsonNestingDepth(text, kMaxJsonDepth) > kMaxJsonDepth) {
+    return json(json::value_t::discarded);
+  }
+  return json::parse(text, nullptr, /*allow_exceptions=*/false);
+}
+
 Result<json> ParseJson(std::string_view text, std::string_view what) {
+  if (JsonNestingDepth(text, kMaxJsonDepth) > kMaxJsonDepth) {
+    return TooDeep(what);
+  }
   json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (!j.is_discarded()) return j;
   Status s = CheckJson(text, what);

@@ -7,6 +7,11 @@
 // Every place ctxkit validates or parses user JSON goes through here so the
 // messages agree.
 //
+// Depth: nlohmann's serializer (and ctxkit's own walkers) recurse once per
+// nesting level, so a 65,000-deep document from outside would overflow the
+// stack. Every parse of outside JSON goes through these functions, which
+// refuse documents nested deeper than kMaxJsonDepth before building them.
+//
 // Thread safety: nothing shared.
 
 #ifndef CTXKIT_TEXT_JSON_PARSE_H_
@@ -19,13 +24,28 @@
 
 namespace ctxkit::text {
 
-// OK when `text` is one complete JSON document; otherwise InvalidArgument
-// "<what> is not valid JSON: <reason> at line L, column C ...". Builds no
-// document.
+// The deepest nesting of arrays and objects ctxkit accepts in JSON from
+// outside (the MCP protocol core allows less in its messages).
+inline constexpr int kMaxJsonDepth = 512;
+
+// The deepest bracket nesting of `text` (strings skipped), counting no
+// further once past `limit`. Linear, allocation-free; `text` need not be
+// valid JSON.
+int JsonNestingDepth(std::string_view text, int limit);
+
+// OK when `text` is one complete JSON document nested at most
+// kMaxJsonDepth deep; otherwise InvalidArgument "<what> is not valid JSON:
+// <reason> at line L, column C ..." or "<what> is nested deeper than 512
+// levels". Builds no document.
 Status CheckJson(std::string_view text, std::string_view what);
 
 // The parsed document, or CheckJson's error.
 Result<nlohmann::json> ParseJson(std::string_view text, std::string_view what);
+
+// For stored or received JSON that is only used when it parses: the
+// document, or a discarded value (is_discarded()) when `text` is not JSON
+// or is nested deeper than kMaxJsonDepth.
+nlohmann::json ParseJsonOrDiscarded(std::string_view text);
 
 }  // namespace ctxkit::text
 

@@ -7,6 +7,7 @@
 #include "core/status_macros.h"
 #include "storage/file_util.h"
 #include "storage/filename.h"
+#include "text/json_parse.h"
 
 namespace ctxkit::watch {
 
@@ -34,7 +35,7 @@ Result<std::vector<WatchEntry>> LoadWatchList(const std::string& watch_dir) {
   // The list is small (one entry per watched root); 16 MiB is a sanity cap.
   CTXKIT_ASSIGN_OR_RETURN(std::string text,
                           storage::ReadFileRange(path, 0, 16u << 20));
-  nlohmann::json doc = nlohmann::json::parse(text, nullptr, false);
+  nlohmann::json doc = ctxkit::text::ParseJsonOrDiscarded(text);
   if (doc.is_discarded() || !doc.is_object()) return Bad(path, "not JSON");
   auto format = doc.find("format");
   if (format == doc.end() || !format->is_number_integer()) {

@@ -80,17 +80,15 @@ TEST_F(CaptureTest, LargeOutputIsAFileInTheSpecLayout) {
   std::string bytes = ReadAll(p);
   std::string ts = nlohmann::json::parse(bytes)["timestamp"];
   ASSERT_EQ(ts.size(), 20u);  // 2024-01-15T10:30:00Z
+  // The seed's fields in its order, one per line; each value compact (what
+  // was given, never re-indented).
   EXPECT_EQ(bytes,
             "{\n"
             "  \"toolName\": \"search_code\",\n"
-            "  \"args\": {\n"
-            "    \"query\": \"TODO\"\n"
-            "  },\n"
-            "  \"result\": {\n"
-            "    \"matches\": \"" +
+            "  \"args\": {\"query\":\"TODO\"},\n"
+            "  \"result\": {\"matches\":\"" +
                 std::string(1500, 'x') +
-                "\"\n"
-                "  },\n"
+                "\"},\n"
                 "  \"timestamp\": \"" +
                 ts +
                 "\",\n"
