@@ -6,6 +6,7 @@
 #include <signal.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -30,6 +31,7 @@ struct ServeArgs {
   std::string bind = "127.0.0.1";
   std::string token;
   uint64_t max_request_bytes = uint64_t{128} << 20;
+  uint64_t max_connections = 1024;
   std::vector<std::string> allowed_origins;
   McpServerFlags server;
 };
@@ -44,6 +46,10 @@ int RunServe(Context& ctx, const ServeArgs& a) {
     if (env != nullptr) http.token = env;
   }
   http.max_request_bytes = a.max_request_bytes;
+  http.max_connections = a.max_connections;
+  // Four largest bodies at once, but never less than 512 MiB.
+  http.max_inflight_bytes =
+      std::max<uint64_t>(uint64_t{512} << 20, 4 * a.max_request_bytes);
   http.allowed_origins = a.allowed_origins;
   // Refuse an exposed bind before touching the store.
   if (!mcp::IsLoopbackBind(http.bind) && http.token.empty()) {
@@ -112,6 +118,11 @@ void RegisterServeCommands(CLI::App& app, CommandTable& table) {
                   "enough for a 64 MiB value); larger ones get HTTP 413")
       ->type_name("N")
       ->check(UnsignedNumber());
+  sub->add_option("--max-connections", args->max_connections,
+                  "Connections served at once (default 1024; each holds a "
+                  "thread); more wait their turn")
+      ->type_name("N")
+      ->check(CLI::Range(uint64_t{1}, uint64_t{65536}));
   sub->add_option("--result-token-limit", args->server.result_token_limit,
                   "Largest tool result returned whole, in o200k tokens "
                   "(default 8000); larger values come back as head + tail + "

@@ -329,7 +329,7 @@ std::optional<std::string> ConnectionImpl::Handle(std::string_view message) {
   try {
     if (text::JsonNestingDepth(message, kMaxJsonDepth) > kMaxJsonDepth) {
       return ErrorMessage(
-          nullptr,
+          ClassifyMessage(message).id,
           {kInvalidRequest, "message nested deeper than " +
                                 std::to_string(kMaxJsonDepth) + " levels"});
     }

@@ -12,12 +12,9 @@
 
 #include "ctxkit/mcp.h"
 #include "mcp/client_state.h"
+#include "mcp/http_message.h"
 
 namespace ctxkit::mcp {
-
-// Messages nested deeper than this are refused before they are parsed
-// (-32600): nothing in MCP needs more, and it bounds every recursive walk.
-inline constexpr int kMaxJsonDepth = 64;
 
 class ConnectionImpl : public Connection {
  public:

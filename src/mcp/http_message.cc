@@ -17,13 +17,20 @@ class Classifier : public nlohmann::json_sax<json> {
  public:
   bool null() override { return Value(); }
   bool boolean(bool) override { return Value(); }
-  bool number_integer(number_integer_t) override { return Value(); }
-  bool number_unsigned(number_unsigned_t) override { return Value(); }
+  bool number_integer(number_integer_t n) override {
+    if (AtId()) id_ = n;
+    return Value();
+  }
+  bool number_unsigned(number_unsigned_t n) override {
+    if (AtId()) id_ = n;
+    return Value();
+  }
   bool number_float(number_float_t, const string_t&) override {
     return Value();
   }
   bool string(string_t& s) override {
     if (depth_ == 1 && key_ == "method") method_ = s;
+    if (AtId()) id_ = s;
     return Value();
   }
   bool binary(binary_t&) override { return Value(); }
@@ -47,6 +54,7 @@ class Classifier : public nlohmann::json_sax<json> {
 
   MessageInfo Finish(bool parsed) const {
     MessageInfo info;
+    info.id = id_;
     if (too_deep_) {
       info.kind = MessageKind::kTooDeep;
     } else if (!parsed) {
@@ -64,16 +72,16 @@ class Classifier : public nlohmann::json_sax<json> {
   }
 
  private:
+  bool AtId() const { return depth_ == 1 && key_ == "id"; }
   bool Value() {
     if (depth_ == 0) top_is_object_ = false;
     return true;
   }
   bool Open(bool object) {
     if (depth_ == 0) top_is_object_ = object;
-    if (++depth_ > kMaxJsonDepth) {
-      too_deep_ = true;
-      return false;  // Stops the parse; Finish reports kTooDeep.
-    }
+    // Too deep to build, but the scan goes on (it keeps no stack of its
+    // own), so an "id" after the deep part is still found.
+    if (++depth_ > kMaxJsonDepth) too_deep_ = true;
     return true;
   }
   bool Close() {
@@ -87,6 +95,7 @@ class Classifier : public nlohmann::json_sax<json> {
   bool has_id_ = false;
   bool too_deep_ = false;
   std::string key_;
+  json id_;
   std::string method_;
   std::string error_;
 };
@@ -100,9 +109,9 @@ MessageInfo ClassifyMessage(std::string_view body) {
   return c.Finish(ok);
 }
 
-std::string JsonRpcError(int code, std::string_view message) {
+std::string JsonRpcError(int code, std::string_view message, const json& id) {
   json j = {{"jsonrpc", "2.0"},
-            {"id", nullptr},
+            {"id", id},
             {"error", {{"code", code}, {"message", std::string(message)}}}};
   return j.dump(-1, ' ', false, json::error_handler_t::replace);
 }

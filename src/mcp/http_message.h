@@ -7,6 +7,7 @@
 #ifndef CTXKIT_MCP_HTTP_MESSAGE_H_
 #define CTXKIT_MCP_HTTP_MESSAGE_H_
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 
@@ -22,20 +23,29 @@ enum class MessageKind {
   kResponse,      // No "method": a client's answer ("result" or "error").
 };
 
-// Deeper nesting is refused before the core builds a document of it.
-inline constexpr int kMaxJsonDepth = 512;
+// Messages nested deeper than this are refused before a document is built
+// of them (-32600), on every transport: nothing in MCP needs more, and it
+// bounds every recursive walk.
+inline constexpr int kMaxJsonDepth = 64;
 
 struct MessageInfo {
   MessageKind kind = MessageKind::kMalformed;
   std::string method;  // For requests and notifications.
   std::string error;   // For kMalformed: where parsing stopped.
+  // The message's top-level "id" when it is a string or an integer (also
+  // for kTooDeep, so the refusal answers the request it refuses); null
+  // otherwise.
+  nlohmann::json id;
 };
 
+// One SAX pass (iterative: any depth is safe to scan).
 MessageInfo ClassifyMessage(std::string_view body);
 
-// A JSON-RPC error object with a null id, for failures found before a
-// message reaches the core (HTTP errors carry one as their body).
-std::string JsonRpcError(int code, std::string_view message);
+// A JSON-RPC error object, for failures found before a message reaches the
+// core (HTTP errors carry one as their body). `id`: the request's, when
+// known.
+std::string JsonRpcError(int code, std::string_view message,
+                         const nlohmann::json& id = nullptr);
 
 }  // namespace ctxkit::mcp
 

@@ -139,6 +139,12 @@ bool BearerTokenMatches(std::string_view authorization,
   while (!presented.empty() && presented.back() == ' ') {
     presented.remove_suffix(1);
   }
+  // A token is visible ASCII (RFC 6750): anything else (a NUL and what
+  // follows it, a tab, a second token) is not the token.
+  for (char c : presented) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u <= 0x20 || u >= 0x7f) return false;
+  }
   std::string a = core::Sha256(presented);
   std::string b = core::Sha256(token);
   return CRYPTO_memcmp(a.data(), b.data(), a.size()) == 0;

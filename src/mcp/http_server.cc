@@ -4,6 +4,8 @@
 #include <signal.h>
 #include <sys/socket.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <chrono>
 #include <exception>
@@ -17,6 +19,7 @@
 
 #include "core/mutex.h"
 #include "mcp/http_message.h"
+#include "mcp/http_pool.h"
 #include "mcp/http_security.h"
 #include "mcp/http_session.h"
 
@@ -40,9 +43,9 @@ constexpr int kInvalidRequest = -32600;
 constexpr char kJsonType[] = "application/json; charset=utf-8";
 
 void SetError(httplib::Response& res, int http_status, int rpc_code,
-              std::string_view message) {
+              std::string_view message, const nlohmann::json& id = nullptr) {
   res.status = http_status;
-  res.set_content(JsonRpcError(rpc_code, message), kJsonType);
+  res.set_content(JsonRpcError(rpc_code, message, id), kJsonType);
 }
 
 // Does an Accept header admit `type` ("application/json")? No header means
@@ -64,6 +67,50 @@ bool Accepts(const httplib::Request& req, std::string_view type) {
   }
   return false;
 }
+
+// The whole value of header `name` (get_header_value would stop at a NUL),
+// or nullopt when absent.
+std::optional<std::string> HeaderValue(const httplib::Request& req,
+                                       const char* name) {
+  auto it = req.headers.find(name);
+  if (it == req.headers.end()) return std::nullopt;
+  return it->second;
+}
+
+// A header value quoted in an error message: printable ASCII, at most 100
+// bytes.
+std::string SafeForMessage(std::string_view value) {
+  std::string out;
+  for (char c : value.substr(0, 100)) {
+    const auto u = static_cast<unsigned char>(c);
+    out += (u < 0x20 || u >= 0x7f) ? '?' : c;
+  }
+  return out;
+}
+
+// Bytes one request body holds against the server's in-flight budget,
+// given back when the request is done.
+class InflightBytes {
+ public:
+  explicit InflightBytes(std::atomic<uint64_t>* total) : total_(total) {}
+  ~InflightBytes() { total_->fetch_sub(held_); }
+  InflightBytes(const InflightBytes&) = delete;
+  InflightBytes& operator=(const InflightBytes&) = delete;
+
+  // Adds n bytes unless that would take the total past `budget`.
+  bool Take(uint64_t n, uint64_t budget) {
+    uint64_t now = total_->load();
+    do {
+      if (now + n > budget) return false;
+    } while (!total_->compare_exchange_weak(now, now + n));
+    held_ += n;
+    return true;
+  }
+
+ private:
+  std::atomic<uint64_t>* const total_;
+  uint64_t held_ = 0;
+};
 
 bool IsJsonContentType(const httplib::Request& req) {
   std::string type = req.get_header_value("Content-Type");
@@ -89,9 +136,10 @@ class HttpServer::Impl {
   ~Impl() { Stop(); }
 
   Status Listen() {
-    size_t threads = options_.threads == 0 ? 1 : options_.threads;
-    http_.new_task_queue = [threads] {
-      return new httplib::ThreadPool(threads);
+    const size_t threads = options_.threads == 0 ? 1 : options_.threads;
+    const size_t max = std::max(threads, options_.max_connections);
+    http_.new_task_queue = [threads, max] {
+      return new ElasticPool(threads, max);
     };
     http_.set_payload_max_length(options_.max_request_bytes);
     http_.set_tcp_nodelay(true);
@@ -122,9 +170,13 @@ class HttpServer::Impl {
                                    httplib::Response& res, std::exception_ptr) {
       SetError(res, 500, kTransportError, "internal server error");
     });
+    // The body is read by the handler, not by httplib, so the size limit
+    // holds for chunked bodies too (httplib checks only Content-Length).
     http_.Post("/mcp",
-               [this](const httplib::Request& req, httplib::Response& res) {
-                 HandlePost(req, res);
+               [this](const httplib::Request& req, httplib::Response& res,
+                      const httplib::ContentReader& reader) {
+                 std::string body;
+                 if (ReadBody(res, reader, &body)) HandlePost(req, body, res);
                });
     http_.Get("/mcp", [this](const httplib::Request& req,
                              httplib::Response& res) { HandleGet(req, res); });
@@ -200,21 +252,33 @@ class HttpServer::Impl {
       res.set_header("Connection", "close");
       return httplib::Server::HandlerResponse::Handled;
     };
-    if (loopback_ && !policy_.HostAllowed(req.get_header_value("Host"))) {
+    // Headers are read whole (get_header_value stops at a NUL) and must
+    // not repeat: a second Host or Origin could slip past the check of the
+    // first.
+    for (const char* name : {"Host", "Origin", "Authorization"}) {
+      if (req.headers.count(name) > 1) {
+        return reject(
+            400, std::string("bad request: more than one ") + name + " header");
+      }
+    }
+    const std::optional<std::string> host = HeaderValue(req, "Host");
+    if (!host || host->empty()) {
+      return reject(400, "bad request: a Host header is required");
+    }
+    if (loopback_ && !policy_.HostAllowed(*host)) {
       return reject(403,
                     "forbidden: the Host header must name this machine "
                     "(localhost, 127.0.0.1 or [::1]); DNS-rebinding "
                     "protection");
     }
-    if (req.has_header("Origin") &&
-        !policy_.OriginAllowed(req.get_header_value("Origin"))) {
-      return reject(403, "forbidden: origin '" +
-                             req.get_header_value("Origin") +
+    const std::optional<std::string> origin = HeaderValue(req, "Origin");
+    if (origin && !policy_.OriginAllowed(*origin)) {
+      return reject(403, "forbidden: origin '" + SafeForMessage(*origin) +
                              "' is not allowed (see ctxkit serve "
                              "--allowed-origin); DNS-rebinding protection");
     }
     if (!options_.token.empty() &&
-        !BearerTokenMatches(req.get_header_value("Authorization"),
+        !BearerTokenMatches(HeaderValue(req, "Authorization").value_or(""),
                             options_.token)) {
       res.set_header("WWW-Authenticate", "Bearer");
       return reject(401,
@@ -231,15 +295,19 @@ class HttpServer::Impl {
     return httplib::Server::HandlerResponse::Unhandled;
   }
 
+  static void FillError413(httplib::Response& res) {
+    SetError(res, 413, kInvalidRequest,
+             "request too large: the body exceeds the server's limit "
+             "(ctxkit serve --max-request-bytes)");
+  }
+
   // Errors httplib raises itself (413, 404 for other paths, 400 for a
   // broken request) get a JSON-RPC body like ours.
   static httplib::Server::HandlerResponse FillError(httplib::Response& res) {
     if (!res.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
     switch (res.status) {
       case 413:
-        SetError(res, 413, kInvalidRequest,
-                 "request too large: the body exceeds the server's limit "
-                 "(ctxkit serve --max-request-bytes)");
+        FillError413(res);
         break;
       case 404:
         SetError(res, 404, kTransportError,
@@ -281,7 +349,47 @@ class HttpServer::Impl {
     return false;
   }
 
-  void HandlePost(const httplib::Request& req, httplib::Response& res) {
+  // Reads the body into *body, within max_request_bytes for this request
+  // and max_inflight_bytes for all of them; false with the error response
+  // set (the connection then closes: the rest of the body is unread).
+  bool ReadBody(httplib::Response& res, const httplib::ContentReader& reader,
+                std::string* body) {
+    const uint64_t limit = options_.max_request_bytes;
+    InflightBytes held(&inflight_);
+    bool too_large = false;
+    bool too_busy = false;
+    const bool read = reader([&](const char* data, size_t n) {
+      if (body->size() + n > limit) {
+        too_large = true;
+        return false;
+      }
+      if (!held.Take(n, options_.max_inflight_bytes)) {
+        too_busy = true;
+        return false;
+      }
+      body->append(data, n);
+      return true;
+    });
+    if (read && !too_large && !too_busy) return true;
+    res.set_header("Connection", "close");
+    // httplib itself refuses a Content-Length over the limit (status 413)
+    // before reading any of the body.
+    if (too_large || res.status == 413) {
+      FillError413(res);
+    } else if (too_busy) {
+      res.set_header("Retry-After", "1");
+      SetError(res, 503, kTransportError,
+               "server busy: too many request bodies being received at "
+               "once; retry");
+    } else {
+      SetError(res, 400, kTransportError,
+               "bad request: the body could not be read");
+    }
+    return false;
+  }
+
+  void HandlePost(const httplib::Request& req, const std::string& body,
+                  httplib::Response& res) {
     if (!IsJsonContentType(req)) {
       SetError(res, 415, kTransportError,
                "unsupported media type: POST a JSON-RPC message as "
@@ -294,7 +402,7 @@ class HttpServer::Impl {
                "application/json (and text/event-stream)");
       return;
     }
-    MessageInfo info = ClassifyMessage(req.body);
+    MessageInfo info = ClassifyMessage(body);
     switch (info.kind) {
       case MessageKind::kMalformed:
         SetError(res, 400, kParseError, "parse error: " + info.error);
@@ -307,19 +415,20 @@ class HttpServer::Impl {
       case MessageKind::kTooDeep:
         SetError(res, 400, kInvalidRequest,
                  "invalid request: JSON nested deeper than " +
-                     std::to_string(kMaxJsonDepth) + " levels");
+                     std::to_string(kMaxJsonDepth) + " levels",
+                 info.id);
         return;
       default:
         break;
     }
 
     if (info.kind == MessageKind::kRequest && info.method == "initialize") {
-      Initialize(req, res);
+      Initialize(req, body, res);
       return;
     }
     std::shared_ptr<HttpSession> s = SessionOf(req, res);
     if (s == nullptr || !VersionHeaderOk(req, res)) return;
-    std::optional<std::string> reply = s->connection->Handle(req.body);
+    std::optional<std::string> reply = s->connection->Handle(body);
     if (info.kind == MessageKind::kRequest) {
       if (reply) {
         res.status = 200;
@@ -340,7 +449,8 @@ class HttpServer::Impl {
     res.status = 202;
   }
 
-  void Initialize(const httplib::Request& req, httplib::Response& res) {
+  void Initialize(const httplib::Request& req, const std::string& body,
+                  httplib::Response& res) {
     if (req.has_header(kSessionHeader)) {
       SetError(res, 400, kInvalidRequest,
                "bad request: initialize starts a new session; send it "
@@ -354,7 +464,7 @@ class HttpServer::Impl {
       SetError(res, status, kTransportError, s.status().message());
       return;
     }
-    std::optional<std::string> reply = (*s)->connection->Handle(req.body);
+    std::optional<std::string> reply = (*s)->connection->Handle(body);
     if (!reply) {
       sessions_.Remove((*s)->id);
       SetError(res, 500, kTransportError,
@@ -422,6 +532,7 @@ class HttpServer::Impl {
   const OriginPolicy policy_;
   const bool loopback_;
   SessionTable sessions_;
+  std::atomic<uint64_t> inflight_{0};  // Body bytes held by ReadBody calls.
   httplib::Server http_;
   int port_ = 0;
   std::thread thread_;

@@ -52,10 +52,16 @@ struct HttpOptions {
   uint64_t max_request_bytes = uint64_t{128} << 20;
   // Browser origins allowed besides loopback ones ("https://host:port").
   std::vector<std::string> allowed_origins;
-  // Threads serving connections. An open event stream or an idle
-  // keep-alive connection holds one, so keep this well above the number of
-  // clients.
-  size_t threads = 64;
+  // Threads serving connections: `threads` always, more while every one is
+  // busy, up to `max_connections` (each open connection — an event stream,
+  // an idle keep-alive client, a client still sending its request — holds
+  // one; beyond it, connections wait). See http_pool.h.
+  size_t threads = 16;
+  size_t max_connections = 1024;
+  // Bodies being received, all requests together, may hold at most this
+  // many bytes; a request that would pass it gets 503 (retry) instead of
+  // growing the server's memory without bound.
+  uint64_t max_inflight_bytes = uint64_t{512} << 20;
   size_t max_sessions = 1024;
   // A session nobody used for this long (and with no open stream) is
   // dropped when room is needed or a new session starts.

@@ -2,6 +2,7 @@
 
 #include <openssl/rand.h>
 
+#include <algorithm>
 #include <chrono>
 #include <memory>
 #include <string>
@@ -128,34 +129,28 @@ Result<std::shared_ptr<HttpSession>> SessionTable::Create(Server& server) {
   session->connection = std::move(*conn);
 
   core::MutexLock lock(&mu_);
-  EvictIdleLocked(session->last_used);
+  DropExpiredLocked(session->last_used);
   if (sessions_.size() >= max_sessions_) {
     return Status::ResourceExhausted(
-        "too many MCP sessions (" + std::to_string(max_sessions_) +
-        "), each with an open event stream; close one with DELETE");
+        "too many live MCP sessions (" + std::to_string(max_sessions_) +
+        "); retry later, or close unused ones with DELETE");
   }
   sessions_[session->id] = session;
   return session;
 }
 
-void SessionTable::EvictIdleLocked(std::chrono::steady_clock::time_point now) {
-  auto oldest = sessions_.end();
+void SessionTable::DropExpiredLocked(
+    std::chrono::steady_clock::time_point now) {
   for (auto it = sessions_.begin(); it != sessions_.end();) {
-    bool streaming = it->second->outbox->HasStream();
-    if (!streaming && now - it->second->last_used > idle_timeout_) {
-      it->second->outbox->Close();
+    const HttpSession& s = *it->second;
+    const auto timeout =
+        s.used ? idle_timeout_ : std::min(idle_timeout_, kUnusedSessionTimeout);
+    if (!s.outbox->HasStream() && now - s.last_used > timeout) {
+      s.outbox->Close();
       it = sessions_.erase(it);
-      continue;
+    } else {
+      ++it;
     }
-    if (!streaming && (oldest == sessions_.end() ||
-                       it->second->last_used < oldest->second->last_used)) {
-      oldest = it;
-    }
-    ++it;
-  }
-  if (sessions_.size() >= max_sessions_ && oldest != sessions_.end()) {
-    oldest->second->outbox->Close();
-    sessions_.erase(oldest);
   }
 }
 
@@ -164,6 +159,7 @@ std::shared_ptr<HttpSession> SessionTable::Find(const std::string& id) {
   auto it = sessions_.find(id);
   if (it == sessions_.end()) return nullptr;
   it->second->last_used = std::chrono::steady_clock::now();
+  it->second->used = true;
   return it->second;
 }
 

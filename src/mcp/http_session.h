@@ -69,7 +69,12 @@ struct HttpSession {
   std::shared_ptr<Outbox> outbox;
   std::unique_ptr<Connection> connection;
   std::chrono::steady_clock::time_point last_used;
+  // False until a request after initialize names the session.
+  bool used = false;
 };
+
+// How long a session that was initialized but never used is kept.
+inline constexpr std::chrono::seconds kUnusedSessionTimeout{60};
 
 // The live sessions. Thread-safe.
 class SessionTable {
@@ -77,9 +82,12 @@ class SessionTable {
   SessionTable(size_t max_sessions, std::chrono::seconds idle_timeout)
       : max_sessions_(max_sessions), idle_timeout_(idle_timeout) {}
 
-  // Creates a session with a fresh id and connects it to `server`. When the
-  // table is full, the longest-idle session without an open stream is
-  // evicted; ResourceExhausted when every one has a stream.
+  // Creates a session with a fresh id and connects it to `server`. Sessions
+  // without an open stream expire: idle_timeout after their last use, or
+  // kUnusedSessionTimeout after initialize when never used. A live session
+  // is never evicted for a new one: when the table is full of live
+  // sessions, ResourceExhausted (so a client opening sessions in a loop
+  // locks out only new sessions, and only until its own expire).
   Result<std::shared_ptr<HttpSession>> Create(Server& server) EXCLUDES(mu_);
 
   // The session, or nullptr when unknown or terminated. Marks it used.
@@ -94,7 +102,9 @@ class SessionTable {
   size_t size() EXCLUDES(mu_);
 
  private:
-  void EvictIdleLocked(std::chrono::steady_clock::time_point now) REQUIRES(mu_);
+  // Drops the expired sessions (see Create).
+  void DropExpiredLocked(std::chrono::steady_clock::time_point now)
+      REQUIRES(mu_);
 
   const size_t max_sessions_;
   const std::chrono::seconds idle_timeout_;

@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "core/mutex.h"
+#include "mcp/json_rpc.h"
 
 namespace ctxkit::mcp {
 
@@ -39,32 +40,62 @@ class LineWriter {
   bool failed_ GUARDED_BY(mu_) = false;
 };
 
+enum class LineRead { kLine, kTooLong, kEnd };
+
+// Reads one line (without its newline) into *line, keeping at most `max`
+// bytes: the rest of a longer line is read and dropped (kTooLong).
+LineRead ReadLine(std::FILE* in, size_t max, std::string* line) {
+  line->clear();
+  bool too_long = false;
+  bool any = false;
+  ::flockfile(in);
+  for (;;) {
+    const int c = ::getc_unlocked(in);
+    if (c == EOF) break;
+    any = true;
+    if (c == '\n') break;
+    if (line->size() < max) {
+      line->push_back(static_cast<char>(c));
+    } else {
+      too_long = true;
+    }
+  }
+  ::funlockfile(in);
+  if (too_long) return LineRead::kTooLong;
+  return any ? LineRead::kLine : LineRead::kEnd;
+}
+
 }  // namespace
 
 Status ServeStdio(Server& server, const ClientBinding& binding, std::FILE* in,
-                  std::FILE* out) {
+                  std::FILE* out, size_t max_line_bytes) {
   auto writer = std::make_shared<LineWriter>(out);
   Result<std::unique_ptr<Connection>> conn = server.Connect(
       binding, [writer](std::string message) { writer->Write(message); });
   if (!conn.ok()) return conn.status();
-  char* buf = nullptr;
-  size_t cap = 0;
+  std::string buf;
   Status result;
   for (;;) {
-    ssize_t n = ::getline(&buf, &cap, in);
-    if (n < 0) break;  // EOF (or a read error: the client is gone).
-    std::string_view line(buf, static_cast<size_t>(n));
-    if (!line.empty() && line.back() == '\n') line.remove_suffix(1);
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    if (line.find_first_not_of(" \t") == std::string_view::npos) continue;
-    std::optional<std::string> reply = (*conn)->Handle(line);
+    const LineRead got = ReadLine(in, max_line_bytes, &buf);
+    if (got == LineRead::kEnd) break;  // EOF (or a read error: gone).
+    std::optional<std::string> reply;
+    if (got == LineRead::kTooLong) {
+      reply = ErrorMessage(
+          nullptr, {kInvalidRequest, "message longer than " +
+                                         std::to_string(max_line_bytes) +
+                                         " bytes; skipped"});
+    } else {
+      std::string_view line(buf);
+      if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+      if (line.find_first_not_of(" \t") == std::string_view::npos) continue;
+      reply = (*conn)->Handle(line);
+    }
     if (!reply) continue;
     if (!writer->Write(*reply)) {
       result = Status::IoError("cannot write to the client (stdout closed)");
       break;
     }
   }
-  ::free(buf);
   conn->reset();  // No notification is sent after this.
   return result;
 }

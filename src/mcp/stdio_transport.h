@@ -12,12 +12,16 @@
 
 namespace ctxkit::mcp {
 
+// The longest message line read; longer ones are answered with an
+// invalid-request error and skipped, never buffered whole.
+inline constexpr size_t kMaxStdioLineBytes = size_t{128} << 20;
+
 // Serves one client until `in` reaches end of file (OK) or `out` fails
 // (IoError). Blank lines are skipped and a trailing "\r" is dropped;
 // messages are handled in order. Nothing but protocol messages is written
 // to `out`.
 Status ServeStdio(Server& server, const ClientBinding& binding, std::FILE* in,
-                  std::FILE* out);
+                  std::FILE* out, size_t max_line_bytes = kMaxStdioLineBytes);
 
 }  // namespace ctxkit::mcp
 

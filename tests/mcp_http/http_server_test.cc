@@ -533,5 +533,169 @@ TEST_F(HttpServerTest, PortInUseIsAnError) {
   EXPECT_EQ(again.status().code(), StatusCode::kIoError);
 }
 
+// ---- Hardening: what a hostile or careless client could do before.
+
+// A chunked body is held to --max-request-bytes as it arrives (httplib
+// checks only Content-Length): a 5 KB chunked set under a 2 KB limit is 413
+// and stores nothing.
+TEST_F(HttpServerTest, ChunkedBodiesAreHeldToTheLimit) {
+  HttpOptions o;
+  o.max_request_bytes = 2048;
+  Serve(o);
+  std::string id = Open();
+  std::string body = Message(
+      2, "tools/call",
+      {{"name", "set"},
+       {"arguments", {{"key", "big"}, {"value", std::string(5000, 'x')}}}});
+  std::string chunked;
+  for (size_t at = 0; at < body.size(); at += 1000) {
+    std::string piece = body.substr(at, 1000);
+    char size[16];
+    std::snprintf(size, sizeof size, "%zx\r\n", piece.size());
+    chunked += size + piece + "\r\n";
+  }
+  chunked += "0\r\n\r\n";
+  HeaderList h = kPostHeaders;
+  h.push_back({"Mcp-Session-Id", id});
+  h.push_back({"Transfer-Encoding", "chunked"});
+  std::string head =
+      "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:" + std::to_string(port_) + "\r\n";
+  for (const auto& [k, v] : h) head += k + ": " + v + "\r\n";
+  HttpConn raw(port_);
+  ASSERT_TRUE(raw.connected());
+  ASSERT_TRUE(raw.SendRaw(head + "\r\n" + chunked));
+  HttpReply r = raw.Read();
+  EXPECT_EQ(r.status, 413) << r.body;
+  EXPECT_EQ(RpcCode(r), -32600);
+  EXPECT_FALSE(store_->OpenView("x", "")->Get("big").ok());
+}
+
+// Clients that send their request head a byte at a time each hold a
+// connection; they no longer starve a client that sends a whole request.
+TEST_F(HttpServerTest, SlowClientsDoNotStarveOthers) {
+  HttpOptions o;
+  o.threads = 2;
+  o.max_connections = 64;
+  Serve(o);
+  std::vector<std::unique_ptr<HttpConn>> slow;
+  for (int i = 0; i < 8; ++i) {
+    slow.push_back(std::make_unique<HttpConn>(port_));
+    ASSERT_TRUE(slow.back()->SendRaw("P"));
+  }
+  std::atomic<bool> done{false};
+  std::thread drip([&] {
+    // One more header byte a second keeps each slow client under the
+    // server's per-read timeout.
+    const std::string head = "OST /mcp HTTP/1.1\r\nX-Slow: ";
+    for (size_t i = 0; !done && i < 30; ++i) {
+      for (auto& c : slow) c->SendRaw(std::string(1, head[i % head.size()]));
+      for (int t = 0; t < 10 && !done; ++t) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      }
+    }
+  });
+  HttpConn normal(port_);
+  ASSERT_TRUE(normal.Send(port_, "POST", Message(1, "ping"), kPostHeaders));
+  HttpReply r = normal.Read(/*timeout_ms=*/10000);
+  done = true;
+  drip.join();
+  // Served (400: no session yet), not left waiting behind the slow ones.
+  EXPECT_EQ(r.status, 400) << "a whole request waited behind slow clients";
+}
+
+// Opening sessions in a loop never evicts a live session: new ones are
+// refused (503) once the table is full.
+TEST_F(HttpServerTest, SessionFloodsDoNotEvictLiveSessions) {
+  HttpOptions o;
+  o.max_sessions = 4;
+  Serve(o);
+  std::string live = Open();
+  int refused = 0;
+  for (int i = 0; i < 10; ++i) {
+    HttpReply r =
+        Post(Message(1, "initialize",
+                     {{"protocolVersion", "2025-11-25"},
+                      {"capabilities", Json::object()},
+                      {"clientInfo", {{"name", "flood"}, {"version", "1"}}}}));
+    if (r.status == 503) ++refused;
+  }
+  EXPECT_EQ(refused, 7);  // 3 more fit beside the live one.
+  EXPECT_EQ(Post(Message(3, "ping"), {}, live).status, 200);
+}
+
+TEST_F(HttpServerTest, RepeatedEmptyOrJunkSecurityHeadersAreRefused) {
+  HttpOptions o;
+  o.token = "s3cret-token";
+  Serve(o);
+  const HeaderList auth = {{"Authorization", "Bearer s3cret-token"}};
+  const std::string ping = Message(1, "ping");
+  auto post = [&](HeaderList extra) {
+    HeaderList h = kPostHeaders;
+    h.insert(h.end(), extra.begin(), extra.end());
+    return HttpCall(port_, "POST", ping, h);
+  };
+  // Each first gets in with the right headers (400: no session).
+  EXPECT_EQ(post(auth).status, 400);
+  EXPECT_EQ(post({{"Authorization", "Bearer s3cret-token"},
+                  {"Host", "127.0.0.1"},
+                  {"Host", "evil.example"}})
+                .status,
+            400);
+  EXPECT_EQ(
+      post({{"Authorization", "Bearer s3cret-token"}, {"Host", ""}}).status,
+      400);
+  EXPECT_EQ(post({{"Authorization", "Bearer s3cret-token"},
+                  {"Origin", "http://localhost"},
+                  {"Origin", "http://evil.example"}})
+                .status,
+            400);
+  EXPECT_EQ(post({{"Authorization", std::string("Bearer s3cret-token\0x", 21)}})
+                .status,
+            401);
+  EXPECT_EQ(post({{"Authorization", "Bearer s3cret-token junk"}}).status, 401);
+  EXPECT_EQ(post({{"Authorization", "Bearer s3cret-token"},
+                  {"Authorization", "Bearer other"}})
+                .status,
+            400);
+}
+
+// A request refused for its depth is answered with its own id.
+TEST_F(HttpServerTest, TooDeepRequestsAreAnsweredWithTheirId) {
+  Serve();
+  std::string id = Open();
+  const std::string deep = std::string(100, '[') + std::string(100, ']');
+  for (const std::string& body :
+       {R"({"jsonrpc":"2.0","id":42,"method":"ping","params":{"x":)" + deep +
+            "}}",
+        R"({"jsonrpc":"2.0","method":"ping","params":{"x":)" + deep +
+            R"(},"id":"late")"}) {
+    HttpReply r = Post(body, {}, id);
+    EXPECT_EQ(RpcCode(r), -32600) << r.body;
+    Json j = Json::parse(r.body, nullptr, false);
+    ASSERT_TRUE(j.is_object()) << r.body;
+    EXPECT_EQ(j["id"],
+              body.find("late") != std::string::npos ? Json("late") : Json(42));
+  }
+}
+
+// All bodies being received together are held to max_inflight_bytes.
+TEST_F(HttpServerTest, BodiesInFlightAreBoundedInTotal) {
+  HttpOptions o;
+  o.max_request_bytes = 64 * 1024;
+  o.max_inflight_bytes = 8 * 1024;
+  Serve(o);
+  std::string id = Open();
+  HttpReply r = Post(
+      Message(
+          2, "tools/call",
+          {{"name", "set"},
+           {"arguments", {{"key", "k"}, {"value", std::string(20000, 'x')}}}}),
+      {}, id);
+  EXPECT_EQ(r.status, 503) << r.body;
+  EXPECT_FALSE(store_->OpenView("x", "")->Get("k").ok());
+  // Small requests still pass, and the budget was given back.
+  EXPECT_EQ(Post(Message(3, "ping"), {}, id).status, 200);
+  EXPECT_EQ(Post(Message(4, "ping"), {}, id).status, 200);
+}
 }  // namespace
 }  // namespace ctxkit::mcp::testing

@@ -160,6 +160,9 @@ class HttpConn {
 
   bool peer_closed() const { return peer_closed_; }
 
+  // Sends bytes as they are (a partial or hand-made request).
+  bool SendRaw(std::string_view bytes) { return Write(bytes); }
+
  private:
   static std::string Lower(std::string s) {
     for (char& c : s) {
