@@ -138,6 +138,8 @@ class ContextManager {
                                   std::string_view query_id = "");
 
   // The output a pointer names, from memory, the store or the file.
+  // PermissionDenied for a file another session saved (the files of every
+  // session share one directory).
   Result<LoadedContext> LoadContext(std::string_view pointer);
 
   // The outputs of `session_id`, oldest first: its files under the root

@@ -245,6 +245,8 @@ Result<std::unique_ptr<ContextManager>> ContextManager::Open(
   }
   impl->root = resolved;
   impl->lock_path = storage::ToolOutputLockPath(impl->root);
+  // Temp files of writers that died (AtomicWriteFile's) are cleared.
+  storage::RemoveStaleTempFiles(impl->root);
   return std::unique_ptr<ContextManager>(new ContextManager(std::move(impl)));
 }
 
@@ -381,7 +383,13 @@ Result<LoadedContext> ContextManager::LoadContext(std::string_view pointer) {
                                    impl_->root);
   }
   CTXKIT_ASSIGN_OR_RETURN(std::string bytes, ReadRegularFile(path));
-  return capture::ParseContextFile(bytes);
+  CTXKIT_ASSIGN_OR_RETURN(LoadedContext c, capture::ParseContextFile(bytes));
+  // Files of every session share one directory; a session reads its own.
+  if (c.session_id != impl_->session) {
+    return Status::PermissionDenied("'" + path +
+                                    "' was saved by another session");
+  }
+  return c;
 }
 
 Result<std::vector<ContextPointer>> ContextManager::ListContexts(

@@ -4,9 +4,11 @@
 #define CTXKIT_CLI_FLAGS_H_
 
 #include <CLI/CLI.hpp>
+#include <charconv>
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <system_error>
 #include <vector>
 
 namespace ctxkit::cli {
@@ -16,10 +18,20 @@ namespace ctxkit::cli {
 inline CLI::Validator UnsignedNumber() {
   return CLI::Validator(
       [](std::string& text) -> std::string {
-        bool digits = !text.empty() && text.size() <= 20 &&
-                      text.find_first_not_of("0123456789") == std::string::npos;
-        return digits ? ""
-                      : "expected a non-negative integer, got '" + text + "'";
+        const bool digits =
+            !text.empty() &&
+            text.find_first_not_of("0123456789") == std::string::npos;
+        if (!digits) {
+          return "expected a non-negative integer, got '" + text + "'";
+        }
+        // CLI11 would saturate a number past 2^64 - 1; refuse it instead.
+        uint64_t value = 0;
+        const auto [end, err] =
+            std::from_chars(text.data(), text.data() + text.size(), value);
+        if (err != std::errc() || end != text.data() + text.size()) {
+          return "'" + text + "' is larger than 18446744073709551615";
+        }
+        return "";
       },
       "");
 }

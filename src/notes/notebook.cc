@@ -174,10 +174,17 @@ Result<Listing> ListDir(const RootDir& root, const std::string& dir_rel,
   Listing out;
   while (struct dirent* e = ::readdir(d)) {
     std::string_view name = e->d_name;
-    if (name.empty() || name.front() == '.') continue;
+    if (name.empty()) continue;
     struct stat st;
     if (::fstatat(::dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
       continue;  // Removed meanwhile.
+    }
+    if (name.front() == '.') {
+      // A temp file of a writer that died is cleared as the scan passes.
+      if (storage::IsStaleTempFile(name, st)) {
+        ::unlinkat(::dirfd(d), e->d_name, 0);
+      }
+      continue;
     }
     if (S_ISDIR(st.st_mode) && want_dirs) {
       out.dirs.emplace_back(name);

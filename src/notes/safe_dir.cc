@@ -6,7 +6,6 @@
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
-#include <random>
 #include <string>
 
 #include "core/status_macros.h"
@@ -51,15 +50,9 @@ Status WriteAll(int fd, std::string_view data, std::string_view name) {
   return Status::Ok();
 }
 
-std::string TempName() {
-  static thread_local std::mt19937_64 rng{std::random_device{}()};
-  return ".tmp-" + std::to_string(::getpid()) + "-" +
-         std::to_string(rng() & 0xffffffffffull);
-}
-
 // A hidden temp file in `dir_fd` holding `data`, fsynced.
 Result<std::string> WriteTemp(int dir_fd, std::string_view data) {
-  std::string tmp = TempName();
+  std::string tmp = storage::TempFileName();
   UniqueFd fd(::openat(dir_fd, tmp.c_str(),
                        O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
                        0644));

@@ -19,29 +19,10 @@
 #include "storage/posix_io.h"
 
 namespace ctxkit::storage {
-namespace {
-// Temp files older than this belong to a writer that died; younger ones may
-// belong to a live writer in another process.
-constexpr time_t kStaleTempSeconds = 3600;
-}  // namespace
-
 Status BlobFiles::Init() {
   Status s = MakeDirs(root_ + "/tmp");
   if (!s.ok()) return s;
-  DIR* dir = ::opendir((root_ + "/tmp").c_str());
-  if (dir == nullptr) return ErrnoStatus("opendir", root_ + "/tmp");
-  time_t now = ::time(nullptr);
-  while (dirent* entry = ::readdir(dir)) {
-    std::string name = entry->d_name;
-    if (name == "." || name == "..") continue;
-    std::string path = root_ + "/tmp/" + name;
-    struct stat st;
-    if (::stat(path.c_str(), &st) == 0 &&
-        now - st.st_mtime > kStaleTempSeconds) {
-      ::unlink(path.c_str());
-    }
-  }
-  ::closedir(dir);
+  RemoveStaleTempFiles(root_ + "/tmp");
   return Status::Ok();
 }
 

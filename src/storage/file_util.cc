@@ -1,10 +1,16 @@
 #include "storage/file_util.h"
 
+#include <dirent.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <climits>
+#include <cstdint>
+#include <ctime>
+#include <optional>
 #include <random>
 
 #include "core/encoding.h"
@@ -41,6 +47,41 @@ std::string RandomSuffix() {
 }
 
 }  // namespace
+
+std::string TempFileName() {
+  return ".tmp-" + std::to_string(::getpid()) + "-" + RandomSuffix();
+}
+
+bool IsStaleTempFile(std::string_view name, const struct stat& st) {
+  constexpr time_t kStaleSeconds = 3600;
+  constexpr std::string_view kPrefix = ".tmp-";
+  const bool ours = name.starts_with(kPrefix);
+  if (!ours && !name.ends_with(".tmp")) return false;
+  if (!S_ISREG(st.st_mode)) return false;
+  if (::time(nullptr) - st.st_mtime > kStaleSeconds) return true;
+  if (!ours) return false;
+  // ".tmp-<pid>-...": stale as soon as that process is gone.
+  std::string_view rest = name.substr(kPrefix.size());
+  rest = rest.substr(0, rest.find('-'));
+  std::optional<uint64_t> pid = core::ParseCanonicalDecimal(rest);
+  if (!pid || *pid == 0 || *pid > static_cast<uint64_t>(INT32_MAX)) {
+    return false;
+  }
+  return ::kill(static_cast<pid_t>(*pid), 0) != 0 && errno == ESRCH;
+}
+
+void RemoveStaleTempFiles(const std::string& dir) {
+  DIR* d = ::opendir(dir.c_str());
+  if (d == nullptr) return;
+  while (const dirent* e = ::readdir(d)) {
+    struct stat st;
+    if (::fstatat(::dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+        IsStaleTempFile(e->d_name, st)) {
+      ::unlinkat(::dirfd(d), e->d_name, 0);
+    }
+  }
+  ::closedir(d);
+}
 
 bool PathExists(const std::string& path) {
   struct stat st;
@@ -79,7 +120,7 @@ Status SyncDir(const std::string& dir) {
 Status AtomicWriteFile(const std::string& tmp_dir,
                        const std::string& final_path, std::string_view data,
                        bool sync) {
-  std::string tmp = tmp_dir + "/" + RandomSuffix() + ".tmp";
+  std::string tmp = tmp_dir + "/" + TempFileName();
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
   if (fd < 0) return ErrnoStatus("create", tmp);
   Status s = WriteAll(fd, data, tmp);

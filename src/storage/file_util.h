@@ -3,6 +3,8 @@
 #ifndef CTXKIT_STORAGE_FILE_UTIL_H_
 #define CTXKIT_STORAGE_FILE_UTIL_H_
 
+#include <sys/stat.h>
+
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -24,6 +26,21 @@ Status SyncDir(const std::string& dir);
 Status AtomicWriteFile(const std::string& tmp_dir,
                        const std::string& final_path, std::string_view data,
                        bool sync);
+
+// The name of a temp file this process writes before renaming it into
+// place: ".tmp-<pid>-<random>" (hidden, so listings skip it; the pid tells
+// whether its writer still runs). AtomicWriteFile and the notes' writes
+// use it.
+std::string TempFileName();
+
+// True for a temp file (TempFileName's form, or an older build's
+// "<random>.tmp") whose writer is gone: its pid no longer runs, or it is
+// over an hour old (pids are reused; no write takes an hour).
+bool IsStaleTempFile(std::string_view name, const struct stat& st);
+
+// Removes the stale temp files directly inside `dir`, as LevelDB clears a
+// crashed writer's leftovers on open. Best effort: errors are ignored.
+void RemoveStaleTempFiles(const std::string& dir);
 
 // Reads up to `length` bytes at `offset` with pread: fewer at end of file.
 Result<std::string> ReadFileRange(const std::string& path, uint64_t offset,
