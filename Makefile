@@ -2,7 +2,8 @@
 #   make run    install what is missing, build, run `ctxkit demo`
 #   make test   build and run every test, also under ASan+UBSan
 #   make install  build and install into PREFIX (default /usr/local)
-.PHONY: run test setup build build-cli build-asan test-release test-asan bench install format tidy clean
+#   make fuzz   run every fuzz harness with libFuzzer (FUZZ_SECONDS each)
+.PHONY: run test setup build build-cli build-asan test-release test-asan bench fuzz install format tidy clean
 
 JOBS ?= $(shell nproc)
 PREFIX ?= /usr/local
@@ -43,6 +44,23 @@ install: setup
 
 bench: setup build
 	bash bench/run.sh
+
+# Coverage-guided fuzzing with clang's libFuzzer under ASan+UBSan: each
+# harness in fuzz/ for FUZZ_SECONDS, starting from its seed corpus; inputs
+# it finds are kept in build/fuzz/corpus/<name>. (`make test` runs the same
+# harnesses briefly through fuzz/standalone_main.cc.)
+FUZZ_SECONDS ?= 60
+FUZZERS := ref frontmatter chat_log json_rpc http_headers
+fuzz: setup
+	@cmake -S . -B build/fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DCMAKE_CXX_COMPILER=clang++ -DCTXKIT_SANITIZE=ON -DCTXKIT_LIBFUZZER=ON \
+	  -DCTXKIT_BUILD_BENCH=OFF >/dev/null
+	@cmake --build build/fuzz -j $(JOBS) --target $(addsuffix _fuzz,$(FUZZERS))
+	@for h in $(FUZZERS); do \
+	  mkdir -p build/fuzz/corpus/$$h && \
+	  ./build/fuzz/fuzz/$${h}_fuzz -max_total_time=$(FUZZ_SECONDS) \
+	    build/fuzz/corpus/$$h fuzz/corpus/$$h || exit 1; \
+	done
 
 format:
 	clang-format -i $$(git ls-files '*.h' '*.cc')

@@ -14,6 +14,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   clang-format clang-tidy ripgrep nodejs npm
   clang  # scripts/thread_safety_check.sh: clang++ -Wthread-safety (a test)
+  libclang-rt-14-dev  # make fuzz: clang's libFuzzer and sanitizer runtimes
   jq  # tests/cli/docs_examples_test.cc runs the docs' `ctxkit ... | jq` example
 )
 
