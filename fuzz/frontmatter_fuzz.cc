@@ -22,9 +22,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   ctxkit::NoteHeader reread;
   std::vector<std::string> reproblems;
   ctxkit::notes::ParseHeader(again.yaml, &reread, &reproblems);
-  if (problems.empty() && (reread.agent != header.agent ||
-                           reread.tags != header.tags ||
-                           reread.links != header.links)) {
+  if (problems.empty() &&
+      (reread.agent != header.agent || reread.tags != header.tags ||
+       reread.links != header.links)) {
     std::abort();
   }
   ctxkit::notes::ReplaceLinks(parts.yaml, {"a.md", "b/c.md"});

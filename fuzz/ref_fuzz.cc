@@ -29,8 +29,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       ctxkit::mcp::ParseResourceUri(text);
   if (uri.ok()) {
     const std::string back =
-        uri->is_ref ? ctxkit::mcp::RefUri(uri->ref)
-                    : ctxkit::mcp::ScopedUri(uri->scope, uri->key, uri->version);
+        uri->is_ref
+            ? ctxkit::mcp::RefUri(uri->ref)
+            : ctxkit::mcp::ScopedUri(uri->scope, uri->key, uri->version);
     ctxkit::Result<ctxkit::mcp::ResourceUri> again =
         ctxkit::mcp::ParseResourceUri(back);
     Check(again.ok() && again->is_ref == uri->is_ref &&

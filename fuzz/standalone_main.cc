@@ -47,9 +47,10 @@ class Rng {
 };
 
 constexpr std::string_view kTokens[] = {
-    "{",  "}",  "[",   "]",    "\"",    ":",      ",",  "\\",  "\\u0000",
-    "\n", "\r", "---", "- ",   "null",  "true",   "1e999", "-0", "%",
-    "%2F", "@", "ck:", "\xff", "\xc3(", std::string_view("\0", 1)};
+    "{",   "}",    "[",       "]",     "\"",    ":",
+    ",",   "\\",   "\\u0000", "\n",    "\r",    "---",
+    "- ",  "null", "true",    "1e999", "-0",    "%",
+    "%2F", "@",    "ck:",     "\xff",  "\xc3(", std::string_view("\0", 1)};
 
 std::string Mutate(std::string in, const std::vector<std::string>& corpus,
                    Rng& rng) {
@@ -136,7 +137,7 @@ int main(int argc, char** argv) {
   for (uint64_t n = 0; n < runs; ++n) {
     Run(Mutate(corpus[rng.Below(corpus.size())], corpus, rng));
   }
-  std::printf("%zu corpus inputs and %llu mutations ran clean\n",
-              corpus.size(), static_cast<unsigned long long>(runs));
+  std::printf("%zu corpus inputs and %llu mutations ran clean\n", corpus.size(),
+              static_cast<unsigned long long>(runs));
   return 0;
 }

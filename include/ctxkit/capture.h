@@ -103,7 +103,7 @@ struct SelectOptions {
 struct Selection {
   std::vector<ContextPointer> selected;  // Most relevant first.
   std::vector<LoadedContext> loaded;     // The same order.
-  std::string method;                    // "llm" or "bm25".
+  std::string method;  // "llm", "bm25", or "all" when nothing was chosen.
   // The numbered list the LLM was shown (also built for BM25, for display).
   std::string prompt_list;
   std::vector<std::string> notes;  // E.g. why the LLM was not used.

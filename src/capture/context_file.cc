@@ -2,6 +2,7 @@
 
 #include <time.h>
 
+#include <atomic>
 #include <cstdio>
 #include <string>
 
@@ -89,9 +90,17 @@ Result<LoadedContext> ParseContextFile(std::string_view bytes) {
 
 int64_t IsoToMillis(const std::string& iso) {
   int y, mo, d, h, mi, s;
-  if (std::sscanf(iso.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d", &y, &mo, &d, &h, &mi,
-                  &s) != 6) {
+  int consumed = 0;
+  if (std::sscanf(iso.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%n", &y, &mo, &d, &h,
+                  &mi, &s, &consumed) != 6) {
     return 0;
+  }
+  // Optional ".mmm" (what NowIsoMillis writes; files of earlier builds
+  // have whole seconds).
+  int ms = 0;
+  if (iso.size() >= static_cast<size_t>(consumed) + 4 &&
+      iso[static_cast<size_t>(consumed)] == '.') {
+    std::sscanf(iso.c_str() + consumed + 1, "%3d", &ms);
   }
   struct tm tm = {};
   tm.tm_year = y - 1900;
@@ -100,15 +109,25 @@ int64_t IsoToMillis(const std::string& iso) {
   tm.tm_hour = h;
   tm.tm_min = mi;
   tm.tm_sec = s;
-  return static_cast<int64_t>(timegm(&tm)) * 1000;
+  return static_cast<int64_t>(timegm(&tm)) * 1000 + ms;
 }
 
-std::string NowIsoSeconds() {
-  time_t t = static_cast<time_t>(core::NowUnixNanos() / 1'000'000'000);
+std::string NowIsoMillis() {
+  // Strictly increasing within the process, so outputs saved in the same
+  // millisecond still list in the order they were saved.
+  static std::atomic<int64_t> last_ms{0};
+  int64_t now = core::NowUnixNanos() / 1'000'000;
+  int64_t prev = last_ms.load();
+  do {
+    if (now <= prev) now = prev + 1;
+  } while (!last_ms.compare_exchange_weak(prev, now));
+  time_t t = static_cast<time_t>(now / 1000);
   struct tm tm;
   gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  char buf[40];
+  const size_t n = std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
+  std::snprintf(buf + n, sizeof buf - n, ".%03dZ",
+                static_cast<int>(now % 1000));
   return buf;
 }
 

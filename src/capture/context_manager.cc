@@ -282,7 +282,7 @@ Result<std::string> ContextManager::SaveContext(std::string_view tool_name,
   Record rec;
   rec.fields.tool_name = call.tool;
   rec.fields.args_json = args_text;
-  rec.fields.timestamp = capture::NowIsoSeconds();
+  rec.fields.timestamp = capture::NowIsoMillis();
   rec.fields.query_id = std::string(query_id);
   rec.fields.session_id = impl_->session;
   rec.fields.task_id = std::string(task_id);
@@ -423,10 +423,13 @@ Result<std::vector<ContextPointer>> ContextManager::ListContexts(
       }
     }
   }
-  std::stable_sort(out.begin(), out.end(),
-                   [](const ContextPointer& a, const ContextPointer& b) {
-                     return a.timestamp < b.timestamp;
-                   });
+  // Saved order: timestamps are milliseconds, strictly increasing within a
+  // process; the path breaks ties between processes deterministically.
+  std::sort(out.begin(), out.end(),
+            [](const ContextPointer& a, const ContextPointer& b) {
+              return a.timestamp != b.timestamp ? a.timestamp < b.timestamp
+                                                : a.filepath < b.filepath;
+            });
   return out;
 }
 
@@ -511,6 +514,20 @@ Result<Selection> ContextManager::Select(
     CTXKIT_ASSIGN_OR_RETURN(
         chosen, capture::RankBm25(question, contents, options.max_selected));
     sel.method = "bm25";
+  }
+  if (chosen.empty() && !usable.empty()) {
+    // As the seed's reference implementation does: nothing chosen (an
+    // empty question, no match, an LLM reply of []) means every output,
+    // the most recent ones when there are more than max_selected.
+    const size_t n = std::min<size_t>(usable.size(), options.max_selected);
+    for (size_t i = usable.size() - n; i < usable.size(); ++i) {
+      chosen.push_back(i);
+    }
+    sel.method = "all";
+    sel.notes.push_back(
+        "no output was selected for the question; returned "
+        "the " +
+        std::to_string(n) + " most recent");
   }
   for (size_t i : chosen) {
     sel.selected.push_back(usable[i]);

@@ -39,6 +39,10 @@ bool NeedsQuotes(std::string_view s) {
       first == '+') {
     return true;
   }
+  // A leading digit may read back as a number, a date or a sexagesimal in
+  // some YAML reader (1.0, 7, 0x1F, 1e3, 2026-01-01, 12:30): the fields are
+  // strings, so such scalars are always quoted.
+  if (first >= '0' && first <= '9') return true;
   for (char c : s) {
     unsigned char u = static_cast<unsigned char>(c);
     bool safe = u >= 0x80 || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
@@ -55,6 +59,19 @@ std::string Scalar(std::string_view s) {
   if (!NeedsQuotes(s)) return std::string(s);
   return nlohmann::json(std::string(s))
       .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+// "YYYY-MM-DDTHH:MM:SS[.fff]Z", as notes are stamped.
+bool IsPlainTimestamp(std::string_view s) {
+  constexpr std::string_view kShape = "dddd-dd-ddTdd:dd:dd";
+  if (s.size() < kShape.size() + 1 || s.back() != 'Z') return false;
+  for (size_t i = 0; i < s.size() - 1; ++i) {
+    const char want =
+        i < kShape.size() ? kShape[i] : (i == kShape.size() ? '.' : 'd');
+    const bool ok = want == 'd' ? (s[i] >= '0' && s[i] <= '9') : s[i] == want;
+    if (!ok) return false;
+  }
+  return true;
 }
 
 std::string ScalarText(const YAML::Node& node) {
@@ -163,7 +180,10 @@ std::string RenderHeaderYaml(const NoteHeader& h) {
   std::string out;
   out += "agent: " + Scalar(h.agent) + "\n";
   out += "sessionId: " + Scalar(h.session_id) + "\n";
-  out += "timestamp: " + Scalar(h.timestamp) + "\n";
+  // The spec writes its timestamp plain (a YAML timestamp is what it is).
+  out += "timestamp: " +
+         (IsPlainTimestamp(h.timestamp) ? h.timestamp : Scalar(h.timestamp)) +
+         "\n";
   out += "type: " + Scalar(h.type) + "\n";
   out += "tags: [";
   for (size_t i = 0; i < h.tags.size(); ++i) {

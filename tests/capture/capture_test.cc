@@ -79,7 +79,7 @@ TEST_F(CaptureTest, LargeOutputIsAFileInTheSpecLayout) {
   EXPECT_EQ(fs::path(p).parent_path(), fs::canonical(root_));
   std::string bytes = ReadAll(p);
   std::string ts = nlohmann::json::parse(bytes)["timestamp"];
-  ASSERT_EQ(ts.size(), 20u);  // 2024-01-15T10:30:00Z
+  ASSERT_EQ(ts.size(), 24u);  // 2024-01-15T10:30:00.123Z
   // The seed's fields in its order, one per line; each value compact (what
   // was given, never re-indented).
   EXPECT_EQ(bytes,
@@ -111,6 +111,56 @@ TEST_F(CaptureTest, LargeOutputIsAFileInTheSpecLayout) {
   EXPECT_EQ(call->tool, "search_code");
   EXPECT_EQ(call->status, "ok");
   EXPECT_EQ(nlohmann::json::parse(call->output), result);
+}
+
+// Outputs saved within one second (here: one loop) list in the order they
+// were saved, files and in-memory ones alike, with millisecond timestamps.
+TEST_F(CaptureTest, OutputsListInTheOrderSaved) {
+  std::vector<std::string> saved;
+  for (int i = 0; i < 12; ++i) {
+    // Alternate in-memory (small) and file (big) outputs.
+    saved.push_back(Save("t" + std::to_string(i), "{}",
+                         i % 2 ? Big("w" + std::to_string(i))
+                               : "\"s" + std::to_string(i) + "\""));
+  }
+  auto list = cm_->ListContexts("abc123");
+  ASSERT_TRUE(list.ok()) << list.status().ToString();
+  ASSERT_EQ(list->size(), saved.size());
+  for (size_t i = 0; i < saved.size(); ++i) {
+    EXPECT_EQ((*list)[i].filepath, saved[i]) << i;
+    if (i > 0) {
+      EXPECT_LT((*list)[i - 1].timestamp, (*list)[i].timestamp);
+    }
+  }
+}
+
+// Nothing selected (an empty question, no match) falls back to the most
+// recent outputs, as the seed's reference implementation falls back to all,
+// and says so.
+TEST_F(CaptureTest, SelectWithNothingChosenReturnsTheMostRecent) {
+  Save("grep", "{}", "\"alpha\"");
+  Save("grep", "{}", "\"beta\"");
+  Save("grep", "{}", "\"gamma\"");
+  auto list = cm_->ListContexts("abc123");
+  ASSERT_TRUE(list.ok());
+  SelectOptions o;
+  o.use_llm = false;
+  o.max_selected = 2;
+  for (const std::string q : {"", "zebra unicorn"}) {
+    auto sel = cm_->Select(q, *list, o);
+    ASSERT_TRUE(sel.ok()) << sel.status().ToString();
+    EXPECT_EQ(sel->method, "all") << q;
+    ASSERT_EQ(sel->selected.size(), 2u) << q;
+    EXPECT_EQ(sel->selected[0].filepath, (*list)[1].filepath);
+    EXPECT_EQ(sel->selected[1].filepath, (*list)[2].filepath);
+    ASSERT_FALSE(sel->notes.empty());
+    EXPECT_NE(sel->notes.back().find("most recent"), std::string::npos);
+  }
+  // A question that matches still selects by BM25.
+  auto sel = cm_->Select("beta", *list, o);
+  ASSERT_TRUE(sel.ok());
+  EXPECT_EQ(sel->method, "bm25");
+  ASSERT_EQ(sel->selected.size(), 1u);
 }
 
 TEST_F(CaptureTest, SmallOutputStaysInMemoryAndIsAToolcall) {
@@ -238,9 +288,11 @@ TEST_F(CaptureTest, SelectsByBm25WithoutAnLlm) {
   ASSERT_EQ(sel->loaded.size(), 1u);
   EXPECT_EQ(sel->loaded[0].result_json, R"("45 matches for error in logs")");
   EXPECT_NE(sel->prompt_list.find("1. "), std::string::npos);
+  // No match: every output (up to max_selected), saying so.
   auto none = cm_->Select("kubernetes", *list);
   ASSERT_TRUE(none.ok());
-  EXPECT_TRUE(none->selected.empty());
+  EXPECT_EQ(none->method, "all");
+  EXPECT_EQ(none->selected.size(), 3u);
 }
 
 TEST_F(CaptureTest, SelectsWithTheLlmShowingANumberedList) {

@@ -135,7 +135,7 @@ TEST_F(NotesTest, TagsThatYamlWouldMisreadAreQuoted) {
   std::string rel =
       AddNote("a", NoteType::kSummary, {"null", "yes", "2024", "-x"}, "s", "b");
   std::string content = ReadAll(File(rel));
-  EXPECT_NE(content.find(R"(tags: ["null", "yes", 2024, "-x"])"),
+  EXPECT_NE(content.find(R"(tags: ["null", "yes", "2024", "-x"])"),
             std::string::npos)
       << content;
   size_t end = content.find("\n---\n", 4);
