@@ -14,6 +14,7 @@
 #include <random>
 
 #include "core/encoding.h"
+#include "storage/fault_injection.h"
 #include "storage/posix_io.h"
 
 namespace ctxkit::storage {
@@ -26,7 +27,22 @@ std::string DirName(const std::string& path) {
   return path.substr(0, slash);
 }
 
+// An injected I/O error (fault_injection.h) as the call would report it.
+Status InjectedError(std::string_view what, const std::string& path) {
+  return ErrnoStatus(EIO, what, path);
+}
+
 Status WriteAll(int fd, std::string_view data, const std::string& path) {
+  bool half = false;
+  if (fault::ShouldFail(fault::Op::kWrite, &half)) {
+    if (half) data = data.substr(0, data.size() / 2);
+    while (!data.empty()) {
+      const ssize_t n = ::write(fd, data.data(), data.size());
+      if (n <= 0) break;
+      data.remove_prefix(static_cast<size_t>(n));
+    }
+    return InjectedError("write", path);
+  }
   const char* p = data.data();
   size_t left = data.size();
   while (left > 0) {
@@ -111,6 +127,11 @@ Status MakeDirs(const std::string& path) {
 Status SyncDir(const std::string& dir) {
   int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) return ErrnoStatus("open", dir);
+  bool half = false;
+  if (fault::ShouldFail(fault::Op::kSync, &half)) {
+    ::close(fd);
+    return InjectedError("fsync", dir);
+  }
   int rc = ::fsync(fd);
   ::close(fd);
   if (rc != 0) return ErrnoStatus("fsync", dir);
@@ -124,8 +145,15 @@ Status AtomicWriteFile(const std::string& tmp_dir,
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
   if (fd < 0) return ErrnoStatus("create", tmp);
   Status s = WriteAll(fd, data, tmp);
+  bool half = false;
+  if (s.ok() && sync && fault::ShouldFail(fault::Op::kSync, &half)) {
+    s = InjectedError("fsync", tmp);
+  }
   if (s.ok() && sync && ::fsync(fd) != 0) s = ErrnoStatus("fsync", tmp);
   if (::close(fd) != 0 && s.ok()) s = ErrnoStatus("close", tmp);
+  if (s.ok() && fault::ShouldFail(fault::Op::kRename, &half)) {
+    s = InjectedError("rename to " + final_path, tmp);
+  }
   if (s.ok() && ::rename(tmp.c_str(), final_path.c_str()) != 0) {
     s = ErrnoStatus("rename to " + final_path, tmp);
   }

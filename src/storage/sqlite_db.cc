@@ -10,6 +10,8 @@
 #include <random>
 #include <thread>
 
+#include "storage/fault_injection.h"
+
 namespace ctxkit::storage {
 
 Query& Query::Bind(int index, int64_t value) {
@@ -100,7 +102,7 @@ Result<std::unique_ptr<SqliteDb>> SqliteDb::Open(const std::string& path,
   int rc = sqlite3_open_v2(
       path.c_str(), &db,
       SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
-      nullptr);
+      fault::SqliteVfsName());  // nullptr (the default VFS) but in tests.
   if (rc != SQLITE_OK) {
     std::string msg = db ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
     sqlite3_close(db);
