@@ -2,7 +2,9 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -42,28 +44,68 @@ class LineWriter {
 
 enum class LineRead { kLine, kTooLong, kEnd };
 
-// Reads one line (without its newline) into *line, keeping at most `max`
-// bytes: the rest of a longer line is read and dropped (kTooLong).
-LineRead ReadLine(std::FILE* in, size_t max, std::string* line) {
-  line->clear();
-  bool too_long = false;
-  bool any = false;
-  ::flockfile(in);
-  for (;;) {
-    const int c = ::getc_unlocked(in);
-    if (c == EOF) break;
-    any = true;
-    if (c == '\n') break;
-    if (line->size() < max) {
-      line->push_back(static_cast<char>(c));
-    } else {
-      too_long = true;
+// Reads newline-terminated lines from a descriptor with a bounded buffer:
+// read(2) returns what the client has sent (a FILE's fread would wait to
+// fill its buffer), memchr finds the newline.
+class LineReader {
+ public:
+  LineReader(std::FILE* in, size_t max)
+      : in_(in), fd_(::fileno(in)), max_(max) {}
+
+  // The next line, without its newline, in *line; at most `max` bytes:
+  // the rest of a longer line is read and dropped (kTooLong).
+  LineRead Next(std::string* line) {
+    bool too_long = false;
+    size_t scanned = 0;
+    for (;;) {
+      const size_t nl = buf_.find('\n', scanned);
+      if (nl != std::string::npos) {
+        if (too_long || nl > max_) {
+          buf_.erase(0, nl + 1);
+          return LineRead::kTooLong;
+        }
+        line->assign(buf_, 0, nl);
+        buf_.erase(0, nl + 1);
+        return LineRead::kLine;
+      }
+      if (buf_.size() > max_) {  // Past the limit: drop what is read.
+        too_long = true;
+        buf_.clear();
+      }
+      scanned = buf_.size();
+      if (!Fill()) break;
+    }
+    if (too_long) return LineRead::kTooLong;
+    if (buf_.empty()) return LineRead::kEnd;
+    line->swap(buf_);  // A last line without a newline.
+    buf_.clear();
+    return LineRead::kLine;
+  }
+
+ private:
+  // Appends what is available; false at end of input (or a read error:
+  // the client is gone).
+  bool Fill() {
+    char chunk[1 << 16];
+    if (fd_ < 0) {  // A stream without a descriptor (fmemopen): no waiting.
+      const size_t n = std::fread(chunk, 1, sizeof chunk, in_);
+      buf_.append(chunk, n);
+      return n > 0;
+    }
+    for (;;) {
+      const ssize_t n = ::read(fd_, chunk, sizeof chunk);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return false;
+      buf_.append(chunk, static_cast<size_t>(n));
+      return true;
     }
   }
-  ::funlockfile(in);
-  if (too_long) return LineRead::kTooLong;
-  return any ? LineRead::kLine : LineRead::kEnd;
-}
+
+  std::FILE* const in_;
+  const int fd_;
+  const size_t max_;
+  std::string buf_;
+};
 
 }  // namespace
 
@@ -73,10 +115,11 @@ Status ServeStdio(Server& server, const ClientBinding& binding, std::FILE* in,
   Result<std::unique_ptr<Connection>> conn = server.Connect(
       binding, [writer](std::string message) { writer->Write(message); });
   if (!conn.ok()) return conn.status();
+  LineReader reader(in, max_line_bytes);
   std::string buf;
   Status result;
   for (;;) {
-    const LineRead got = ReadLine(in, max_line_bytes, &buf);
+    const LineRead got = reader.Next(&buf);
     if (got == LineRead::kEnd) break;  // EOF (or a read error: gone).
     std::optional<std::string> reply;
     if (got == LineRead::kTooLong) {

@@ -19,7 +19,9 @@ inline constexpr size_t kMaxStdioLineBytes = size_t{128} << 20;
 // Serves one client until `in` reaches end of file (OK) or `out` fails
 // (IoError). Blank lines are skipped and a trailing "\r" is dropped;
 // messages are handled in order. Nothing but protocol messages is written
-// to `out`.
+// to `out`. `in` is read through its descriptor (what the client has sent
+// is handled at once), so nothing may have been read from it through the
+// FILE before.
 Status ServeStdio(Server& server, const ClientBinding& binding, std::FILE* in,
                   std::FILE* out, size_t max_line_bytes = kMaxStdioLineBytes);
 
