@@ -1,0 +1,79 @@
+#!/usr/bin/env python3
+"""Whole-process cost of one small CLI command against its anchors.
+
+A user compares `ctxkit get` with `sqlite3` and `cat`, whole processes:
+this runs each command ROUNDS times, interleaved (one of each per round,
+so a noisy machine affects all alike), and prints the median and the
+10th-90th percentile range of wall time, in milliseconds, as a markdown
+table.
+
+  python3 bench/process_start.py [CTXKIT_BINARY] [ROUNDS]
+
+Defaults: build/release/ctxkit, 200 rounds. The store lives in a temporary
+directory under $CTXKIT_BENCH_TMPDIR (else $TMPDIR, else /tmp).
+"""
+
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+
+def timed(argv, stdin_path=None):
+    stdin = open(stdin_path, "rb") if stdin_path else subprocess.DEVNULL
+    start = time.perf_counter()
+    subprocess.run(argv, stdin=stdin, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL, check=True)
+    elapsed = time.perf_counter() - start
+    if stdin_path:
+        stdin.close()
+    return elapsed * 1000.0
+
+
+def main():
+    binary = sys.argv[1] if len(sys.argv) > 1 else "build/release/ctxkit"
+    rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 200
+    base = (os.environ.get("CTXKIT_BENCH_TMPDIR") or
+            os.environ.get("TMPDIR") or "/tmp")
+    tmp = tempfile.mkdtemp(prefix="ctxkit-start-", dir=base)
+    try:
+        home = os.path.join(tmp, "store")
+        value = os.path.join(tmp, "value")
+        with open(value, "wb") as f:
+            f.write(os.urandom(768).hex()[:1024].encode())
+        subprocess.run([binary, "--home", home, "set", "k", "--file", value],
+                       stdout=subprocess.DEVNULL, check=True)
+        db = os.path.join(home, "ctxkit.db")
+        commands = {
+            "ctxkit get (1 KiB)": [binary, "--home", home, "get", "k"],
+            "ctxkit set (1 KiB, fsync)": [binary, "--home", home, "set", "k",
+                                          "--file", value],
+            "sqlite3 point lookup": [
+                "sqlite3", db,
+                "SELECT length(data) FROM inline_contents WHERE id = 1"],
+            "cat (1 KiB file)": ["cat", value],
+        }
+        times = {name: [] for name in commands}
+        for _ in range(rounds):
+            for name, argv in commands.items():
+                times[name].append(timed(argv))
+        anchor = statistics.median(times["sqlite3 point lookup"])
+        print(f"| command ({rounds} interleaved runs) | median ms | "
+              "p10-p90 ms | × sqlite3 |")
+        print("|---|---:|---:|---:|")
+        for name, ts in times.items():
+            ts.sort()
+            p10 = ts[len(ts) // 10]
+            p90 = ts[len(ts) * 9 // 10]
+            med = statistics.median(ts)
+            print(f"| {name} | {med:.2f} | {p10:.2f}-{p90:.2f} | "
+                  f"{med / anchor:.1f} |")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
