@@ -7,9 +7,10 @@ so a noisy machine affects all alike), and prints the median and the
 10th-90th percentile range of wall time, in milliseconds, as a markdown
 table.
 
-  python3 bench/process_start.py [CTXKIT_BINARY] [ROUNDS]
+  python3 bench/process_start.py [CTXKIT_BINARY] [ROUNDS] [BASELINE_BINARY]
 
-Defaults: build/release/ctxkit, 200 rounds. The store lives in a temporary
+Defaults: build/release/ctxkit, 200 rounds. BASELINE_BINARY (an earlier
+build) adds its get and set, on a store of its own, to the same rounds. The store lives in a temporary
 directory under $CTXKIT_BENCH_TMPDIR (else $TMPDIR, else /tmp).
 """
 
@@ -47,6 +48,7 @@ def main():
         subprocess.run([binary, "--home", home, "set", "k", "--file", value],
                        stdout=subprocess.DEVNULL, check=True)
         db = os.path.join(home, "ctxkit.db")
+        baseline = sys.argv[3] if len(sys.argv) > 3 else None
         commands = {
             "ctxkit get (1 KiB)": [binary, "--home", home, "get", "k"],
             "ctxkit set (1 KiB, fsync)": [binary, "--home", home, "set", "k",
@@ -56,6 +58,15 @@ def main():
                 "SELECT length(data) FROM inline_contents WHERE id = 1"],
             "cat (1 KiB file)": ["cat", value],
         }
+        if baseline:
+            old_home = os.path.join(tmp, "baseline-store")
+            subprocess.run([baseline, "--home", old_home, "set", "k",
+                            "--file", value], stdout=subprocess.DEVNULL,
+                           check=True)
+            commands["baseline get (1 KiB)"] = [baseline, "--home", old_home,
+                                                "get", "k"]
+            commands["baseline set (1 KiB, fsync)"] = [
+                baseline, "--home", old_home, "set", "k", "--file", value]
         times = {name: [] for name in commands}
         for _ in range(rounds):
             for name, argv in commands.items():
