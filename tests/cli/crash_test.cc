@@ -1,8 +1,9 @@
 // The probe's crash test, kept: `ctxkit` processes killed with SIGKILL at
-// random moments while writing, through the CLI (`ctxkit set`) and stdio
-// MCP (`ctxkit mcp` set calls). After each kill the store must reopen with
-// every acknowledged write readable byte for byte and PRAGMA
-// integrity_check ok. The seed is printed; CTXKIT_CRASH_SEED reruns one.
+// random moments while writing, through the CLI (`ctxkit set`), stdio MCP
+// (`ctxkit mcp` set calls) and HTTP (`ctxkit serve` set calls). After each kill
+// the store must reopen with every acknowledged write readable byte for byte
+// and PRAGMA integrity_check ok. The seed is printed; CTXKIT_CRASH_SEED reruns
+// one.
 
 #include <fcntl.h>
 #include <signal.h>
@@ -22,6 +23,7 @@
 
 #include "cli/cli_test_util.h"
 #include "ctxkit/store.h"
+#include "mcp_http/http_test_client.h"
 
 namespace ctxkit::cli::testing {
 namespace {
@@ -220,6 +222,64 @@ TEST_F(CrashTest, KilledStdioServersLoseNoAcknowledgedWrite) {
         acked_[sent[id].first] = sent[id].second;
       }
     }
+    Verify();
+  }
+  EXPECT_FALSE(acked_.empty()) << "no write was ever acknowledged";
+}
+
+TEST_F(CrashTest, KilledHttpServersLoseNoAcknowledgedWrite) {
+  using mcp::testing::HeaderList;
+  using mcp::testing::HttpConn;
+  using mcp::testing::HttpReply;
+  for (int round = 0; round < 4; ++round) {
+    Child c = Spawn({CTXKIT_BINARY, "--home", home_, "serve", "--port", "0"});
+    ASSERT_GT(c.pid, 0);
+    // The first line of stdout is the URL: http://127.0.0.1:<port>/mcp.
+    std::string first;
+    char ch;
+    while (::read(c.out, &ch, 1) == 1 && ch != '\n') first += ch;
+    const size_t colon = first.rfind(':');
+    ASSERT_NE(colon, std::string::npos) << first;
+    const int port = std::atoi(first.c_str() + colon + 1);
+    ASSERT_GT(port, 0) << first;
+    const HeaderList headers = {
+        {"Content-Type", "application/json"},
+        {"Accept", "application/json, text/event-stream"}};
+    HttpReply init = mcp::testing::HttpCall(
+        port, "POST",
+        R"({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"crash","version":"1"}}})",
+        headers);
+    ASSERT_EQ(init.status, 200) << init.body;
+    HeaderList session = headers;
+    session.push_back({"Mcp-Session-Id", init.Header("mcp-session-id")});
+    const int kill_at = 1 + static_cast<int>(rng_() % 8);
+    for (int i = 1; i <= kill_at; ++i) {
+      const std::string key =
+          "http-" + std::to_string(round) + "-" + std::to_string(i);
+      const std::string value = Value(rng_, key);
+      const std::string body =
+          nlohmann::json{{"jsonrpc", "2.0"},
+                         {"id", i},
+                         {"method", "tools/call"},
+                         {"params",
+                          {{"name", "set"},
+                           {"arguments", {{"key", key}, {"value", value}}}}}}
+              .dump();
+      HttpConn conn(port);
+      ASSERT_TRUE(conn.Send(port, "POST", body, session));
+      if (i == kill_at) {
+        // Killed while this request is being received or handled.
+        std::this_thread::sleep_for(std::chrono::microseconds(rng_() % 5000));
+        break;
+      }
+      HttpReply r = conn.Read();
+      nlohmann::json reply = nlohmann::json::parse(r.body, nullptr, false);
+      if (r.status == 200 && reply.is_object() && reply.contains("result") &&
+          !reply["result"].value("isError", false)) {
+        acked_[key] = value;
+      }
+    }
+    KillAndReap(c);
     Verify();
   }
   EXPECT_FALSE(acked_.empty()) << "no write was ever acknowledged";
