@@ -76,6 +76,15 @@ struct Options {
   Durability durability = Durability::kFull;
   // How long a writer waits for another process's write lock.
   int busy_timeout_ms = 30000;
+  // Opens an existing store for reading only: nothing under `home` is
+  // created or written, and every durable write (set, append, remove,
+  // promote, gc, session state) fails with PermissionDenied, leaving the
+  // store as it was. Session-only values still work (they spill to the
+  // system's temporary directory). A store whose directory or database
+  // file this process may not write (file permissions, a read-only mount)
+  // opens this way on its own. NotFound when `home` holds no store; a store
+  // of an older schema must be opened writable once to migrate it.
+  bool read_only = false;
 };
 
 // Resolves the store root: `flag` if non-empty, else $CTXKIT_HOME, else
@@ -301,6 +310,9 @@ class Store {
   // (they end with their session).
   Result<GarbageReport> CollectGarbage(const GarbageOptions& options);
   const std::string& home() const;
+  // Opened read-only (Options::read_only, asked for or found): faces keep
+  // their own derived state in memory instead of under home().
+  bool read_only() const;
 
  private:
   friend class View;

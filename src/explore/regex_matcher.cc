@@ -6,8 +6,21 @@
 #include <string>
 
 #include "explore/regex_literals.h"
+#include "text/utf8.h"
 
 namespace ctxkit::explore {
+namespace {
+
+// The start of `s` for a message (RE2's errors quote the pattern).
+std::string Abbreviated(std::string_view s) {
+  constexpr size_t kMax = 80;
+  if (s.size() <= kMax) return std::string(s);
+  std::string_view head = s.substr(0, kMax);
+  head = head.substr(0, text::ValidUtf8Prefix(head));
+  return std::string(head) + "...";
+}
+
+}  // namespace
 
 Result<std::unique_ptr<Re2Matcher>> Re2Matcher::Create(std::string_view pattern,
                                                        bool literal,
@@ -16,6 +29,14 @@ Result<std::unique_ptr<Re2Matcher>> Re2Matcher::Create(std::string_view pattern,
     return Status::InvalidArgument(
         "a search pattern matches within one line; it may not contain a "
         "newline");
+  }
+  if ((!literal || case_insensitive) && pattern.size() > kMaxRegexBytes) {
+    return Status::InvalidArgument(
+        std::string(literal ? "a case-insensitive pattern" : "a regex") +
+        " may be at most " + std::to_string(kMaxRegexBytes) +
+        " bytes (this one is " + std::to_string(pattern.size()) +
+        "): search for an exact literal string, or for shorter patterns one "
+        "by one");
   }
   RE2::Options options;
   options.set_log_errors(false);
@@ -31,8 +52,8 @@ Result<std::unique_ptr<Re2Matcher>> Re2Matcher::Create(std::string_view pattern,
       literal ? std::string(pattern) : "(?m)" + std::string(pattern);
   auto re = std::make_unique<RE2>(source, options);
   if (!re->ok()) {
-    return Status::InvalidArgument("bad regex '" + std::string(pattern) +
-                                   "': " + re->error());
+    return Status::InvalidArgument("bad regex '" + Abbreviated(pattern) +
+                                   "': " + Abbreviated(re->error()));
   }
   // Case folding is Unicode-wide ('k' also matches U+212A), so a literal
   // prefilter would need the same folding: only exact patterns get one.
@@ -40,14 +61,16 @@ Result<std::unique_ptr<Re2Matcher>> Re2Matcher::Create(std::string_view pattern,
   if (!case_insensitive) {
     prefilter = literal ? std::string(pattern) : RequiredLiteral(pattern);
   }
-  return std::unique_ptr<Re2Matcher>(
-      new Re2Matcher(std::move(re), std::move(prefilter)));
+  return std::unique_ptr<Re2Matcher>(new Re2Matcher(
+      std::move(re), std::move(prefilter), literal && !case_insensitive));
 }
 
-Re2Matcher::Re2Matcher(std::unique_ptr<RE2> re, std::string prefilter)
+Re2Matcher::Re2Matcher(std::unique_ptr<RE2> re, std::string prefilter,
+                       bool exact)
     : re_(std::move(re)),
       prefilter_(std::move(prefilter)),
-      has_prefilter_(!prefilter_.needle().empty()) {}
+      has_prefilter_(!prefilter_.needle().empty()),
+      exact_(exact) {}
 Re2Matcher::~Re2Matcher() = default;
 
 bool Re2Matcher::Match(std::string_view text, size_t from, size_t to,
@@ -68,6 +91,15 @@ bool Re2Matcher::Find(std::string_view text, size_t from, size_t* begin,
                       size_t* end) const {
   if (from > text.size()) return false;
   if (!has_prefilter_) return Match(text, from, text.size(), begin, end);
+  if (exact_) {
+    // An exact literal's leftmost match is its first occurrence: no RE2,
+    // whose matching time would grow with the literal's length.
+    const size_t hit = prefilter_.Find(text, from);
+    if (hit == std::string_view::npos) return false;
+    *begin = hit;
+    *end = hit + prefilter_.needle().size();
+    return true;
+  }
   // Matches never span lines, and every match contains the literal: the
   // first line from `from` that holds the literal and matches holds the
   // leftmost match.

@@ -24,12 +24,21 @@ class RE2;
 
 namespace ctxkit::explore {
 
+// The longest pattern Create hands to RE2: a regex, or a case-insensitive
+// literal. RE2 compiles in time that grows with the program a pattern
+// makes (superlinearly for some, such as "a?" chains), and matches in time
+// up to text size x pattern size (a long self-overlapping literal without
+// case makes its DFA thrash), so a bound on the pattern bounds both. Exact
+// literals have no limit: they are found by a plain string search.
+inline constexpr size_t kMaxRegexBytes = 4096;
+
 class Re2Matcher : public text::LineMatcher {
  public:
   // `literal`: the pattern is a plain string. The regex is compiled with
   // RE2's never_nl (no match contains '\n') and in multi-line mode ('^'
   // and '$' match at line boundaries), so a match lies within one line.
-  // InvalidArgument with RE2's message for a bad pattern.
+  // InvalidArgument with RE2's message for a bad pattern, or for a regex or
+  // case-insensitive literal longer than kMaxRegexBytes.
   static Result<std::unique_ptr<Re2Matcher>> Create(std::string_view pattern,
                                                     bool literal,
                                                     bool case_insensitive);
@@ -42,7 +51,9 @@ class Re2Matcher : public text::LineMatcher {
   const std::string& prefilter() const { return prefilter_.needle(); }
 
  private:
-  Re2Matcher(std::unique_ptr<re2::RE2> re, std::string prefilter);
+  // `exact`: the pattern is a literal matched with case, which is then
+  // the prefilter itself.
+  Re2Matcher(std::unique_ptr<re2::RE2> re, std::string prefilter, bool exact);
   // RE2 over text[from, to): the leftmost match.
   bool Match(std::string_view text, size_t from, size_t to, size_t* begin,
              size_t* end) const;
@@ -50,6 +61,7 @@ class Re2Matcher : public text::LineMatcher {
   std::unique_ptr<re2::RE2> re_;
   text::LiteralFinder prefilter_;
   bool has_prefilter_ = false;
+  bool exact_ = false;
 };
 
 }  // namespace ctxkit::explore

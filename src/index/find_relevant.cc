@@ -602,7 +602,9 @@ Result<FindResult> FindRelevant(View& view, std::string_view query,
   // 2. Bring the index up to date.
   CTXKIT_ASSIGN_OR_RETURN(
       std::unique_ptr<SqliteDb> db,
-      index::OpenIndexDb(view.store()->home(), kBusyTimeoutMs));
+      view.store()->read_only()
+          ? index::OpenScratchIndexDb()
+          : index::OpenIndexDb(view.store()->home(), kBusyTimeoutMs));
   CTXKIT_RETURN_IF_ERROR(Sync(db.get(), view, c.covered, c.drop_scopes,
                               c.drop_prefix, c.drop_exact, c.keep, options,
                               &result));

@@ -75,6 +75,13 @@ Result<int> ReadSchemaVersion(storage::SqliteDb* db) {
 
 }  // namespace
 
+Result<std::unique_ptr<storage::SqliteDb>> OpenScratchIndexDb() {
+  CTXKIT_ASSIGN_OR_RETURN(std::unique_ptr<storage::SqliteDb> db,
+                          storage::SqliteDb::Open(":memory:", 1000));
+  CTXKIT_RETURN_IF_ERROR(db->Exec(kSchema));
+  return db;
+}
+
 Result<std::unique_ptr<storage::SqliteDb>> OpenIndexDb(const std::string& home,
                                                        int busy_timeout_ms) {
   const std::string path = storage::IndexDbPath(home);

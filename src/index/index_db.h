@@ -21,6 +21,11 @@ inline constexpr int kIndexSchemaVersion = 2;  // 2: objects.tag
 Result<std::unique_ptr<storage::SqliteDb>> OpenIndexDb(const std::string& home,
                                                        int busy_timeout_ms);
 
+// An empty index with the same schema in this process's memory, for a
+// store opened read-only (nothing may be written under its home): each
+// query then indexes what it covers from scratch.
+Result<std::unique_ptr<storage::SqliteDb>> OpenScratchIndexDb();
+
 }  // namespace ctxkit::index
 
 #endif  // CTXKIT_INDEX_INDEX_DB_H_

@@ -305,7 +305,10 @@ class Backend {
 Status VersionMoved(std::string_view key, uint64_t at, uint64_t expected);
 
 struct SqliteOptions {
-  std::string home;  // Created when missing.
+  std::string home;  // Created when missing (unless read_only).
+  // Nothing under `home` is created or written: the store must exist, and
+  // every write fails with PermissionDenied (ReadOnlyError).
+  bool read_only = false;
   Durability durability = Durability::kFull;
   uint64_t inline_max_bytes = 64 << 10;
   int busy_timeout_ms = 30000;

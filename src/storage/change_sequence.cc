@@ -5,6 +5,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
+
 #include "storage/posix_io.h"
 
 namespace ctxkit::storage {
@@ -48,7 +50,24 @@ Status ChangeSequence::Open(const std::string& path) {
   return Status::Ok();
 }
 
+Status ChangeSequence::OpenReadOnly(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ENOENT) return Status::Ok();
+    return ErrnoStatus("open", path);
+  }
+  struct stat st;
+  void* mem = MAP_FAILED;
+  if (::fstat(fd, &st) == 0 && static_cast<size_t>(st.st_size) >= kFileSize) {
+    mem = ::mmap(nullptr, kFileSize, PROT_READ, MAP_SHARED, fd, 0);
+  }
+  ::close(fd);
+  if (mem != MAP_FAILED) shared_ = static_cast<Shared*>(mem);
+  return Status::Ok();
+}
+
 std::optional<uint64_t> ChangeSequence::Stable() const {
+  if (shared_ == nullptr) return std::nullopt;
   uint64_t ended = shared_->ended.load(std::memory_order_acquire);
   uint64_t begun = shared_->begun.load(std::memory_order_acquire);
   if (begun != ended) return std::nullopt;

@@ -35,13 +35,18 @@ class ChangeSequence {
   ChangeSequence(const ChangeSequence&) = delete;
   ChangeSequence& operator=(const ChangeSequence&) = delete;
 
+  // Creates the file when missing.
   Status Open(const std::string& path);
+  // Maps an existing file for reading, for a read-only store. When the file
+  // is missing (or short) Stable() is always nullopt: caches are bypassed.
+  Status OpenReadOnly(const std::string& path);
 
   // The stable sequence value, or nullopt while a commit is in flight (or a
   // writer died mid-commit).
   std::optional<uint64_t> Stable() const;
 
-  // Returns the new `begun` value. REQUIRES: the database write lock.
+  // Returns the new `begun` value. REQUIRES: the database write lock, and
+  // a sequence opened with Open.
   uint64_t BeginCommit();
   void EndCommit(uint64_t begun);
 

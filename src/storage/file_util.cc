@@ -99,6 +99,11 @@ void RemoveStaleTempFiles(const std::string& dir) {
   ::closedir(d);
 }
 
+bool MayWrite(const std::string& path) {
+  if (::access(path.c_str(), W_OK) == 0) return true;
+  return errno != EACCES && errno != EPERM && errno != EROFS;
+}
+
 bool PathExists(const std::string& path) {
   struct stat st;
   return ::stat(path.c_str(), &st) == 0;

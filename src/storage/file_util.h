@@ -48,6 +48,11 @@ Result<std::string> ReadFileRange(const std::string& path, uint64_t offset,
 
 bool PathExists(const std::string& path);
 
+// False when this process may not write `path` (permissions, a read-only
+// mount); true when it may, or when the question does not apply (it does
+// not exist, a parent is not a directory: writing then fails on its own).
+bool MayWrite(const std::string& path);
+
 }  // namespace ctxkit::storage
 
 #endif  // CTXKIT_STORAGE_FILE_UTIL_H_

@@ -60,6 +60,7 @@ class SqliteBackend final : public Backend {
 
   Status Init() {
     core::MutexLock lock(&mu_);
+    if (options_.read_only) return InitReadOnlyLocked();
     CTXKIT_RETURN_IF_ERROR(blobs_.Init());
     CTXKIT_RETURN_IF_ERROR(seq_.Open(SequencePath(options_.home)));
     seen_sequence_ = seq_.Stable().value_or(0);
@@ -81,6 +82,25 @@ class SqliteBackend final : public Backend {
                                          SessionsDbPath(options_.home));
   }
 
+  // An immutable read-only connection does not see a writer's changes:
+  // once one may have committed, the database is opened again (with
+  // locks, through the writer's -wal and -shm, when they are there).
+  Status ReopenIfImmutableLocked() REQUIRES(mu_) {
+    if (!db_->immutable()) return Status::Ok();
+    CTXKIT_ASSIGN_OR_RETURN(db_, SqliteDb::Open(DatabasePath(options_.home),
+                                                options_.busy_timeout_ms,
+                                                SqliteDb::Mode::kReadOnly));
+    return Status::Ok();
+  }
+
+  // A read-only open changes nothing on disk: no schema migration, no
+  // temporary-file or trash recovery (a writable open does those).
+  Status InitReadOnlyLocked() REQUIRES(mu_) {
+    CTXKIT_RETURN_IF_ERROR(seq_.OpenReadOnly(SequencePath(options_.home)));
+    seen_sequence_ = seq_.Stable().value_or(0);
+    return CheckSchema(db_.get(), DatabasePath(options_.home));
+  }
+
   // FailedPrecondition unless (scope, key)'s latest version is `expected`.
   Status CheckLatestLocked(const Scope& scope, const std::string& key,
                            uint64_t expected) REQUIRES(mu_) {
@@ -92,6 +112,7 @@ class SqliteBackend final : public Backend {
   }
 
   Result<WriteResult> Put(const PutRequest& req) override {
+    if (options_.read_only) return ReadOnlyError("set");
     // Large content goes to its blob file before the transaction so the
     // write lock is not held during the copy. A crash in between leaves an
     // unreferenced (harmless) blob file, never a dangling reference.
@@ -141,6 +162,7 @@ class SqliteBackend final : public Backend {
   }
 
   Result<WriteResult> Append(const AppendRequest& req) override {
+    if (options_.read_only) return ReadOnlyError("append");
     if (req.bytes.size() > options_.inline_max_bytes) {
       CTXKIT_RETURN_IF_ERROR(blobs_.Write(req.hash, req.bytes));
     }
@@ -245,7 +267,8 @@ class SqliteBackend final : public Backend {
   }
 
   Status RecordTokenCounts(const std::vector<TokenCount>& counts) override {
-    if (counts.empty()) return Status::Ok();
+    // Counts are a cache: a read-only store counts again next time.
+    if (counts.empty() || options_.read_only) return Status::Ok();
     core::MutexLock lock(&mu_);
     WriteTransaction txn(db_.get());
     CTXKIT_RETURN_IF_ERROR(txn.Begin());
@@ -572,11 +595,13 @@ class SqliteBackend final : public Backend {
     std::optional<uint64_t> stable = seq_.Stable();
     if (!stable) {
       // A commit is in flight somewhere: nothing cached can be trusted.
+      CTXKIT_RETURN_IF_ERROR(ReopenIfImmutableLocked());
       return ++external_changes_;
     }
     if (*stable != seen_sequence_) {
       seen_sequence_ = *stable;
       ++external_changes_;
+      CTXKIT_RETURN_IF_ERROR(ReopenIfImmutableLocked());
     }
     return external_changes_;
   }
@@ -1063,11 +1088,20 @@ Status RefuseNewDatabaseOverBlobs(const std::string& home) {
 
 Result<std::unique_ptr<Backend>> OpenSqliteBackend(
     const SqliteOptions& options) {
-  CTXKIT_RETURN_IF_ERROR(MakeDirs(options.home));
-  CTXKIT_RETURN_IF_ERROR(RefuseNewDatabaseOverBlobs(options.home));
+  const std::string path = DatabasePath(options.home);
   std::unique_ptr<SqliteDb> db;
-  CTXKIT_ASSIGN_OR_RETURN(
-      db, SqliteDb::Open(DatabasePath(options.home), options.busy_timeout_ms));
+  if (options.read_only) {
+    if (FileBytes(path) == 0) {
+      return Status::NotFound("no store at " + options.home + " (" + path +
+                              " is missing or empty)");
+    }
+    CTXKIT_ASSIGN_OR_RETURN(db, SqliteDb::Open(path, options.busy_timeout_ms,
+                                               SqliteDb::Mode::kReadOnly));
+  } else {
+    CTXKIT_RETURN_IF_ERROR(MakeDirs(options.home));
+    CTXKIT_RETURN_IF_ERROR(RefuseNewDatabaseOverBlobs(options.home));
+    CTXKIT_ASSIGN_OR_RETURN(db, SqliteDb::Open(path, options.busy_timeout_ms));
+  }
   auto backend = std::make_unique<SqliteBackend>(options, std::move(db));
   CTXKIT_RETURN_IF_ERROR(backend->Init());
   return std::unique_ptr<Backend>(std::move(backend));

@@ -1,6 +1,7 @@
 #include "storage/sqlite_db.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -13,6 +14,48 @@
 #include "storage/fault_injection.h"
 
 namespace ctxkit::storage {
+
+namespace {
+// The Status class of SQLite result code `rc`.
+Status StatusFromSqlite(int rc, std::string msg) {
+  switch (rc) {
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED:
+      return Status::Unavailable(msg + " (store busy)");
+    case SQLITE_CORRUPT:
+    case SQLITE_NOTADB:
+      return Status::Corruption(msg);
+    case SQLITE_CONSTRAINT:
+      return Status::AlreadyExists(msg);
+    case SQLITE_READONLY:
+      return Status::PermissionDenied(msg);
+    default:
+      return Status::IoError(msg);
+  }
+}
+
+// `path` with the characters a URI gives meaning to percent-encoded.
+std::string UriPath(std::string_view path) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  for (char c : path) {
+    if (c == '%' || c == '?' || c == '#') {
+      out += '%';
+      out += kHex[static_cast<unsigned char>(c) >> 4];
+      out += kHex[static_cast<unsigned char>(c) & 0xf];
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+bool NonEmptyFile(const std::string& path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0 && st.st_size > 0;
+}
+
+}  // namespace
 
 Query& Query::Bind(int index, int64_t value) {
   int rc = sqlite3_bind_int64(stmt_, index, value);
@@ -52,15 +95,7 @@ Result<bool> Query::Step() {
   int rc = sqlite3_step(stmt_);
   if (rc == SQLITE_ROW) return true;
   if (rc == SQLITE_DONE) return false;
-  std::string msg = std::string("sqlite: ") + sqlite3_errmsg(db_);
-  if (rc == SQLITE_BUSY || rc == SQLITE_LOCKED) {
-    return Status::Unavailable(msg + " (store busy)");
-  }
-  if (rc == SQLITE_CORRUPT || rc == SQLITE_NOTADB) {
-    return Status::Corruption(msg);
-  }
-  if (rc == SQLITE_CONSTRAINT) return Status::AlreadyExists(msg);
-  return Status::IoError(msg);
+  return StatusFromSqlite(rc, std::string("sqlite: ") + sqlite3_errmsg(db_));
 }
 
 Status Query::Run() {
@@ -84,13 +119,15 @@ std::string Query::Blob(int col) const {
 }
 
 Result<std::unique_ptr<SqliteDb>> SqliteDb::Open(const std::string& path,
-                                                 int busy_timeout_ms) {
+                                                 int busy_timeout_ms,
+                                                 Mode mode) {
+  const bool read_only = mode == Mode::kReadOnly;
   // SQLite creates the database (and later its -wal and -shm files, which
   // copy the database's permissions) with the umask's mode; a store holds
   // an agent's private context, so create it owner-only first. An
   // in-memory database (":memory:", used for scratch FTS tables) has no
   // file, and must not leave one named ":memory:" in the working directory.
-  if (path != ":memory:") {
+  if (path != ":memory:" && !read_only) {
     int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
     if (fd < 0) {
       return Status::IoError("create database " + path + ": " +
@@ -98,10 +135,26 @@ Result<std::unique_ptr<SqliteDb>> SqliteDb::Open(const std::string& path,
     }
     ::close(fd);
   }
+  int flags = SQLITE_OPEN_NOMUTEX;
+  std::string name = path;
+  bool immutable = false;
+  if (!read_only) {
+    flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+  } else {
+    flags |= SQLITE_OPEN_READONLY | SQLITE_OPEN_URI;
+    // SQLite reads a WAL database only through its -shm index, which it
+    // must create when missing: impossible in a directory this process
+    // may not write. With no -wal file no writer has the database open
+    // and everything is in the main file, which is then read as immutable
+    // (no locks, no -shm). Owners reopen when a writer shows up
+    // (ChangeSequence), so they never read under a live writer this way.
+    name = "file:" + UriPath(path);
+    immutable = !NonEmptyFile(path + "-wal");
+    if (immutable) name += "?immutable=1";
+  }
   sqlite3* db = nullptr;
   int rc = sqlite3_open_v2(
-      path.c_str(), &db,
-      SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+      name.c_str(), &db, flags,
       fault::SqliteVfsName());  // nullptr (the default VFS) but in tests.
   if (rc != SQLITE_OK) {
     std::string msg = db ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
@@ -110,7 +163,8 @@ Result<std::unique_ptr<SqliteDb>> SqliteDb::Open(const std::string& path,
   }
   sqlite3_extended_result_codes(db, 0);
   sqlite3_busy_timeout(db, busy_timeout_ms);
-  return std::unique_ptr<SqliteDb>(new SqliteDb(db, busy_timeout_ms));
+  return std::unique_ptr<SqliteDb>(
+      new SqliteDb(db, busy_timeout_ms, read_only, immutable));
 }
 
 Status SqliteDb::EnableWal() {
@@ -150,15 +204,8 @@ SqliteDb::~SqliteDb() {
 }
 
 Status SqliteDb::Error(int rc, std::string_view what) const {
-  std::string msg = std::string(what) + ": " + sqlite3_errmsg(db_) + " (" +
-                    sqlite3_errstr(rc) + ")";
-  if (rc == SQLITE_BUSY || rc == SQLITE_LOCKED) {
-    return Status::Unavailable(msg);
-  }
-  if (rc == SQLITE_CORRUPT || rc == SQLITE_NOTADB) {
-    return Status::Corruption(msg);
-  }
-  return Status::IoError(msg);
+  return StatusFromSqlite(rc, std::string(what) + ": " + sqlite3_errmsg(db_) +
+                                  " (" + sqlite3_errstr(rc) + ")");
 }
 
 Status SqliteDb::Exec(std::string_view sql) {
@@ -205,7 +252,15 @@ WriteTransaction::~WriteTransaction() {
 
 // Transaction control runs on cached prepared statements: sqlite3_exec
 // would parse the SQL again on every write.
+Status ReadOnlyError(std::string_view what) {
+  return Status::PermissionDenied(
+      std::string(what) +
+      ": the store is open read-only (its files may not be written by this "
+      "process, or it was opened with Options::read_only)");
+}
+
 Status WriteTransaction::Begin() {
+  if (db_->read_only()) return ReadOnlyError("write");
   auto q = db_->Prepare("BEGIN IMMEDIATE");
   if (!q.ok()) return q.status();
   Status s = (*q)->Run();

@@ -70,8 +70,16 @@ class Query {
 
 class SqliteDb {
  public:
+  enum class Mode {
+    kReadWrite,  // Creates the file (owner-only) when missing.
+    kReadOnly,   // The file must exist; nothing is ever written to it, and
+                 // every write transaction fails with PermissionDenied.
+                 // Without a -wal file (no writer has it open) it is read
+                 // as immutable: see immutable().
+  };
   static Result<std::unique_ptr<SqliteDb>> Open(const std::string& path,
-                                                int busy_timeout_ms);
+                                                int busy_timeout_ms,
+                                                Mode mode = Mode::kReadWrite);
   ~SqliteDb();
   SqliteDb(const SqliteDb&) = delete;
   SqliteDb& operator=(const SqliteDb&) = delete;
@@ -91,17 +99,27 @@ class SqliteDb {
 
   int64_t LastInsertRowId() const { return sqlite3_last_insert_rowid(db_); }
   sqlite3* raw() const { return db_; }
+  bool read_only() const { return read_only_; }
+  // Opened read-only as immutable: SQLite takes no locks and does not see
+  // later changes, so the owner must open it again once a writer may have
+  // started (the store's change sequence moved).
+  bool immutable() const { return immutable_; }
 
   // An error Status for SQLite result code `rc`, with the connection's
   // message. SQLITE_BUSY maps to Unavailable; SQLITE_CORRUPT to Corruption.
   Status Error(int rc, std::string_view what) const;
 
  private:
-  SqliteDb(sqlite3* db, int busy_timeout_ms)
-      : db_(db), busy_timeout_ms_(busy_timeout_ms) {}
+  SqliteDb(sqlite3* db, int busy_timeout_ms, bool read_only, bool immutable)
+      : db_(db),
+        busy_timeout_ms_(busy_timeout_ms),
+        read_only_(read_only),
+        immutable_(immutable) {}
 
   sqlite3* db_;
   int busy_timeout_ms_;
+  bool read_only_;
+  bool immutable_;
   Result<sqlite3_stmt*> Compile(const char* sql);
 
   // Cached statements. The literal cache is keyed by the address of the SQL
@@ -112,7 +130,11 @@ class SqliteDb {
 
 // Begins an IMMEDIATE transaction (taking the write lock up front, so two
 // writers never deadlock upgrading read locks) and rolls it back on
-// destruction unless Commit() succeeded.
+// destruction unless Commit() succeeded. On a read-only database Begin
+// fails with PermissionDenied (ReadOnlyError) before anything is touched.
+// The one error every refused write on a read-only database returns.
+Status ReadOnlyError(std::string_view what);
+
 class WriteTransaction {
  public:
   explicit WriteTransaction(SqliteDb* db) : db_(db) {}

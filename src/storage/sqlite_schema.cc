@@ -119,29 +119,43 @@ Status EnsureRefSecret(SqliteDb* db) {
                   core::ToHex(secret) + "')");
 }
 
-}  // namespace
-
-Status EnsureSchema(SqliteDb* db) {
-  WriteTransaction txn(db);
-  Status s = txn.Begin();
-  if (!s.ok()) return s;
-
+// The schema version recorded in the database; 0 for an empty database.
+Result<int> StoredSchemaVersion(SqliteDb* db) {
   auto has_meta = db->Prepare(
       "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'");
   if (!has_meta.ok()) return has_meta.status();
   Result<bool> exists = (*has_meta)->Step();
   if (!exists.ok()) return exists.status();
   has_meta->reset();
+  if (!*exists) return 0;
+  auto q = db->Prepare("SELECT value FROM meta WHERE name = 'schema_version'");
+  if (!q.ok()) return q.status();
+  Result<bool> row = (*q)->Step();
+  if (!row.ok()) return row.status();
+  return *row ? std::atoi((*q)->Text(0).c_str()) : 0;
+}
 
-  int current = 0;
-  if (*exists) {
-    auto q =
-        db->Prepare("SELECT value FROM meta WHERE name = 'schema_version'");
-    if (!q.ok()) return q.status();
-    Result<bool> row = (*q)->Step();
-    if (!row.ok()) return row.status();
-    if (*row) current = std::atoi((*q)->Text(0).c_str());
+}  // namespace
+
+Status CheckSchema(SqliteDb* db, const std::string& path) {
+  CTXKIT_ASSIGN_OR_RETURN(int current, StoredSchemaVersion(db));
+  if (current == 0) {
+    return Status::NotFound(path + " holds no ctxkit store");
   }
+  if (current != kSchemaVersion) {
+    return Status::FailedPrecondition(
+        path + " has store schema version " + std::to_string(current) +
+        "; this build reads version " + std::to_string(kSchemaVersion) +
+        " (open it once writable with the matching ctxkit to migrate it)");
+  }
+  return Status::Ok();
+}
+
+Status EnsureSchema(SqliteDb* db) {
+  WriteTransaction txn(db);
+  Status s = txn.Begin();
+  if (!s.ok()) return s;
+  CTXKIT_ASSIGN_OR_RETURN(const int current, StoredSchemaVersion(db));
   if (current > kSchemaVersion) {
     return Status::Corruption(
         "store schema version " + std::to_string(current) +

@@ -4,6 +4,8 @@
 #ifndef CTXKIT_STORAGE_SQLITE_SCHEMA_H_
 #define CTXKIT_STORAGE_SQLITE_SCHEMA_H_
 
+#include <string>
+
 #include "ctxkit/status.h"
 #include "storage/sqlite_db.h"
 
@@ -16,6 +18,11 @@ inline constexpr int kSchemaVersion = 3;
 // Creates the schema in an empty database or migrates an older one, in one
 // write transaction. Corruption when the database is from a newer build.
 Status EnsureSchema(SqliteDb* db);
+
+// For a database opened read-only: OK when it holds this build's schema;
+// NotFound when it holds none, FailedPrecondition for another version.
+// `path` names the database in messages.
+Status CheckSchema(SqliteDb* db, const std::string& path);
 
 }  // namespace ctxkit::storage
 

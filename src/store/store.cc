@@ -61,6 +61,7 @@ Result<StoreStats> Store::Stats() { return impl_->Stats(); }
 Result<std::vector<UsageRow>> Store::Usage() { return impl_->Usage(); }
 
 const std::string& Store::home() const { return impl_->home(); }
+bool Store::read_only() const { return impl_->read_only(); }
 
 storage::Backend& StoreInternals::BackendOf(Store& store) {
   return store.impl_->backend();

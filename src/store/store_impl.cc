@@ -1,6 +1,7 @@
 #include "store/store_impl.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <nlohmann/json.hpp>
 #include <random>
 
@@ -9,6 +10,7 @@
 #include "core/sha256.h"
 #include "core/status_macros.h"
 #include "ctxkit/tokenizer.h"
+#include "storage/file_util.h"
 #include "storage/filename.h"
 
 namespace ctxkit {
@@ -102,8 +104,13 @@ Result<std::unique_ptr<StoreImpl>> StoreImpl::Open(const Options& in) {
   if (options.memory_ceiling_bytes == 0) {
     return Status::InvalidArgument("memory ceiling must be positive");
   }
+  if (!options.read_only) {
+    options.read_only = !storage::MayWrite(options.home) ||
+                        !storage::MayWrite(storage::DatabasePath(options.home));
+  }
   storage::SqliteOptions sqlite;
   sqlite.home = options.home;
+  sqlite.read_only = options.read_only;
   sqlite.durability = options.durability;
   sqlite.inline_max_bytes = options.inline_max_bytes;
   sqlite.busy_timeout_ms = options.busy_timeout_ms;
@@ -122,7 +129,9 @@ Result<std::unique_ptr<StoreImpl>> StoreImpl::Open(const Options& in) {
   }
   std::unique_ptr<StoreImpl> impl(new StoreImpl(
       options, std::move(backend), std::move(tag), std::move(tagger)));
-  CTXKIT_RETURN_IF_ERROR(impl->memory_.Init(storage::SpillDir(options.home)));
+  CTXKIT_RETURN_IF_ERROR(
+      impl->memory_.Init(options.read_only ? std::string(P_tmpdir)
+                                           : storage::SpillDir(options.home)));
   return impl;
 }
 

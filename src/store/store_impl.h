@@ -75,6 +75,7 @@ class StoreImpl {
   Result<std::vector<UsageRow>> Usage();
   Result<GarbageReport> CollectGarbage(const GarbageOptions& options);  // gc.cc
   const std::string& home() const { return options_.home; }
+  bool read_only() const { return options_.read_only; }
   storage::Backend& backend() { return *backend_; }
 
  private:

@@ -220,6 +220,41 @@ TEST(RegexPrefilterTest, SameMatchesWithAndWithoutThePrefilter) {
   }
 }
 
+// RE2's compile time grows with the pattern, superlinearly for chains such
+// as "a?a?a?..." (50,000 bytes took seconds): a regex is bounded, an exact
+// literal is not, and errors quote only the start of a long pattern.
+TEST(RegexLimitsTest, LongRegexIsRefusedLongLiteralIsNot) {
+  std::string chain;
+  while (chain.size() <= explore::kMaxRegexBytes) chain += "a?";
+  auto refused = explore::Re2Matcher::Create(chain, false, false);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(refused.status().message().find("at most 4096 bytes"),
+            std::string::npos)
+      << refused.status().ToString();
+  // Within the bound it compiles, and matches.
+  chain.resize(explore::kMaxRegexBytes - 1);
+  auto kept = explore::Re2Matcher::Create(chain + "b", false, false);
+  ASSERT_TRUE(kept.ok()) << kept.status().ToString();
+  size_t begin = 0;
+  size_t end = 0;
+  EXPECT_TRUE((*kept)->Find("xaab", 0, &begin, &end));
+
+  // An exact literal is found by string search, in linear time; without
+  // case it runs on RE2 (time up to text x pattern), so it is bounded too.
+  const std::string literal(50000, 'a');
+  auto exact = explore::Re2Matcher::Create(literal, true, false);
+  ASSERT_TRUE(exact.ok()) << exact.status().ToString();
+  EXPECT_TRUE((*exact)->Find("b" + literal + "b", 0, &begin, &end));
+  EXPECT_EQ(begin, 1u);
+  EXPECT_FALSE(explore::Re2Matcher::Create(literal, true, true).ok());
+
+  auto bad =
+      explore::Re2Matcher::Create("(" + std::string(3000, 'a'), false, false);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_LT(bad.status().message().size(), 300u) << bad.status().ToString();
+}
+
 class ScanTest : public testing::ExploreTest {
  protected:
   void Tune(Options* o) override { o->memory_ceiling_bytes = 256ull << 20; }
