@@ -1,6 +1,7 @@
 // Options::read_only: an existing store is read and never written. Every
 // durable write fails with PermissionDenied and leaves the store's files as
 // they were; a writer that starts later is seen by a reader already open.
+
 #include <filesystem>
 #include <string>
 
