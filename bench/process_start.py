@@ -18,9 +18,9 @@ import os
 import shutil
 import statistics
 import subprocess
-import sys
-import tempfile
 import time
+
+from benchlib import arg, make_tmpdir
 
 
 def timed(argv, stdin_path=None):
@@ -35,11 +35,9 @@ def timed(argv, stdin_path=None):
 
 
 def main():
-    binary = sys.argv[1] if len(sys.argv) > 1 else "build/release/ctxkit"
-    rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 200
-    base = (os.environ.get("CTXKIT_BENCH_TMPDIR") or
-            os.environ.get("TMPDIR") or "/tmp")
-    tmp = tempfile.mkdtemp(prefix="ctxkit-start-", dir=base)
+    binary = arg(1, "build/release/ctxkit")
+    rounds = arg(2, 200, int)
+    tmp = make_tmpdir("ctxkit-start-")
     try:
         home = os.path.join(tmp, "store")
         value = os.path.join(tmp, "value")
@@ -48,7 +46,7 @@ def main():
         subprocess.run([binary, "--home", home, "set", "k", "--file", value],
                        stdout=subprocess.DEVNULL, check=True)
         db = os.path.join(home, "ctxkit.db")
-        baseline = sys.argv[3] if len(sys.argv) > 3 else None
+        baseline = arg(3, None)
         commands = {
             "ctxkit get (1 KiB)": [binary, "--home", home, "get", "k"],
             "ctxkit set (1 KiB, fsync)": [binary, "--home", home, "set", "k",

@@ -16,6 +16,7 @@ packages=(
   clang  # scripts/thread_safety_check.sh: clang++ -Wthread-safety (a test)
   libclang-rt-14-dev  # make fuzz: clang's libFuzzer and sanitizer runtimes
   jq  # tests/cli/docs_examples_test.cc runs the docs' `ctxkit ... | jq` example
+  time  # bench/large_values.py: a child's own peak RSS (/usr/bin/time -f %M)
 )
 
 missing=()

@@ -7,6 +7,7 @@
 #ifndef CTXKIT_CLI_CLI_APP_H_
 #define CTXKIT_CLI_CLI_APP_H_
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -41,6 +42,12 @@ int ExitCodeFor(const Status& status);
 
 // Writes "ctxkit: <code>: <message>" to stderr and returns ExitCodeFor.
 int ReportError(const Status& status);
+
+// Values up to this size get their exact token count when the CLI writes
+// them (`set`) or first lists them (`ls`), about 0.2 s at the limit; larger
+// ones only when asked for (`ctxkit tokens KEY`, `stat`), so a big `set`
+// costs what its copy costs.
+inline constexpr uint64_t kEagerTokenCountMaxBytes = 8ull << 20;
 
 // The version string printed by `ctxkit --version`.
 extern const char kVersion[];

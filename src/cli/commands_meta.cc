@@ -54,11 +54,6 @@ int Emit(const std::string& text) {
   return s.ok() ? kExitOk : ReportError(s);
 }
 
-// `ls` counts what nobody has counted yet, once (the count is then kept),
-// but not values larger than this: `ctxkit tokens KEY` or `stat` count
-// those on request.
-constexpr uint64_t kListCountLimitBytes = 8u << 20;
-
 // Counts the tokens of `meta`'s latest version and keeps them (a session-
 // only value held by another process stays uncounted). Values over
 // `max_bytes` are left uncounted.
@@ -157,7 +152,7 @@ int RunList(Context& ctx, const ListArgs& a) {
   if (!page.ok()) return ReportError(page.status());
   for (ObjectMeta& m : page->items) {
     if (m.tokens) continue;
-    s = FillTokens(**view, &m, kListCountLimitBytes);
+    s = FillTokens(**view, &m, kEagerTokenCountMaxBytes);
     if (!s.ok()) return ReportError(s);
   }
   if (ctx.json()) {

@@ -128,8 +128,9 @@ int RunSet(Context& ctx, const WriteArgs& a) {
   }
   Result<View*> view = ctx.OpenView();
   if (!view.ok()) return ReportError(view.status());
-  // A CLI process is short-lived: count now, so `ls` never has to.
-  opts->count_tokens = true;
+  // A CLI process is short-lived: count now, so `ls` never has to (but
+  // not a large value: see kEagerTokenCountMaxBytes).
+  opts->count_tokens = value->size() <= kEagerTokenCountMaxBytes;
   Result<Ref> ref = (*view)->Set(a.key, *value, *opts);
   if (!ref.ok()) return ReportError(ref.status());
   return PrintRef(ctx, *ref);
@@ -149,15 +150,19 @@ int RunAppend(Context& ctx, const WriteArgs& a) {
   return PrintRef(ctx, *ref);
 }
 
-// Reads the whole value, or only [offset, offset+length) through
-// ReadRange when either bound is given.
+// Writes the value, or only [offset, offset+length) when either bound is
+// given, to stdout as it is read: a piece at a time, so memory stays
+// bounded whatever the value's size (blob files are mapped in windows and
+// checked chunk by chunk before their bytes are written).
 int EmitValue(View* view, const Ref& ref, const ReadArgs& a) {
-  Result<std::string> bytes =
-      a.range.ranged()
-          ? view->ReadRange(ref, a.range.offset, a.range.length_or_all())
-          : view->Resolve(ref);
-  if (!bytes.ok()) return ReportError(bytes.status());
-  Status s = WriteStdout(*bytes);
+  constexpr uint64_t kPieceBytes = 1 << 20;
+  Status written = Status::Ok();
+  Status s = view->Scan(ref, a.range.offset, a.range.length_or_all(),
+                        kPieceBytes, [&written](std::string_view piece) {
+                          written = WriteStdout(piece);
+                          return written.ok();
+                        });
+  if (!written.ok()) return ReportError(written);
   return s.ok() ? kExitOk : ReportError(s);
 }
 
@@ -167,13 +172,6 @@ int RunGet(Context& ctx, const ReadArgs& a) {
   if (!target.ok()) return ReportError(target.status());
   Result<View*> view = ctx.OpenView();
   if (!view.ok()) return ReportError(view.status());
-  if (!a.range.ranged() && !target->ref) {
-    Result<std::string> bytes =
-        (*view)->Get(a.key, LookupOptions{a.scope, a.version});
-    if (!bytes.ok()) return ReportError(bytes.status());
-    Status s = WriteStdout(*bytes);
-    return s.ok() ? kExitOk : ReportError(s);
-  }
   Result<Ref> ref = target->ref ? (*view)->Pin(*target->ref)
                                 : (*view)->Pin(a.key, {a.scope, a.version});
   if (!ref.ok()) return ReportError(ref.status());

@@ -135,6 +135,17 @@ Result<int> StoredSchemaVersion(SqliteDb* db) {
   return *row ? std::atoi((*q)->Text(0).c_str()) : 0;
 }
 
+// True when the store needs no migration and has its ref secret: then an
+// open takes no write lock (a reader never waits for a writer to open).
+Result<bool> SchemaIsCurrent(SqliteDb* db) {
+  CTXKIT_ASSIGN_OR_RETURN(int current, StoredSchemaVersion(db));
+  if (current != kSchemaVersion) return false;
+  CTXKIT_ASSIGN_OR_RETURN(
+      auto q, db->Prepare("SELECT 1 FROM meta WHERE name = 'ref_secret'"));
+  CTXKIT_ASSIGN_OR_RETURN(bool row, q->Step());
+  return row;
+}
+
 }  // namespace
 
 Status CheckSchema(SqliteDb* db, const std::string& path) {
@@ -152,6 +163,8 @@ Status CheckSchema(SqliteDb* db, const std::string& path) {
 }
 
 Status EnsureSchema(SqliteDb* db) {
+  CTXKIT_ASSIGN_OR_RETURN(bool current_already, SchemaIsCurrent(db));
+  if (current_already) return Status::Ok();
   WriteTransaction txn(db);
   Status s = txn.Begin();
   if (!s.ok()) return s;

@@ -16,7 +16,8 @@ namespace ctxkit::storage {
 inline constexpr int kSchemaVersion = 3;
 
 // Creates the schema in an empty database or migrates an older one, in one
-// write transaction. Corruption when the database is from a newer build.
+// write transaction; a current database is only read (no write lock).
+// Corruption when the database is from a newer build.
 Status EnsureSchema(SqliteDb* db);
 
 // For a database opened read-only: OK when it holds this build's schema;
