@@ -17,19 +17,36 @@ if(NOT EXISTS ${ctxkit_tiktoken_dir}/encoders/o200k_base.json OR
     "(it runs `npm ci` to fetch the pinned tokenizer data).")
 endif()
 
+# Each rank file then becomes an image with its lookup table built
+# (scripts/tokenizer/rank_image.cc, compiled with the table's own code so
+# the hash agrees), which the library embeds and uses in place.
+add_executable(ctxkit_rank_image
+  ${PROJECT_SOURCE_DIR}/scripts/tokenizer/rank_image.cc
+  ${PROJECT_SOURCE_DIR}/src/text/rank_table.cc)
+target_include_directories(ctxkit_rank_image PRIVATE
+  ${PROJECT_SOURCE_DIR}/src ${PROJECT_SOURCE_DIR}/include)
+target_link_libraries(ctxkit_rank_image PRIVATE ctxkit_core)
+
 set(ctxkit_ranks_dir ${PROJECT_BINARY_DIR}/generated/text)
 set(ctxkit_rank_files)
 foreach(encoding o200k_base cl100k_base)
-  set(out ${ctxkit_ranks_dir}/${encoding}.ctxbpe)
+  set(ranks ${ctxkit_ranks_dir}/${encoding}.ctxbpe)
+  set(out ${ctxkit_ranks_dir}/${encoding}.ctxbpi)
   add_custom_command(
-    OUTPUT ${out}
+    OUTPUT ${ranks}
     COMMAND ${CMAKE_COMMAND} -E make_directory ${ctxkit_ranks_dir}
     COMMAND ${CTXKIT_NODE} ${PROJECT_SOURCE_DIR}/scripts/tokenizer/build_ranks.mjs
-            ${encoding} ${ctxkit_tiktoken_dir}/encoders/${encoding}.json ${out}
+            ${encoding} ${ctxkit_tiktoken_dir}/encoders/${encoding}.json ${ranks}
     DEPENDS ${PROJECT_SOURCE_DIR}/scripts/tokenizer/build_ranks.mjs
             ${ctxkit_tiktoken_dir}/encoders/${encoding}.json
             ${PROJECT_SOURCE_DIR}/package-lock.json
     COMMENT "Building ${encoding} tokenizer ranks from npm tiktoken"
+    VERBATIM)
+  add_custom_command(
+    OUTPUT ${out}
+    COMMAND ctxkit_rank_image ${encoding} ${ranks} ${out}
+    DEPENDS ctxkit_rank_image ${ranks}
+    COMMENT "Building the ${encoding} rank image"
     VERBATIM)
   list(APPEND ctxkit_rank_files ${out})
 endforeach()
@@ -57,5 +74,5 @@ add_dependencies(ctxkit_text ctxkit_text_data)
 set_source_files_properties(${PROJECT_SOURCE_DIR}/src/text/embedded_data.cc
   PROPERTIES
     COMPILE_DEFINITIONS
-      "CTXKIT_O200K_RANKS_PATH=\"${ctxkit_ranks_dir}/o200k_base.ctxbpe\";CTXKIT_CL100K_RANKS_PATH=\"${ctxkit_ranks_dir}/cl100k_base.ctxbpe\";CTXKIT_UNICODE_CLASSES_PATH=\"${ctxkit_classes_file}\""
+      "CTXKIT_O200K_RANKS_PATH=\"${ctxkit_ranks_dir}/o200k_base.ctxbpi\";CTXKIT_CL100K_RANKS_PATH=\"${ctxkit_ranks_dir}/cl100k_base.ctxbpi\";CTXKIT_UNICODE_CLASSES_PATH=\"${ctxkit_classes_file}\""
     OBJECT_DEPENDS "${ctxkit_rank_files}")

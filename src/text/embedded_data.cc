@@ -41,7 +41,7 @@ extern const unsigned char ctxkit_unicode_classes_end[];
 
 namespace ctxkit::text {
 
-std::span<const unsigned char> EmbeddedRankData(std::string_view name) {
+std::span<const unsigned char> EmbeddedRankImage(std::string_view name) {
   if (name == "o200k_base") {
     return {ctxkit_o200k_ranks_begin, ctxkit_o200k_ranks_end};
   }

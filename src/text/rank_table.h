@@ -1,13 +1,19 @@
 // The vocabulary of one encoding: token bytes <-> rank.
 //
 // In tiktoken a token's id is its merge rank: lower ranks were learned
-// earlier and merge first. RankTable is built from the compact rank file
-// that scripts/tokenizer/build_ranks.mjs makes out of the npm package's
-// encoder data (format: docs/tokenizer.md) and answers the two questions
-// BPE asks: "is this byte string a token, and of which rank?" and "which
-// bytes does this rank stand for?".
+// earlier and merge first. RankTable answers the two questions BPE asks:
+// "is this byte string a token, and of which rank?" and "which bytes does
+// this rank stand for?".
 //
-// Thread safety: immutable after Parse(); any number of threads may query.
+// It comes from the compact rank file that scripts/tokenizer/build_ranks.mjs
+// makes out of the npm package's encoder data (Parse builds the lookup
+// table: tens of milliseconds), or from the image Image() writes, which
+// holds that table ready to use (FromImage only points into it). The build
+// turns each rank file into an image (scripts/tokenizer/rank_image.cc) and
+// embeds the images, so a process pays nothing to load a vocabulary.
+// Formats: docs/tokenizer.md.
+//
+// Thread safety: immutable once made; any number of threads may query.
 
 #ifndef CTXKIT_TEXT_RANK_TABLE_H_
 #define CTXKIT_TEXT_RANK_TABLE_H_
@@ -33,6 +39,27 @@ class RankTable {
   // in it. Returns Corruption if the data is malformed.
   static Result<std::unique_ptr<RankTable>> Parse(
       std::span<const unsigned char> data, std::string_view expected_name);
+
+  // How much of an image FromImage checks.
+  enum class ImageCheck {
+    // The header, the sizes, the byte tokens and a sample of lookups (a
+    // table hashed differently fails them). Microseconds: for the images
+    // embedded in the program, which the build checked in full.
+    kQuick,
+    // Also every offset and slot, so that no lookup can read outside the
+    // image or fail to end: for an image from anywhere else.
+    kFull,
+  };
+
+  // A table over an image from Image(). The table points into `image`,
+  // which must outlive it (embedded data lives as long as the program).
+  // Corruption when a check fails.
+  static Result<std::unique_ptr<RankTable>> FromImage(
+      std::span<const unsigned char> image, std::string_view expected_name,
+      ImageCheck check);
+
+  // This table as an image for FromImage, named `name`.
+  std::string Image(std::string_view name) const;
 
   RankTable(const RankTable&) = delete;
   RankTable& operator=(const RankTable&) = delete;
@@ -110,12 +137,17 @@ class RankTable {
 
   RankTable() = default;
 
-  std::string blob_;               // All token bytes, rank after rank.
-  std::vector<uint32_t> offsets_;  // Rank r is blob_[offsets_[r], [r+1]).
-  std::vector<Slot> slots_;        // Open addressing, linear probing.
-  uint64_t mask_ = 0;              // slots_.size() - 1 (a power of two).
+  std::string_view blob_;              // All token bytes, rank after rank.
+  std::span<const uint32_t> offsets_;  // Rank r is blob_[offsets_[r], [r+1]).
+  std::span<const Slot> slots_;        // Open addressing, linear probing.
+  uint64_t mask_ = 0;                  // slots_.size() - 1 (a power of two).
   uint32_t byte_rank_[256];
   std::vector<std::pair<uint32_t, std::string>> specials_;
+  // What the views above point into when Parse made the table (an image's
+  // tables stay in the image).
+  std::string owned_blob_;
+  std::vector<uint32_t> owned_offsets_;
+  std::vector<Slot> owned_slots_;
 };
 
 }  // namespace ctxkit::text

@@ -82,7 +82,8 @@ Result<const Tokenizer*> Tokenizer::Get(Encoding encoding) {
   std::call_once(slot.once, [&slot, encoding] {
     const std::string_view name = EncodingName(encoding);
     Result<std::unique_ptr<text::RankTable>> ranks =
-        text::RankTable::Parse(text::EmbeddedRankData(name), name);
+        text::RankTable::FromImage(text::EmbeddedRankImage(name), name,
+                                   text::RankTable::ImageCheck::kQuick);
     if (!ranks.ok()) {
       slot.status = ranks.status();
       return;
