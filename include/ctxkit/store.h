@@ -46,6 +46,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -323,6 +324,13 @@ class Store {
   std::unique_ptr<StoreImpl> impl_;
 };
 
+// One write of View::SetMany: what one View::Set call takes.
+struct SetItem {
+  std::string_view key;
+  std::string_view value;
+  SetOptions options;
+};
+
 class View {
  public:
   // Stores `value` under `key`; returns the static ref of the version this
@@ -334,6 +342,15 @@ class View {
   // session-only value of the key; the store is unchanged then.
   Result<Ref> Set(std::string_view key, std::string_view value,
                   const SetOptions& options = {});
+
+  // Set of every item, in order, as one write: one commit and one sync for
+  // the whole batch, so a thousand small values cost about what one does.
+  // All or nothing: when any item fails (a bad key, tag or JSON value, an
+  // expected_version that does not hold, ...) nothing is written. A key
+  // may appear more than once (later items write later versions). Items
+  // must persist: InvalidArgument for a session-only one (use Set). Returns
+  // the static refs of the versions written, in item order.
+  Result<std::vector<Ref>> SetMany(std::span<const SetItem> items);
 
   // Appends bytes to an appendable value (a stream or a chat), creating it
   // (in options.scope, of options.type when appendable, else a stream) when

@@ -1,6 +1,10 @@
 #include "storage/backend.h"
 
 #include <algorithm>
+#include <utility>
+#include <vector>
+
+#include "core/status_macros.h"
 
 namespace ctxkit::storage {
 
@@ -8,6 +12,17 @@ Status VersionMoved(std::string_view key, uint64_t at, uint64_t expected) {
   return Status::FailedPrecondition(
       "'" + std::string(key) + "' is at version " + std::to_string(at) +
       ", not " + std::to_string(expected) + "; another writer came first");
+}
+
+Result<std::vector<WriteResult>> Backend::PutBatch(
+    std::span<const PutRequest> requests) {
+  std::vector<WriteResult> out;
+  out.reserve(requests.size());
+  for (const PutRequest& request : requests) {
+    CTXKIT_ASSIGN_OR_RETURN(WriteResult written, Put(request));
+    out.push_back(std::move(written));
+  }
+  return out;
 }
 
 Status Backend::Scan(const VersionRecord& version, uint64_t offset,

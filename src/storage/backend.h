@@ -15,6 +15,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -188,6 +189,13 @@ class Backend {
   // FailedPrecondition, nothing written, when request.expected_version is
   // set and is not the latest version (0 when there is no object).
   virtual Result<WriteResult> Put(const PutRequest& request) = 0;
+  // Put of every request in order, as one write: one commit and one sync.
+  // All or nothing: on any failure (an expected_version that does not hold
+  // included) none is written. The default puts them one by one, which is
+  // neither (the memory engine, which never gets a batch, keeps it); the
+  // SQLite engine overrides it.
+  virtual Result<std::vector<WriteResult>> PutBatch(
+      std::span<const PutRequest> requests);
 
   // Appends bytes to the appendable value (a stream or a chat) at (scope,
   // key), creating it (of request.type) when missing or removed.

@@ -112,16 +112,38 @@ class SqliteBackend final : public Backend {
   }
 
   Result<WriteResult> Put(const PutRequest& req) override {
+    CTXKIT_ASSIGN_OR_RETURN(std::vector<WriteResult> written,
+                            PutBatch(std::span<const PutRequest>(&req, 1)));
+    return std::move(written.front());
+  }
+
+  Result<std::vector<WriteResult>> PutBatch(
+      std::span<const PutRequest> requests) override {
     if (options_.read_only) return ReadOnlyError("set");
     // Large content goes to its blob file before the transaction so the
     // write lock is not held during the copy. A crash in between leaves an
     // unreferenced (harmless) blob file, never a dangling reference.
-    if (req.content.size() > options_.inline_max_bytes) {
-      CTXKIT_RETURN_IF_ERROR(blobs_.Write(req.hash, req.content));
+    for (const PutRequest& req : requests) {
+      if (req.content.size() > options_.inline_max_bytes) {
+        CTXKIT_RETURN_IF_ERROR(blobs_.Write(req.hash, req.content));
+      }
     }
     core::MutexLock lock(&mu_);
     WriteTransaction txn(db_.get());
     CTXKIT_RETURN_IF_ERROR(txn.Begin());
+    std::vector<WriteResult> out;
+    out.reserve(requests.size());
+    for (const PutRequest& req : requests) {
+      CTXKIT_ASSIGN_OR_RETURN(WriteResult written, PutLocked(req));
+      out.push_back(std::move(written));
+    }
+    CTXKIT_RETURN_IF_ERROR(CommitLocked(&txn));
+    return out;
+  }
+
+  // One Put's rows. REQUIRES: mu_ held, a write transaction begun, and a
+  // large content's blob file written.
+  Result<WriteResult> PutLocked(const PutRequest& req) REQUIRES(mu_) {
     if (req.expected_version != 0) {
       CTXKIT_RETURN_IF_ERROR(
           CheckLatestLocked(req.scope, req.key, req.expected_version));
@@ -157,7 +179,6 @@ class SqliteBackend final : public Backend {
     CTXKIT_RETURN_IF_ERROR(InsertVersionLocked(v, version_data));
     CTXKIT_RETURN_IF_ERROR(UpdateObjectLocked(&obj, v));
     CTXKIT_RETURN_IF_ERROR(ReplaceTagsLocked(&obj, req.tags));
-    CTXKIT_RETURN_IF_ERROR(CommitLocked(&txn));
     return WriteResult{std::move(obj), std::move(v)};
   }
 

@@ -82,6 +82,10 @@ Result<Ref> View::Set(std::string_view key, std::string_view value,
   return store_->impl_->Set(IdentityOf(*this), key, value, options);
 }
 
+Result<std::vector<Ref>> View::SetMany(std::span<const SetItem> items) {
+  return store_->impl_->SetMany(IdentityOf(*this), items);
+}
+
 Result<Ref> View::Append(std::string_view key, std::string_view bytes,
                          const SetOptions& options) {
   return store_->impl_->Append(IdentityOf(*this), key, bytes, options);

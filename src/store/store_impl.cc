@@ -458,15 +458,17 @@ Result<storage::Backend*> StoreImpl::WriteEngine(const Scope& scope,
   return backend_.get();
 }
 
-Result<Ref> StoreImpl::Set(const ViewIdentity& view, std::string_view key,
-                           std::string_view value, const SetOptions& options) {
+Result<StoreImpl::PreparedPut> StoreImpl::PreparePut(
+    const ViewIdentity& view, std::string_view key, std::string_view value,
+    const SetOptions& options) {
   CTXKIT_RETURN_IF_ERROR(ValidateKey(key));
   CTXKIT_RETURN_IF_ERROR(ValidateTags(options.tags));
   CTXKIT_RETURN_IF_ERROR(ValidateValue(value, options.type));
   CTXKIT_ASSIGN_OR_RETURN(Scope scope, WriteScope(view, options.scope));
-  CTXKIT_ASSIGN_OR_RETURN(storage::Backend * engine,
+  PreparedPut out;
+  CTXKIT_ASSIGN_OR_RETURN(out.engine,
                           WriteEngine(scope, key, options, /*append=*/false));
-  storage::PutRequest req;
+  storage::PutRequest& req = out.request;
   req.scope = scope;
   req.key = std::string(key);
   req.type = options.type;
@@ -481,7 +483,12 @@ Result<Ref> StoreImpl::Set(const ViewIdentity& view, std::string_view key,
     CTXKIT_ASSIGN_OR_RETURN(const Tokenizer* tokenizer, Tokenizer::Get());
     req.tokens = tokenizer->Count(value);
   }
-  CTXKIT_ASSIGN_OR_RETURN(storage::WriteResult written, engine->Put(req));
+  return out;
+}
+
+Ref StoreImpl::AfterPut(storage::Backend* engine,
+                        const storage::WriteResult& written,
+                        std::string_view value) {
   core::MutexLock lock(&mu_);
   if (InMemory(engine)) {
     ref_memo_.clear();
@@ -495,6 +502,39 @@ Result<Ref> StoreImpl::Set(const ViewIdentity& view, std::string_view key,
                    std::make_shared<const std::string>(value));
   }
   return WrittenRef(engine, written);
+}
+
+Result<Ref> StoreImpl::Set(const ViewIdentity& view, std::string_view key,
+                           std::string_view value, const SetOptions& options) {
+  CTXKIT_ASSIGN_OR_RETURN(PreparedPut put,
+                          PreparePut(view, key, value, options));
+  CTXKIT_ASSIGN_OR_RETURN(storage::WriteResult written,
+                          put.engine->Put(put.request));
+  return AfterPut(put.engine, written, value);
+}
+
+Result<std::vector<Ref>> StoreImpl::SetMany(const ViewIdentity& view,
+                                            std::span<const SetItem> items) {
+  std::vector<storage::PutRequest> requests;
+  requests.reserve(items.size());
+  for (const SetItem& item : items) {
+    if (!item.options.persist) {
+      return Status::InvalidArgument(
+          "SetMany writes durable values only; '" + std::string(item.key) +
+          "' is session-only (persist=false): store it with Set");
+    }
+    CTXKIT_ASSIGN_OR_RETURN(
+        PreparedPut put, PreparePut(view, item.key, item.value, item.options));
+    requests.push_back(std::move(put.request));
+  }
+  CTXKIT_ASSIGN_OR_RETURN(std::vector<storage::WriteResult> written,
+                          backend_->PutBatch(requests));
+  std::vector<Ref> refs;
+  refs.reserve(written.size());
+  for (size_t i = 0; i < written.size(); ++i) {
+    refs.push_back(AfterPut(backend_.get(), written[i], items[i].value));
+  }
+  return refs;
 }
 
 Result<Ref> StoreImpl::Append(const ViewIdentity& view, std::string_view key,

@@ -37,6 +37,8 @@ class StoreImpl {
 
   Result<Ref> Set(const ViewIdentity& view, std::string_view key,
                   std::string_view value, const SetOptions& options);
+  Result<std::vector<Ref>> SetMany(const ViewIdentity& view,
+                                   std::span<const SetItem> items);
   Result<Ref> Append(const ViewIdentity& view, std::string_view key,
                      std::string_view bytes, const SetOptions& options);
   Result<std::string> Get(const ViewIdentity& view, std::string_view key,
@@ -166,6 +168,18 @@ class StoreImpl {
   Result<storage::Backend*> WriteEngine(const Scope& scope,
                                         std::string_view key,
                                         const SetOptions& options, bool append);
+  // A Set checked and turned into its engine's request (hash and token
+  // count taken), written by Set or, many at once, SetMany.
+  struct PreparedPut {
+    storage::Backend* engine = nullptr;
+    storage::PutRequest request;
+  };
+  Result<PreparedPut> PreparePut(const ViewIdentity& view, std::string_view key,
+                                 std::string_view value,
+                                 const SetOptions& options);
+  // Caches what a put wrote; returns the static ref of its version.
+  Ref AfterPut(storage::Backend* engine, const storage::WriteResult& written,
+               std::string_view value) EXCLUDES(mu_);
   // Looks up (scope, key) through the record cache.
   Result<storage::ObjectRecord> FindDurable(const Scope& scope,
                                             std::string_view key);

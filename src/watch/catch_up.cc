@@ -25,7 +25,8 @@ Status CatchUp(FileIndexer& indexer, const WatchEntry& root,
   }
   if (!root.directory) {
     if (on_dir) CTXKIT_RETURN_IF_ERROR(on_dir(ParentOf(root.path)));
-    return indexer.Sync(root.path);
+    CTXKIT_RETURN_IF_ERROR(indexer.Sync(root.path));
+    return indexer.Flush();
   }
   std::set<std::string> seen;
   TreeVisitor visitor;
@@ -47,7 +48,7 @@ Status CatchUp(FileIndexer& indexer, const WatchEntry& root,
   for (const std::string& path : gone) {
     CTXKIT_RETURN_IF_ERROR(indexer.MarkGone(path));
   }
-  return Status::Ok();
+  return indexer.Flush();
 }
 
 }  // namespace ctxkit::watch

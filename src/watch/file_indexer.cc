@@ -40,6 +40,7 @@ void FileIndexer::Notify(WatchChange::Kind kind, std::string key,
 }
 
 Status FileIndexer::LoadTracked(std::string_view root, bool directory) {
+  CTXKIT_RETURN_IF_ERROR(Flush());
   ListFilter filter;
   filter.scope = "global";
   filter.key_prefix = FileKey(root);
@@ -104,6 +105,8 @@ Status FileIndexer::Sync(const std::string& path) {
     return MarkGone(path);
   }
   ++report_->files_seen;
+  // A second sync of a path in this batch compares with the first's write.
+  if (pending_paths_.count(path)) CTXKIT_RETURN_IF_ERROR(Flush());
   std::string key = FileKey(path);
   std::string latest;
   uint64_t version = 0;
@@ -114,20 +117,51 @@ Status FileIndexer::Sync(const std::string& path) {
     known_[path] = Known{snap.hash_hex, version};
     return Status::Ok();
   }
-  SetOptions set;
-  set.scope = "global";
-  set.type = snap.type;
-  set.producer = options_->producer;
-  CTXKIT_ASSIGN_OR_RETURN(Ref written, view_.Set(key, snap.content, set));
-  known_[path] = Known{snap.hash_hex, written.version};
-  bool update = !latest.empty();
-  ++(update ? report_->updated : report_->created);
-  Notify(update ? WatchChange::Kind::kUpdated : WatchChange::Kind::kCreated,
-         key, "", written.version);
+  pending_bytes_ += snap.content.size();
+  pending_paths_.insert(path);
+  pending_.push_back(Pending{path, std::move(key), std::move(snap),
+                             /*update=*/!latest.empty()});
+  if (pending_.size() >= kBatchFiles || pending_bytes_ >= kBatchBytes) {
+    return Flush();
+  }
+  return Status::Ok();
+}
+
+Status FileIndexer::Flush() {
+  if (pending_.empty()) return Status::Ok();
+  std::vector<SetItem> items;
+  items.reserve(pending_.size());
+  for (const Pending& p : pending_) {
+    SetItem item{.key = p.key, .value = p.snap.content, .options = {}};
+    item.options.scope = "global";
+    item.options.type = p.snap.type;
+    item.options.producer = options_->producer;
+    items.push_back(std::move(item));
+  }
+  Result<std::vector<Ref>> written = view_.SetMany(items);
+  std::vector<Pending> done = std::move(pending_);
+  pending_.clear();
+  pending_paths_.clear();
+  pending_bytes_ = 0;
+  if (!written.ok()) {
+    for (const Pending& p : done) {
+      AddSkipped(p.path, "error: " + written.status().ToString());
+    }
+    return written.status();
+  }
+  for (size_t i = 0; i < done.size(); ++i) {
+    const Pending& p = done[i];
+    const uint64_t version = (*written)[i].version;
+    known_[p.path] = Known{p.snap.hash_hex, version};
+    ++(p.update ? report_->updated : report_->created);
+    Notify(p.update ? WatchChange::Kind::kUpdated : WatchChange::Kind::kCreated,
+           p.key, "", version);
+  }
   return Status::Ok();
 }
 
 Status FileIndexer::MarkGone(const std::string& path) {
+  CTXKIT_RETURN_IF_ERROR(Flush());
   auto it = known_.find(path);
   if (it == known_.end()) return Status::Ok();
   std::string key = FileKey(path);
@@ -154,6 +188,7 @@ Status FileIndexer::MarkGoneUnder(const std::string& dir) {
 }
 
 Result<bool> FileIndexer::Move(const std::string& from, const std::string& to) {
+  CTXKIT_RETURN_IF_ERROR(Flush());
   auto it = known_.find(from);
   if (it == known_.end() || known_.count(to) || !CheckKeyable(to).ok()) {
     return false;

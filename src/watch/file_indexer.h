@@ -7,12 +7,15 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "ctxkit/status.h"
 #include "ctxkit/store.h"
 #include "ctxkit/watch.h"
+#include "watch/file_snapshot.h"
 
 namespace ctxkit::watch {
 
@@ -34,8 +37,19 @@ class FileIndexer {
   // Reads `path` and writes a version when its hash differs from the latest
   // version's (reviving a deleted object); marks it deleted when it is gone
   // or no longer indexable. Per-file problems are skips, not errors; the
-  // Status is a store failure.
+  // Status is a store failure. Writes are batched (View::SetMany: one
+  // commit and fsync for up to kBatchFiles files or kBatchBytes): they
+  // reach the store, the report and the listeners at the next Flush, which
+  // every other call here and CatchUp's end do first.
   Status Sync(const std::string& path);
+
+  // Writes the batched versions, if any. When the write fails, none is
+  // written and each of their paths is also listed as skipped, with the
+  // error.
+  Status Flush();
+
+  static constexpr size_t kBatchFiles = 1000;
+  static constexpr uint64_t kBatchBytes = 32ull << 20;
 
   // Deleted state for `path` if it is a live object this indexer knows.
   Status MarkGone(const std::string& path);
@@ -67,10 +81,21 @@ class FileIndexer {
   void Notify(WatchChange::Kind kind, std::string key, std::string from,
               uint64_t version);
 
+  // A version Sync will write at the next Flush.
+  struct Pending {
+    std::string path;
+    std::string key;
+    FileSnapshot snap;
+    bool update = false;  // The object had a live version.
+  };
+
   View view_;
   const WatchOptions* options_;
   WatchReport* report_;
   std::map<std::string, Known> known_;
+  std::vector<Pending> pending_;
+  std::set<std::string> pending_paths_;
+  uint64_t pending_bytes_ = 0;
 };
 
 }  // namespace ctxkit::watch
