@@ -33,14 +33,29 @@ CREATE TABLE IF NOT EXISTS notes(
   ref TEXT NOT NULL,
   summary TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS notes_dir ON notes(dir);
-CREATE INDEX IF NOT EXISTS notes_agent ON notes(agent, timestamp);
-CREATE INDEX IF NOT EXISTS notes_type ON notes(type, timestamp);
-CREATE INDEX IF NOT EXISTS notes_session ON notes(session, timestamp);
-CREATE INDEX IF NOT EXISTS notes_timestamp ON notes(timestamp);
+-- Search without text lists newest first, ties by path: these indexes hold
+-- that order, so a filter by agent, type or session (or none) reads only
+-- the rows it returns instead of sorting every match.
+DROP INDEX IF EXISTS notes_agent;
+DROP INDEX IF EXISTS notes_type;
+DROP INDEX IF EXISTS notes_session;
+DROP INDEX IF EXISTS notes_timestamp;
+CREATE INDEX IF NOT EXISTS notes_agent_newest
+  ON notes(agent, timestamp DESC, path);
+CREATE INDEX IF NOT EXISTS notes_type_newest
+  ON notes(type, timestamp DESC, path);
+CREATE INDEX IF NOT EXISTS notes_session_newest
+  ON notes(session, timestamp DESC, path);
+CREATE INDEX IF NOT EXISTS notes_newest ON notes(timestamp DESC, path);
+-- Each tag row repeats its note's timestamp and path, so a listing by tag
+-- reads note_tags_newest in order and stops at the limit.
 CREATE TABLE IF NOT EXISTS note_tags(
   tag TEXT NOT NULL, note_id INTEGER NOT NULL,
+  timestamp TEXT NOT NULL, path TEXT NOT NULL,
   PRIMARY KEY(tag, note_id)) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS note_tags_note ON note_tags(note_id);
+CREATE INDEX IF NOT EXISTS note_tags_newest
+  ON note_tags(tag, timestamp DESC, path);
 CREATE VIRTUAL TABLE IF NOT EXISTS note_fts
   USING fts5(text, tokenize = 'porter unicode61');
 CREATE TABLE IF NOT EXISTS dirs(
@@ -84,6 +99,29 @@ IndexedNote ReadRow(const Query& q) {
   return n;
 }
 
+// An index made before note_tags repeated each note's timestamp and path
+// gets its tag rows again, from the notes' own tag lists.
+Status UpgradeTagRows(SqliteDb* db) {
+  CTXKIT_ASSIGN_OR_RETURN(
+      auto q, db->Prepare("SELECT (SELECT count(*) FROM sqlite_master WHERE "
+                          "name = 'note_tags'), (SELECT count(*) FROM "
+                          "pragma_table_info('note_tags') WHERE name = "
+                          "'timestamp')"));
+  CTXKIT_ASSIGN_OR_RETURN(bool row, q->Step());
+  const bool old_rows = row && q->Int(0) == 1 && q->Int(1) == 0;
+  q.reset();
+  if (!old_rows) return Status::Ok();
+  storage::WriteTransaction txn(db);
+  CTXKIT_RETURN_IF_ERROR(txn.Begin());
+  CTXKIT_RETURN_IF_ERROR(db->Exec("DROP TABLE note_tags;"));
+  CTXKIT_RETURN_IF_ERROR(db->Exec(kSchema));
+  CTXKIT_RETURN_IF_ERROR(
+      db->Exec("INSERT OR IGNORE INTO note_tags(tag, note_id, timestamp, path) "
+               "SELECT j.value, n.id, n.timestamp, n.path FROM notes n, "
+               "json_each(n.tags) j WHERE j.type = 'text';"));
+  return txn.Commit();
+}
+
 }  // namespace
 
 Result<std::unique_ptr<NoteIndex>> NoteIndex::Open(const std::string& path) {
@@ -92,6 +130,7 @@ Result<std::unique_ptr<NoteIndex>> NoteIndex::Open(const std::string& path) {
   // Derived data: a crash may lose the last commits, never corrupt them.
   CTXKIT_RETURN_IF_ERROR(db->EnableWal());
   CTXKIT_RETURN_IF_ERROR(db->Exec("PRAGMA synchronous=NORMAL;"));
+  CTXKIT_RETURN_IF_ERROR(UpgradeTagRows(db.get()));
   CTXKIT_RETURN_IF_ERROR(db->Exec(kSchema));
   return std::unique_ptr<NoteIndex>(new NoteIndex(std::move(db)));
 }
@@ -156,9 +195,12 @@ Status NoteIndex::Put(const IndexedNote& n, std::string_view text) {
   }
   for (const std::string& tag : n.header.tags) {
     CTXKIT_ASSIGN_OR_RETURN(
-        auto q, db_->Prepare("INSERT OR IGNORE INTO note_tags(tag, note_id) "
-                             "VALUES (?, ?)"));
-    q->BindText(1, tag).Bind(2, id);
+        auto q, db_->Prepare("INSERT OR IGNORE INTO note_tags(tag, note_id, "
+                             "timestamp, path) VALUES (?, ?, ?, ?)"));
+    q->BindText(1, tag)
+        .Bind(2, id)
+        .BindText(3, n.header.timestamp)
+        .BindText(4, n.path);
     CTXKIT_RETURN_IF_ERROR(q->Run());
   }
   return Status::Ok();
@@ -230,24 +272,38 @@ Result<std::vector<IndexHit>> NoteIndex::Search(const NoteQuery& query,
         "24) "
         "FROM note_fts JOIN notes n ON n.id = note_fts.rowid "
         "WHERE note_fts MATCH ?";
+  } else if (!query.tags.empty()) {
+    // Newest first through the first tag's rows (note_tags_newest).
+    sql +=
+        ", 0, '' FROM note_tags t JOIN notes n ON n.id = t.note_id "
+        "WHERE t.tag = ?";
   } else {
     sql += ", 0, '' FROM notes n WHERE 1";
   }
   if (!query.agent.empty()) sql += " AND n.agent = ?";
   if (!query.type.empty()) sql += " AND n.type = ?";
   if (!query.session.empty()) sql += " AND n.session = ?";
-  for (size_t i = 0; i < query.tags.size(); ++i) {
+  const bool by_tag = match.empty() && !query.tags.empty();
+  for (size_t i = by_tag ? 1 : 0; i < query.tags.size(); ++i) {
     sql += " AND n.id IN (SELECT note_id FROM note_tags WHERE tag = ?)";
   }
-  sql += match.empty() ? " ORDER BY n.timestamp DESC, n.path LIMIT ?"
-                       : " ORDER BY note_fts.rank LIMIT ?";
+  if (!match.empty()) {
+    sql += " ORDER BY note_fts.rank LIMIT ?";
+  } else if (by_tag) {
+    sql += " ORDER BY t.timestamp DESC, t.path LIMIT ?";
+  } else {
+    sql += " ORDER BY n.timestamp DESC, n.path LIMIT ?";
+  }
   CTXKIT_ASSIGN_OR_RETURN(auto q, db_->PrepareDynamic(sql));
   int i = 1;
   if (!match.empty()) q->BindText(i++, match);
+  if (by_tag) q->BindText(i++, query.tags.front());
   if (!query.agent.empty()) q->BindText(i++, query.agent);
   if (!query.type.empty()) q->BindText(i++, query.type);
   if (!query.session.empty()) q->BindText(i++, query.session);
-  for (const std::string& tag : query.tags) q->BindText(i++, tag);
+  for (size_t t = by_tag ? 1 : 0; t < query.tags.size(); ++t) {
+    q->BindText(i++, query.tags[t]);
+  }
   q->Bind(i++, static_cast<int64_t>(query.limit));
   std::vector<IndexHit> out;
   while (true) {

@@ -6,6 +6,7 @@
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <yaml-cpp/yaml.h>
@@ -227,6 +228,83 @@ TEST_F(NotesTest, SameSecondSameSlugNeverCollides) {
   for (const std::string& p : paths) {
     EXPECT_TRUE(fs::exists(File(p))) << p;
   }
+}
+
+// Listings without text are newest first and stop at the limit, by tag,
+// type and agent alike (each read through an index in that order), also
+// in an index made before tag rows carried their note's timestamp.
+TEST_F(NotesTest, FilteredListingsAreNewestFirstWithinTheLimit) {
+  std::vector<std::string> added;  // Oldest first.
+  for (int i = 0; i < 12; ++i) {
+    added.push_back(AddNote(
+        "lister", i % 2 ? NoteType::kFinding : NoteType::kDecision,
+        {"common", i % 3 ? "x" : "y"}, "n" + std::to_string(i), "body"));
+  }
+  auto listed = [&](NoteQuery q, size_t limit) {
+    q.limit = limit;
+    auto hits = book_->Search(q);
+    EXPECT_TRUE(hits.ok()) << hits.status().ToString();
+    std::vector<std::string> out;
+    if (hits.ok()) {
+      for (const auto& h : *hits) out.push_back(h.path);
+    }
+    return out;
+  };
+  // The reference order: the unfiltered listing, newest first with ties
+  // (notes of the same second) by path.
+  const std::vector<std::string> order = listed(NoteQuery{}, 100);
+  ASSERT_EQ(order.size(), added.size());
+  // The first four notes of that order that `keep` (by index in `added`).
+  auto newest = [&](auto keep) {
+    std::vector<std::string> out;
+    for (const std::string& path : order) {
+      const auto i =
+          std::find(added.begin(), added.end(), path) - added.begin();
+      if (keep(static_cast<int>(i)) && out.size() < 4) out.push_back(path);
+    }
+    return out;
+  };
+  auto check = [&] {
+    NoteQuery by_tag;
+    by_tag.tags = {"common"};
+    EXPECT_EQ(listed(by_tag, 4), newest([](int) { return true; }));
+    NoteQuery two_tags;
+    two_tags.tags = {"common", "y"};
+    EXPECT_EQ(listed(two_tags, 4), newest([](int i) { return i % 3 == 0; }));
+    NoteQuery by_type;
+    by_type.type = "finding";
+    EXPECT_EQ(listed(by_type, 4), newest([](int i) { return i % 2 == 1; }));
+    NoteQuery tag_and_type;
+    tag_and_type.tags = {"x"};
+    tag_and_type.type = "decision";
+    EXPECT_EQ(listed(tag_and_type, 4),
+              newest([](int i) { return i % 2 == 0 && i % 3 != 0; }));
+  };
+  check();
+
+  // The index as an earlier build left it: tag rows without timestamps.
+  book_.reset();
+  std::string db;
+  for (const auto& e : fs::directory_iterator(tmp_.path() + "/home/notes")) {
+    if (e.path().extension() == ".db") db = e.path();
+  }
+  ASSERT_FALSE(db.empty());
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(db.c_str(), &raw), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(raw,
+                         "DROP TABLE note_tags; CREATE TABLE note_tags(tag "
+                         "TEXT NOT NULL, note_id INTEGER NOT NULL, PRIMARY "
+                         "KEY(tag, note_id)) WITHOUT ROWID; INSERT INTO "
+                         "note_tags SELECT j.value, n.id FROM notes n, "
+                         "json_each(n.tags) j;",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK)
+      << sqlite3_errmsg(raw);
+  sqlite3_close(raw);
+  auto book = Notebook::Open(*view_, {root_});
+  ASSERT_TRUE(book.ok()) << book.status().ToString();
+  book_ = std::move(*book);
+  check();
 }
 
 TEST_F(NotesTest, SearchByEveryField) {
