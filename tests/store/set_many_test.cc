@@ -56,7 +56,8 @@ TEST_F(SetManyTest, AnyFailureWritesNothing) {
   ASSERT_OK(view().Set("taken", "v1"));
   const std::string before = Snapshot(view());
   SetItem a{.key = "a", .value = "1", .options = {}};
-  SetItem big{.key = "big", .value = std::string(100000, 'x'), .options = {}};
+  const std::string big_value(100000, 'x');  // SetItem holds a view of it.
+  SetItem big{.key = "big", .value = big_value, .options = {}};
   SetItem moved{.key = "taken", .value = "v2", .options = {}};
   moved.options.expected_version = 7;  // It is at 1.
   EXPECT_THAT(view().SetMany(std::vector<SetItem>{a, big, moved}),
