@@ -324,8 +324,7 @@ class Store {
   std::unique_ptr<StoreImpl> impl_;
 };
 
-// One write of View::SetMany: what one View::Set call takes. `key` and
-// `value` are views: what they point to must outlive the SetMany call.
+// One write of View::SetMany: what one View::Set call takes.
 struct SetItem {
   std::string_view key;
   std::string_view value;
