@@ -6,6 +6,8 @@
 #include <string>
 #include <string_view>
 
+#include "text/json_parse.h"
+
 namespace ctxkit::mcp {
 
 namespace {
@@ -103,6 +105,13 @@ class Classifier : public nlohmann::json_sax<json> {
 }  // namespace
 
 MessageInfo ClassifyMessage(std::string_view body) {
+  if (const size_t nul = text::JsonNulByte(body);
+      nul != std::string_view::npos) {
+    MessageInfo info;
+    info.kind = MessageKind::kMalformed;
+    info.error = "at byte " + std::to_string(nul) + ": a NUL byte";
+    return info;
+  }
   Classifier c;
   bool ok = json::sax_parse(body, &c, nlohmann::detail::input_format_t::json,
                             /*strict=*/true);

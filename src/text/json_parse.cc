@@ -75,9 +75,16 @@ int JsonNestingDepth(std::string_view text, int limit) {
   return max;
 }
 
+size_t JsonNulByte(std::string_view text) { return text.find('\0'); }
+
 Status CheckJson(std::string_view text, std::string_view what) {
   if (JsonNestingDepth(text, kMaxJsonDepth) > kMaxJsonDepth) {
     return TooDeep(what);
+  }
+  if (const size_t nul = JsonNulByte(text); nul != std::string_view::npos) {
+    return Status::InvalidArgument(
+        std::string(what) + " is not valid JSON: a NUL byte at byte " +
+        std::to_string(nul) + " (JSON text cannot hold one)");
   }
   ErrorLocator locator;
   if (json::sax_parse(text, &locator) && locator.error().empty()) {
@@ -90,7 +97,8 @@ Status CheckJson(std::string_view text, std::string_view what) {
 }
 
 nlohmann::json ParseJsonOrDiscarded(std::string_view text) {
-  if (JsonNestingDepth(text, kMaxJsonDepth) > kMaxJsonDepth) {
+  if (JsonNestingDepth(text, kMaxJsonDepth) > kMaxJsonDepth ||
+      JsonNulByte(text) != std::string_view::npos) {
     return json(json::value_t::discarded);
   }
   return json::parse(text, nullptr, /*allow_exceptions=*/false);
@@ -100,6 +108,7 @@ Result<json> ParseJson(std::string_view text, std::string_view what) {
   if (JsonNestingDepth(text, kMaxJsonDepth) > kMaxJsonDepth) {
     return TooDeep(what);
   }
+  if (JsonNulByte(text) != std::string_view::npos) return CheckJson(text, what);
   json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (!j.is_discarded()) return j;
   Status s = CheckJson(text, what);

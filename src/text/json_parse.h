@@ -33,6 +33,12 @@ inline constexpr int kMaxJsonDepth = 512;
 // valid JSON.
 int JsonNestingDepth(std::string_view text, int limit);
 
+// The offset of the first raw NUL byte in `text`, or npos. JSON text never
+// holds one (a NUL in a string is written \u0000), but nlohmann's parsers
+// stop at one as at the end of the input, which would accept anything
+// after it: every entry point here refuses such text.
+size_t JsonNulByte(std::string_view text);
+
 // OK when `text` is one complete JSON document nested at most
 // kMaxJsonDepth deep; otherwise InvalidArgument "<what> is not valid JSON:
 // <reason> at line L, column C ..." or "<what> is nested deeper than 512
@@ -44,7 +50,7 @@ Result<nlohmann::json> ParseJson(std::string_view text, std::string_view what);
 
 // For stored or received JSON that is only used when it parses: the
 // document, or a discarded value (is_discarded()) when `text` is not JSON
-// or is nested deeper than kMaxJsonDepth.
+// (a raw NUL byte included) or is nested deeper than kMaxJsonDepth.
 nlohmann::json ParseJsonOrDiscarded(std::string_view text);
 
 }  // namespace ctxkit::text

@@ -50,6 +50,18 @@ TEST_F(HostileJsonTest, DeepToolOutputsAreUsageErrorsNotCrashes) {
             0);
 }
 
+// A raw NUL ended the JSON parse as if the input ended there, so a json
+// value "{...}\0junk" was stored as valid (found by the json_rpc fuzzer).
+TEST_F(HostileJsonTest, RawNulByteIsNotValidJson) {
+  const std::string value = std::string("{\"a\":1}\0junk[[", 14);
+  ProcessResult r = Run({"set", "k", "--type", "json"}, Opts(value));
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("NUL byte"), std::string::npos) << r.err;
+  EXPECT_EQ(Run({"get", "k"}, Opts()).exit_code, 1) << "nothing stored";
+  r = Run({"tools", "save", "--tool", "t"}, Opts(value));
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+}
+
 TEST_F(HostileJsonTest, DeepChatLogsAreUsageErrorsNotCrashes) {
   Ok({"session", "new", "s"});
   const std::string deep = Nested(65000, "\"x\"");

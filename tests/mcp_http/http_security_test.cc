@@ -9,6 +9,7 @@
 
 #include "mcp/http_message.h"
 #include "mcp/http_session.h"
+#include "text/json_parse.h"
 
 namespace ctxkit::mcp {
 namespace {
@@ -69,6 +70,28 @@ TEST(HttpSecurityTest, BearerTokens) {
   EXPECT_FALSE(BearerTokenMatches("s3cret", "s3cret"));
   EXPECT_FALSE(BearerTokenMatches("", "s3cret"));
   EXPECT_FALSE(BearerTokenMatches("Bearer ", ""));
+}
+
+// nlohmann's parsers stop at a NUL byte as at the end of the input, so a
+// message with one followed by anything was classified by its prefix (found
+// by the json_rpc fuzzer): a raw NUL makes it malformed.
+TEST(HttpMessageTest, RawNulByteIsMalformed) {
+  using namespace std::string_literals;
+  const std::string request =
+      R"({"jsonrpc":"2.0","id":1,"method":"tools/list"})"s;
+  EXPECT_EQ(ClassifyMessage(request).kind, MessageKind::kRequest);
+  for (const std::string& body :
+       {request + "\0junk"s, "9\0[[["s, "{\"a\":\"x\0y\"}"s}) {
+    EXPECT_EQ(ClassifyMessage(body).kind, MessageKind::kMalformed)
+        << body.size();
+    EXPECT_TRUE(text::ParseJsonOrDiscarded(body).is_discarded());
+    Status s = text::CheckJson(body, "the body");
+    EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+    EXPECT_NE(s.message().find("NUL byte"), std::string::npos) << s.ToString();
+    EXPECT_FALSE(text::ParseJson(body, "the body").ok());
+  }
+  // Escaped, a NUL is fine.
+  EXPECT_TRUE(text::CheckJson(R"({"a":"x\u0000y"})", "the body").ok());
 }
 
 TEST(HttpMessageTest, Classifies) {
