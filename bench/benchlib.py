@@ -1,8 +1,10 @@
 """What the whole-process benchmark scripts in bench/ share."""
 
 import os
+import subprocess
 import sys
 import tempfile
+import time
 
 
 def arg(index, default, cast=str):
@@ -16,3 +18,21 @@ def make_tmpdir(prefix):
     base = (os.environ.get("CTXKIT_BENCH_TMPDIR") or
             os.environ.get("TMPDIR") or "/tmp")
     return tempfile.mkdtemp(prefix=prefix, dir=base)
+
+
+def timed(argv, stdin_path=None, env=None):
+    """Wall milliseconds of one whole process; it must exit 0."""
+    stdin = open(stdin_path, "rb") if stdin_path else subprocess.DEVNULL
+    start = time.perf_counter()
+    subprocess.run(argv, stdin=stdin, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL, check=True, env=env)
+    elapsed = time.perf_counter() - start
+    if stdin_path:
+        stdin.close()
+    return elapsed * 1000.0
+
+
+def percentile(sorted_values, fraction):
+    """The value at `fraction` (0-1) of a sorted list (nearest rank)."""
+    i = min(len(sorted_values) - 1, int(len(sorted_values) * fraction))
+    return sorted_values[i]

@@ -18,20 +18,8 @@ import os
 import shutil
 import statistics
 import subprocess
-import time
 
-from benchlib import arg, make_tmpdir
-
-
-def timed(argv, stdin_path=None):
-    stdin = open(stdin_path, "rb") if stdin_path else subprocess.DEVNULL
-    start = time.perf_counter()
-    subprocess.run(argv, stdin=stdin, stdout=subprocess.DEVNULL,
-                   stderr=subprocess.DEVNULL, check=True)
-    elapsed = time.perf_counter() - start
-    if stdin_path:
-        stdin.close()
-    return elapsed * 1000.0
+from benchlib import arg, make_tmpdir, timed
 
 
 def main():

@@ -39,9 +39,11 @@
 #include <vector>
 
 #include "bench_util.h"
+#include "core/sha256.h"
 #include "ctxkit/ref.h"
 #include "ctxkit/status.h"
 #include "ctxkit/store.h"
+#include "storage/backend.h"
 
 namespace {
 
@@ -561,6 +563,59 @@ void BM_DurableSetInterleaved(benchmark::State& state) {
   lat[2].Report(state, "jsonfile_");
 }
 
+// ------------------------------------------------------------ checkpoints
+
+// Where WAL checkpoints run: durable Puts (Durability::kFull, a new key
+// each) on two SQLite engines, one checkpointing on its background thread
+// (storage/checkpointer.h, the default) and one with SQLite's own
+// autocheckpoint inside the commit that fills the WAL, interleaved one of
+// each per iteration. Counters: background_*, inline_* (p50_ns, p99_ns,
+// p999_ns, max_ns, samples).
+void BM_CheckpointInterleaved(benchmark::State& state) {
+  TempDir dirs[2];
+  std::unique_ptr<ctxkit::storage::Backend> engines[2];
+  for (int i = 0; i < 2; ++i) {
+    ctxkit::storage::SqliteOptions o;
+    o.home = dirs[i].path();
+    o.durability = ctxkit::Durability::kFull;
+    o.background_checkpoints = i == 0;
+    auto b = ctxkit::storage::OpenSqliteBackend(o);
+    if (!b.ok()) {
+      state.SkipWithError(b.status().ToString().c_str());
+      return;
+    }
+    engines[i] = std::move(*b);
+  }
+  std::string value = MakeText(static_cast<size_t>(state.range(0)), 4);
+  const auto expected = static_cast<size_t>(state.max_iterations);
+  LatencySamples lat[2] = {LatencySamples(expected), LatencySamples(expected)};
+  uint64_t n = 0;
+  int64_t now = 1;
+  for (auto _ : state) {
+    Stamp(&value, n);
+    for (uint64_t k = 0; k < 2; ++k) {
+      const uint64_t e = (n + k) % 2;
+      ctxkit::storage::PutRequest req;
+      req.scope = ctxkit::Scope::Global();
+      req.key = Key("set/", n);
+      req.content = value;
+      req.hash = ctxkit::core::Sha256(value);
+      req.now_unix_ns = ++now;
+      auto start = Clock::now();
+      auto put = engines[e]->Put(req);
+      lat[e].Add(static_cast<double>(NanosSince(start)));
+      if (!put.ok() && !Check(state, put.status(), "Put")) return;
+    }
+    ++n;
+  }
+  const char* names[2] = {"background_", "inline_"};
+  for (int i = 0; i < 2; ++i) {
+    state.counters[std::string(names[i]) + "p999_ns"] =
+        lat[i].Percentile(0.999);
+    lat[i].Report(state, names[i]);
+  }
+}
+
 // ---------------------------------------------------------------- registry
 
 using BenchFn = void (*)(benchmark::State&);
@@ -588,6 +643,10 @@ void RegisterAll() {
     (void)b;
   }
   Register("ctxkit/mem_set/1KiB", BM_CtxkitMemSet, 1 * kKiB, 20000);
+  Register("storage/checkpoints/1KiB", BM_CheckpointInterleaved, 1 * kKiB,
+           20000);
+  Register("storage/checkpoints/64KiB", BM_CheckpointInterleaved, 64 * kKiB,
+           3000);
   Register("ctxkit/mem_get/1KiB", BM_CtxkitMemGet, 1 * kKiB, 50000);
 
   struct Size {

@@ -133,7 +133,11 @@ struct FindResult {
   std::vector<FindHit> hits;  // Best first.
   std::string method;         // How this call ranked.
   uint64_t variables_covered = 0;
-  // Work the lazy sync did in this call.
+  // Work the lazy sync did in this call. A call without a key or ref reads
+  // the store's changes since the last call over the same scopes, prefix
+  // and size limit (`changes_read`): none when nothing changed, whatever
+  // the number of variables.
+  uint64_t changes_read = 0;
   uint64_t variables_indexed = 0;
   uint64_t chunks_indexed = 0;
   uint64_t variables_dropped = 0;

@@ -80,6 +80,7 @@ int RunFind(Context& ctx, const FindArgs& a) {
     PrintJson({{"hits", std::move(hits)},
                {"method", r->method},
                {"variables_covered", r->variables_covered},
+               {"changes_read", r->changes_read},
                {"variables_indexed", r->variables_indexed},
                {"chunks_indexed", r->chunks_indexed},
                {"variables_dropped", r->variables_dropped},

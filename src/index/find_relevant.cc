@@ -1,5 +1,7 @@
-// FindRelevant: lazy sync of index.db with the variables a call covers,
-// then BM25 (and, when configured, embeddings fused by RRF) ranking.
+// FindRelevant: bring index.db up to date with what a call covers (one
+// variable, or a listing region caught up from the store's change feed;
+// index/region_sync.h), then rank by BM25 (and, when configured,
+// embeddings fused by RRF) over the covered rows alone.
 
 #include <algorithm>
 #include <climits>
@@ -7,20 +9,20 @@
 #include <cstdlib>
 #include <cstring>
 #include <optional>
-#include <set>
 #include <string>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
-#include "core/clock.h"
 #include "core/status_macros.h"
 #include "ctxkit/index.h"
-#include "index/chunker.h"
 #include "index/index_db.h"
+#include "index/index_rows.h"
 #include "index/query_terms.h"
+#include "index/region_sync.h"
 #include "llm/embeddings_client.h"
 #include "storage/sqlite_db.h"
+#include "store/store_internals.h"
 
 namespace ctxkit {
 
@@ -47,220 +49,170 @@ Status CheckOptions(const FindOptions& o) {
   return Status::Ok();
 }
 
-// The scope strings a listing with `scope_name` covers, so rows of
-// removed variables can be dropped without touching other views' rows.
-std::set<std::string> ListedScopes(const View& view,
-                                   const std::string& scope_name) {
-  std::set<std::string> out;
-  if (scope_name.empty() || scope_name == "global") out.insert("global");
-  if ((scope_name.empty() || scope_name == "agent") &&
-      !view.agent_id().empty()) {
-    out.insert("agent:" + view.agent_id());
-  }
-  if ((scope_name.empty() || scope_name == "session") &&
-      !view.session_id().empty()) {
-    out.insert("session:" + view.session_id());
-  }
-  if (scope_name.starts_with("agent:") || scope_name.starts_with("session:")) {
-    out.insert(scope_name);  // List has already checked it is the view's.
-  }
-  return out;
-}
+// What a call ranks over, as a condition on index.db's `objects o`: one
+// variable, or a region's scopes and key prefix; either way within the
+// size limit (rows a call with a larger limit made stay, unranked here).
+struct CoverFilter {
+  std::string obj;                  // Set: this variable alone.
+  std::vector<std::string> scopes;  // Otherwise: these scopes ...
+  std::string key_prefix;           // ... and keys starting so,
+  std::string key_upper;            // below PrefixUpperBound(key_prefix).
+  int64_t max_size = 0;
+  // The filter keeps every indexed variable (CoversWholeIndex): rankings
+  // need no join and the count is kept by triggers.
+  bool whole = false;
 
-struct Indexed {
-  uint64_t version = 0;
-  std::string key;
-  std::string scope;
+  // Parameters are bound without a copy (Query::BindText): the filter
+  // must outlive the statements it is bound to.
+
+  // The condition, its parameters numbered from `first`.
+  std::string Sql(int first) const {
+    if (whole) return "1";
+    auto p = [&first] { return "?" + std::to_string(first++); };
+    std::string sql = "o.size <= " + p();
+    if (!obj.empty()) return sql + " AND o.obj = " + p();
+    sql += " AND o.scope IN (";
+    for (size_t i = 0; i < scopes.size(); ++i) {
+      sql += (i ? ", " : "") + p();
+    }
+    sql += ")";
+    if (!key_prefix.empty()) {
+      sql += " AND o.key >= " + p();
+      if (!key_upper.empty()) sql += " AND o.key < " + p();
+    }
+    return sql;
+  }
+  void Bind(Query* q, int first) const {
+    if (whole) return;
+    q->Bind(first++, max_size);
+    if (!obj.empty()) {
+      q->BindText(first, obj);
+      return;
+    }
+    for (const std::string& s : scopes) q->BindText(first++, s);
+    if (!key_prefix.empty()) {
+      q->BindText(first++, key_prefix);
+      if (!key_upper.empty()) q->BindText(first, key_upper);
+    }
+  }
 };
 
-Result<std::optional<Indexed>> LoadIndexed(SqliteDb* db,
-                                           const std::string& obj) {
-  CTXKIT_ASSIGN_OR_RETURN(auto q,
-                          db->Prepare("SELECT version, key, scope FROM objects "
-                                      "WHERE obj = ?1"));
-  q->BindText(1, obj);
-  CTXKIT_ASSIGN_OR_RETURN(bool row, q->Step());
-  if (!row) return std::optional<Indexed>();
-  return std::optional<Indexed>(
-      Indexed{static_cast<uint64_t>(q->Int(0)), q->Text(1), q->Text(2)});
+int64_t SizeLimit(const FindOptions& o) {
+  return static_cast<int64_t>(std::min<uint64_t>(o.max_value_bytes, INT64_MAX));
 }
 
-Status DropObjectRows(SqliteDb* db, const std::string& obj) {
-  for (const char* sql : {"DELETE FROM chunk_text WHERE rowid IN "
-                          "(SELECT id FROM chunks WHERE obj = ?1)",
-                          "DELETE FROM vectors WHERE chunk IN "
-                          "(SELECT id FROM chunks WHERE obj = ?1)",
-                          "DELETE FROM chunks WHERE obj = ?1",
-                          "DELETE FROM objects WHERE obj = ?1"}) {
-    CTXKIT_ASSIGN_OR_RETURN(auto q, db->Prepare(sql));
-    CTXKIT_RETURN_IF_ERROR(q->BindText(1, obj).Run());
-  }
-  return Status::Ok();
+std::string TooLarge(const FindOptions& o) {
+  return "larger than " + std::to_string(o.max_value_bytes) +
+         " bytes: not indexed";
 }
 
-// Re-chunks one variable at meta.version. Runs inside the caller's write
-// transaction; `chunks` receives the number of chunks written.
-Status IndexObject(SqliteDb* db, View& view, const ObjectMeta& meta,
-                   uint32_t chunk_tokens, uint64_t* chunks) {
-  CTXKIT_RETURN_IF_ERROR(DropObjectRows(db, meta.id));
-  const Ref ref = StaticRefOf(meta);
-  int64_t seq = 0;
-  index::RangeReader read = [&](uint64_t off, uint64_t len) {
-    return view.ReadRange(ref, off, len);
-  };
-  index::ChunkSink emit = [&](index::Chunk c) -> Status {
-    CTXKIT_ASSIGN_OR_RETURN(
-        auto q, db->Prepare("INSERT INTO chunks(obj, seq, offset, length, "
-                            "tokens) VALUES (?1, ?2, ?3, ?4, ?5)"));
-    CTXKIT_RETURN_IF_ERROR(q->BindText(1, meta.id)
-                               .Bind(2, seq++)
-                               .Bind(3, static_cast<int64_t>(c.offset))
-                               .Bind(4, static_cast<int64_t>(c.text.size()))
-                               .Bind(5, c.tokens)
-                               .Run());
-    int64_t id = db->LastInsertRowId();
-    CTXKIT_ASSIGN_OR_RETURN(
-        auto t,
-        db->Prepare("INSERT INTO chunk_text(rowid, text) VALUES (?1, ?2)"));
-    CTXKIT_RETURN_IF_ERROR(t->Bind(1, id).BindText(2, c.text).Run());
-    ++*chunks;
-    return Status::Ok();
-  };
-  CTXKIT_RETURN_IF_ERROR(
-      index::ChunkValue(meta.size_bytes, read, chunk_tokens, emit));
-  CTXKIT_ASSIGN_OR_RETURN(
-      auto q,
-      db->Prepare("INSERT INTO objects(obj, key, scope, type, version, size, "
-                  "chunk_tokens, indexed_ns, tag) VALUES "
-                  "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)"));
-  return q->BindText(1, meta.id)
-      .BindText(2, meta.key)
-      .BindText(3, meta.scope.ToString())
-      .Bind(4, static_cast<int64_t>(meta.type))
-      .Bind(5, static_cast<int64_t>(meta.version))
-      .Bind(6, static_cast<int64_t>(meta.size_bytes))
-      .Bind(7, chunk_tokens)
-      .Bind(8, core::NowUnixNanos())
-      .BindText(9, meta.ref_tag)
-      .Run();
-}
-
-Status UpdateName(SqliteDb* db, const ObjectMeta& meta) {
-  CTXKIT_ASSIGN_OR_RETURN(
-      auto q, db->Prepare("UPDATE objects SET key = ?2, scope = ?3, tag = ?4 "
-                          "WHERE obj = ?1"));
-  return q->BindText(1, meta.id)
-      .BindText(2, meta.key)
-      .BindText(3, meta.scope.ToString())
-      .BindText(4, meta.ref_tag)
-      .Run();
-}
-
-// Brings index.db up to date with `covered` (and drops rows of variables in
-// `drop_scopes` that are not in `covered`), in one write transaction.
-Status Sync(SqliteDb* db, View& view, const std::vector<ObjectMeta>& covered,
-            const std::set<std::string>& drop_scopes,
-            const std::string& drop_prefix, bool drop_exact,
-            const std::set<std::string>& keep, const FindOptions& options,
-            FindResult* result) {
-  // A read-only pass first, so an up-to-date index costs no write lock.
-  std::vector<const ObjectMeta*> stale;
-  std::vector<const ObjectMeta*> renamed;
-  std::vector<std::string> gone;
-  // One read transaction: a consistent snapshot, and one lock acquisition
-  // instead of one per lookup. The connection is closed (rolling back) if
-  // a step fails.
-  CTXKIT_RETURN_IF_ERROR(db->Exec("BEGIN"));
-  // Many variables: one scan of `objects` beats a lookup per variable.
-  std::unordered_map<std::string, Indexed> all;
-  const bool scan = covered.size() > 64;
-  if (scan) {
-    CTXKIT_ASSIGN_OR_RETURN(
-        auto q, db->Prepare("SELECT obj, version, key, scope FROM objects"));
-    while (true) {
-      CTXKIT_ASSIGN_OR_RETURN(bool row, q->Step());
-      if (!row) break;
-      all.emplace(q->Text(0), Indexed{static_cast<uint64_t>(q->Int(1)),
-                                      q->Text(2), q->Text(3)});
-    }
+// A one-variable call: the variable it names (by ref or key; its latest
+// version), synced alone. Only read when its rows are current.
+Result<CoverFilter> SyncOne(SqliteDb* db, View& view,
+                            const FindOptions& options, FindResult* result) {
+  ObjectMeta m;
+  if (options.ref) {
+    CTXKIT_ASSIGN_OR_RETURN(m, view.Stat(*options.ref));
+  } else {
+    LookupOptions lookup = options.lookup;
+    lookup.version = 0;
+    CTXKIT_ASSIGN_OR_RETURN(m, view.Stat(options.key, lookup));
   }
-  for (const ObjectMeta& m : covered) {
-    std::optional<Indexed> have;
-    if (scan) {
-      if (auto it = all.find(m.id); it != all.end()) have = it->second;
-    } else {
-      CTXKIT_ASSIGN_OR_RETURN(have, LoadIndexed(db, m.id));
-    }
-    if (!have || have->version != m.version) {
-      stale.push_back(&m);
-    } else if (have->key != m.key || have->scope != m.scope.ToString()) {
-      renamed.push_back(&m);  // Promotion keeps id and version.
-    }
+  CoverFilter filter;
+  filter.obj = m.id;
+  filter.max_size = SizeLimit(options);
+  if (!m.persistent) {
+    // Its content must never reach index.db (docs/index.md).
+    result->skipped.push_back({m.key, "session-only value: not indexed"});
+    return filter;
   }
-  for (const std::string& scope : drop_scopes) {
-    CTXKIT_ASSIGN_OR_RETURN(
-        auto q, db->Prepare("SELECT obj, key FROM objects WHERE scope = ?1"));
-    q->BindText(1, scope);
-    while (true) {
-      CTXKIT_ASSIGN_OR_RETURN(bool row, q->Step());
-      if (!row) break;
-      std::string obj = q->Text(0);
-      std::string key = q->Text(1);
-      bool named =
-          drop_exact ? key == drop_prefix : key.starts_with(drop_prefix);
-      if (named && !keep.contains(obj)) {
-        gone.push_back(std::move(obj));
-      }
-    }
-  }
-  CTXKIT_RETURN_IF_ERROR(db->Exec("COMMIT"));
-  if (stale.empty() && renamed.empty() && gone.empty()) return Status::Ok();
-
+  const bool wanted = m.size_bytes <= options.max_value_bytes;
+  if (!wanted) result->skipped.push_back({m.key, TooLarge(options)});
+  CTXKIT_ASSIGN_OR_RETURN(std::optional<index::Indexed> have,
+                          index::LoadIndexed(db, m.id));
+  const bool current = have && have->version == m.version &&
+                       have->key == m.key && have->scope == m.scope.ToString();
+  if (current || (!have && !wanted)) return filter;
   storage::WriteTransaction tx(db);
   CTXKIT_RETURN_IF_ERROR(tx.Begin());
-  for (const std::string& obj : gone) {
-    CTXKIT_RETURN_IF_ERROR(DropObjectRows(db, obj));
-    ++result->variables_dropped;
-  }
-  for (const ObjectMeta* m : renamed)
-    CTXKIT_RETURN_IF_ERROR(UpdateName(db, *m));
-  for (const ObjectMeta* m : stale) {
-    // Another process may have indexed it while we waited for the lock.
-    CTXKIT_ASSIGN_OR_RETURN(std::optional<Indexed> have,
-                            LoadIndexed(db, m->id));
-    if (have && have->version == m->version) continue;
-    CTXKIT_RETURN_IF_ERROR(db->Exec("SAVEPOINT one_object"));
-    uint64_t chunks = 0;
-    Status s = IndexObject(db, view, *m, options.chunk_tokens, &chunks);
-    if (!s.ok()) {
-      // A value that cannot be read now (removed meanwhile, a
-      // capability problem) must not fail the whole query.
-      CTXKIT_RETURN_IF_ERROR(
-          db->Exec("ROLLBACK TO one_object; RELEASE one_object"));
-      if (s.code() == StatusCode::kIoError) return s;
-      result->skipped.push_back({m->key, "not indexed: " + s.ToString()});
-      continue;
-    }
-    CTXKIT_RETURN_IF_ERROR(db->Exec("RELEASE one_object"));
-    ++result->variables_indexed;
-    result->chunks_indexed += chunks;
-  }
-  return tx.Commit();
+  CTXKIT_RETURN_IF_ERROR(index::Reconcile(db, view,
+                                          index::Current{&m, false, wanted},
+                                          options.chunk_tokens, result));
+  CTXKIT_RETURN_IF_ERROR(tx.Commit());
+  return filter;
 }
 
-Status FillCovered(SqliteDb* db, const std::vector<ObjectMeta>& covered) {
-  CTXKIT_RETURN_IF_ERROR(
-      db->Exec("CREATE TEMP TABLE IF NOT EXISTS covered(obj TEXT PRIMARY KEY) "
-               "WITHOUT ROWID; DELETE FROM temp.covered; BEGIN"));
-  for (const ObjectMeta& m : covered) {
-    auto q = db->Prepare("INSERT OR IGNORE INTO temp.covered(obj) VALUES (?1)");
-    Status s = q.ok() ? (*q)->BindText(1, m.id).Run() : q.status();
-    if (!s.ok()) {
-      db->Exec("ROLLBACK").IgnoreError();  // `s` is the error to report.
-      return s;
+// Session-only values never reach the index; a listing call names those
+// it covers in result->skipped. Listing them also checks the call's scope
+// filter against the view.
+Status NoteSessionOnly(View& view, const FindOptions& options,
+                       FindResult* result) {
+  ListFilter filter;
+  filter.scope = options.scope;
+  filter.key_prefix = options.key_prefix;
+  filter.limit = kListPage;
+  while (true) {
+    CTXKIT_ASSIGN_OR_RETURN(ListPage page,
+                            StoreInternals::ListSessionOnly(view, filter));
+    for (const ObjectMeta& m : page.items) {
+      result->skipped.push_back({m.key, "session-only value: not indexed"});
     }
+    if (page.next_cursor.empty()) return Status::Ok();
+    filter.cursor = std::move(page.next_cursor);
   }
-  return db->Exec("COMMIT");
+}
+
+// Whether `f` keeps every indexed variable: a listing call without a key
+// prefix whose scopes hold every row and whose size limit is at least the
+// largest indexed value. A few index probes, whatever the index's size:
+// is there a row whose scope sorts before, between or after the call's?
+Result<bool> CoversWholeIndex(SqliteDb* db, const CoverFilter& f) {
+  if (!f.obj.empty() || !f.key_prefix.empty()) return false;
+  const size_t n = f.scopes.size();
+  for (size_t i = 0; i <= n; ++i) {
+    std::string sql = "SELECT 1 FROM objects WHERE ";
+    sql += i > 0 ? "scope > ?1" : "1";
+    if (i < n) sql += " AND scope < ?2";
+    CTXKIT_ASSIGN_OR_RETURN(auto q, db->PrepareDynamic(sql + " LIMIT 1"));
+    if (i > 0) q->BindText(1, f.scopes[i - 1]);
+    if (i < n) q->BindText(2, f.scopes[i]);
+    CTXKIT_ASSIGN_OR_RETURN(bool outside, q->Step());
+    if (outside) return false;
+  }
+  CTXKIT_ASSIGN_OR_RETURN(
+      auto q, db->Prepare("SELECT coalesce(max(size), 0) FROM objects"));
+  CTXKIT_ASSIGN_OR_RETURN(bool row, q->Step());
+  return row && q->Int(0) <= f.max_size;
+}
+
+// A listing call: its region caught up from the store's change feed.
+Result<CoverFilter> SyncRegion(SqliteDb* db, View& view,
+                               const FindOptions& options, FindResult* result) {
+  index::Region region = index::RegionOf(view, options);
+  CTXKIT_RETURN_IF_ERROR(
+      index::CatchUp(db, view, region, options.chunk_tokens, result));
+  CoverFilter filter;
+  filter.scopes = std::move(region.scopes);
+  filter.key_prefix = options.key_prefix;
+  filter.key_upper = storage::PrefixUpperBound(options.key_prefix);
+  filter.max_size = SizeLimit(options);
+  CTXKIT_ASSIGN_OR_RETURN(filter.whole, CoversWholeIndex(db, filter));
+  return filter;
+}
+
+Result<uint64_t> CountCovered(SqliteDb* db, const CoverFilter& filter) {
+  if (filter.whole) {
+    CTXKIT_ASSIGN_OR_RETURN(
+        auto q, db->Prepare("SELECT n FROM counts WHERE name = 'objects'"));
+    CTXKIT_ASSIGN_OR_RETURN(bool row, q->Step());
+    return row ? static_cast<uint64_t>(q->Int(0)) : 0;
+  }
+  CTXKIT_ASSIGN_OR_RETURN(
+      auto q, db->PrepareDynamic("SELECT count(*) FROM objects o WHERE " +
+                                 filter.Sql(1)));
+  filter.Bind(q.get(), 1);
+  CTXKIT_ASSIGN_OR_RETURN(bool row, q->Step());
+  return row ? static_cast<uint64_t>(q->Int(0)) : 0;
 }
 
 struct Ranked {
@@ -268,35 +220,44 @@ struct Ranked {
   double score = 0;
 };
 
-// `few`: the call covers few variables. Their chunk ids are contiguous per
-// variable (a variable is always re-chunked whole, in one transaction), so
-// bounding rowid lets FTS5 skip the posting lists of every other variable
-// instead of matching the whole index and filtering afterwards.
+// One variable: its chunk ids are contiguous (a variable is always
+// re-chunked whole, in one transaction), so bounding rowid lets FTS5 skip
+// the posting lists of every other variable instead of matching the whole
+// index and filtering afterwards.
 Result<std::vector<Ranked>> RankBm25(SqliteDb* db, const std::string& match,
-                                     size_t limit, bool few) {
+                                     size_t limit, const CoverFilter& filter) {
   int64_t lo = 0;
   int64_t hi = INT64_MAX;
-  if (few) {
+  if (!filter.obj.empty()) {
     CTXKIT_ASSIGN_OR_RETURN(
-        auto r, db->Prepare("SELECT min(c.id), max(c.id) FROM chunks c "
-                            "JOIN temp.covered k ON k.obj = c.obj"));
+        auto r,
+        db->Prepare("SELECT min(id), max(id) FROM chunks WHERE obj = ?1"));
+    r->BindText(1, filter.obj);
     CTXKIT_ASSIGN_OR_RETURN(bool row, r->Step());
     if (!row || r->IsNull(0)) return std::vector<Ranked>{};
     lo = r->Int(0);
     hi = r->Int(1);
   }
+  // The whole index: FTS5 alone, as a raw query would run.
   CTXKIT_ASSIGN_OR_RETURN(
       auto q,
-      db->Prepare("SELECT chunk_text.rowid, chunk_text.rank FROM chunk_text "
-                  "JOIN chunks c ON c.id = chunk_text.rowid "
-                  "WHERE chunk_text MATCH ?1 "
-                  "AND chunk_text.rowid BETWEEN ?3 AND ?4 "
-                  "AND c.obj IN (SELECT obj FROM temp.covered) "
-                  "ORDER BY chunk_text.rank LIMIT ?2"));
+      db->PrepareDynamic(
+          filter.whole
+              ? std::string("SELECT rowid, rank FROM chunk_text "
+                            "WHERE chunk_text MATCH ?1 "
+                            "AND rowid BETWEEN ?3 AND ?4 "
+                            "ORDER BY rank LIMIT ?2")
+              : "SELECT t.rowid, t.rank FROM chunk_text t "
+                "JOIN chunks c ON c.id = t.rowid "
+                "JOIN objects o ON o.obj = c.obj "
+                "WHERE t.chunk_text MATCH ?1 AND t.rowid BETWEEN ?3 AND ?4 "
+                "AND " +
+                    filter.Sql(5) + " ORDER BY t.rank LIMIT ?2"));
   q->BindText(1, match)
       .Bind(2, static_cast<int64_t>(limit))
       .Bind(3, lo)
       .Bind(4, hi);
+  filter.Bind(q.get(), 5);
   std::vector<Ranked> out;
   while (true) {
     CTXKIT_ASSIGN_OR_RETURN(bool row, q->Step());
@@ -322,19 +283,21 @@ std::string VectorBlob(std::vector<float> v) {
 // Gives every covered chunk without a vector for `config.model` one, a
 // batch at a time so memory stays bounded by one batch of chunk texts.
 Status EmbedMissing(SqliteDb* db, const llm::EmbedConfig& config,
-                    size_t batch_size) {
+                    size_t batch_size, const CoverFilter& filter) {
   batch_size = std::max<size_t>(1, batch_size);
   while (true) {
     std::vector<std::pair<int64_t, std::string>> todo;
     {
       CTXKIT_ASSIGN_OR_RETURN(
-          auto q, db->Prepare("SELECT c.id, t.text FROM chunks c "
-                              "JOIN temp.covered k ON k.obj = c.obj "
-                              "JOIN chunk_text t ON t.rowid = c.id "
-                              "WHERE NOT EXISTS (SELECT 1 FROM vectors v "
-                              "WHERE v.chunk = c.id AND v.model = ?1) "
-                              "ORDER BY c.id LIMIT ?2"));
+          auto q,
+          db->PrepareDynamic("SELECT c.id, t.text FROM chunks c "
+                             "JOIN objects o ON o.obj = c.obj "
+                             "JOIN chunk_text t ON t.rowid = c.id "
+                             "WHERE NOT EXISTS (SELECT 1 FROM vectors v "
+                             "WHERE v.chunk = c.id AND v.model = ?1) AND " +
+                             filter.Sql(3) + " ORDER BY c.id LIMIT ?2"));
       q->BindText(1, config.model).Bind(2, static_cast<int64_t>(batch_size));
+      filter.Bind(q.get(), 3);
       while (true) {
         CTXKIT_ASSIGN_OR_RETURN(bool row, q->Step());
         if (!row) break;
@@ -366,18 +329,20 @@ Status EmbedMissing(SqliteDb* db, const llm::EmbedConfig& config,
 }
 
 Result<std::vector<Ranked>> RankVectors(SqliteDb* db, const std::string& model,
-                                        std::vector<float> query,
-                                        size_t limit) {
+                                        std::vector<float> query, size_t limit,
+                                        const CoverFilter& filter) {
   std::string qblob = VectorBlob(std::move(query));
   const size_t dim = qblob.size() / sizeof(float);
   std::vector<float> qv(dim);
   std::memcpy(qv.data(), qblob.data(), qblob.size());
-  CTXKIT_ASSIGN_OR_RETURN(auto q,
-                          db->Prepare("SELECT v.chunk, v.vec FROM vectors v "
-                                      "JOIN chunks c ON c.id = v.chunk "
-                                      "JOIN temp.covered k ON k.obj = c.obj "
-                                      "WHERE v.model = ?1 AND v.dim = ?2"));
+  CTXKIT_ASSIGN_OR_RETURN(
+      auto q, db->PrepareDynamic("SELECT v.chunk, v.vec FROM vectors v "
+                                 "JOIN chunks c ON c.id = v.chunk "
+                                 "JOIN objects o ON o.obj = c.obj "
+                                 "WHERE v.model = ?1 AND v.dim = ?2 AND " +
+                                 filter.Sql(3)));
   q->BindText(1, model).Bind(2, static_cast<int64_t>(dim));
+  filter.Bind(q.get(), 3);
   std::vector<Ranked> all;
   std::vector<float> v(dim);
   while (true) {
@@ -445,95 +410,21 @@ Result<FindHit> LoadHit(SqliteDb* db, View& view, int64_t chunk,
   return h;
 }
 
-// What one call covers, as the view sees it now, and which index rows
-// it may drop: those of variables in `drop_scopes` whose key is
-// `drop_prefix` (one variable: `drop_exact`) or starts with it, unless
-// covered.
-struct Coverage {
-  std::vector<ObjectMeta> listed;
-  std::vector<ObjectMeta> covered;  // Listed, persistent and small enough.
-  std::set<std::string> keep;       // Ids of `covered`.
-  std::set<std::string> drop_scopes;
-  std::string drop_prefix;
-  bool drop_exact = false;
-};
-
-// The variables a call names: one (by ref or key; its latest version) or
-// every one the view lists with the call's filters.
-Status ListTargets(View& view, const FindOptions& options, Coverage* c) {
-  c->drop_exact = !options.key.empty() || options.ref.has_value();
-  if (options.ref) {
-    CTXKIT_ASSIGN_OR_RETURN(ObjectMeta meta, view.Stat(*options.ref));
-    c->listed.push_back(std::move(meta));
-    return Status::Ok();
-  }
-  if (!options.key.empty()) {
-    LookupOptions lookup = options.lookup;
-    lookup.version = 0;
-    CTXKIT_ASSIGN_OR_RETURN(ObjectMeta meta, view.Stat(options.key, lookup));
-    c->listed.push_back(std::move(meta));
-    return Status::Ok();
-  }
-  ListFilter filter;
-  filter.scope = options.scope;
-  filter.key_prefix = options.key_prefix;
-  filter.limit = kListPage;
-  while (true) {
-    CTXKIT_ASSIGN_OR_RETURN(ListPage page, view.List(filter));
-    for (ObjectMeta& m : page.items) c->listed.push_back(std::move(m));
-    if (page.next_cursor.empty()) break;
-    filter.cursor = std::move(page.next_cursor);
-  }
-  c->drop_scopes = ListedScopes(view, options.scope);
-  c->drop_prefix = options.key_prefix;
-  return Status::Ok();
-}
-
-// Lists the call's variables and keeps those the index may hold; the
-// others are reported in result->skipped.
-Result<Coverage> Cover(View& view, const FindOptions& options,
-                       FindResult* result) {
-  Coverage c;
-  CTXKIT_RETURN_IF_ERROR(ListTargets(view, options, &c));
-  for (ObjectMeta& m : c.listed) {
-    if (!m.persistent) {
-      // Its content must never reach index.db (docs/index.md).
-      result->skipped.push_back({m.key, "session-only value: not indexed"});
-    } else if (m.size_bytes > options.max_value_bytes) {
-      result->skipped.push_back(
-          {m.key, "larger than " + std::to_string(options.max_value_bytes) +
-                      " bytes: not indexed"});
-    } else {
-      c.keep.insert(m.id);
-      c.covered.push_back(std::move(m));  // listed[0] is read only if not.
-    }
-  }
-  if (c.drop_exact && c.covered.empty()) {
-    // A variable that became too large or session-only: stale rows go.
-    c.drop_scopes.insert(c.listed[0].scope.ToString());
-    c.drop_prefix = c.listed[0].key;
-  }
-  result->variables_covered = c.covered.size();
-  return c;
-}
-
 // The covered chunks ranked by embedding similarity to the query (at most
 // `pool`), or nullopt when embeddings are not configured or fail (the
 // reason noted in result->notes): BM25 alone then.
-std::optional<std::vector<Ranked>> RankByEmbeddings(SqliteDb* db,
-                                                    std::string_view query,
-                                                    const EmbeddingsConfig& ec,
-                                                    size_t pool,
-                                                    FindResult* result) {
+std::optional<std::vector<Ranked>> RankByEmbeddings(
+    SqliteDb* db, std::string_view query, const EmbeddingsConfig& ec,
+    size_t pool, const CoverFilter& filter, FindResult* result) {
   if (ec.base_url.empty() || ec.model.empty()) return std::nullopt;
   llm::EmbedConfig cfg{ec.base_url, ec.model, ec.api_key, ec.timeout_ms};
-  Status s = EmbedMissing(db, cfg, ec.batch_size);
+  Status s = EmbedMissing(db, cfg, ec.batch_size, filter);
   if (s.ok()) {
     Result<std::vector<std::vector<float>>> qv =
         llm::Embed(cfg, {std::string(query)});
     if (qv.ok()) {
       Result<std::vector<Ranked>> r =
-          RankVectors(db, ec.model, std::move((*qv)[0]), pool);
+          RankVectors(db, ec.model, std::move((*qv)[0]), pool, filter);
       if (r.ok()) return std::move(*r);
       s = r.status();
     } else {
@@ -596,31 +487,36 @@ Result<FindResult> FindRelevant(View& view, std::string_view query,
     return Status::InvalidArgument("the query has no words to search for");
   }
   FindResult result;
-  // 1. What the call covers, as the view sees it now.
-  CTXKIT_ASSIGN_OR_RETURN(Coverage c, Cover(view, options, &result));
+  const bool one = !options.key.empty() || options.ref.has_value();
+  if (!one) CTXKIT_RETURN_IF_ERROR(NoteSessionOnly(view, options, &result));
 
-  // 2. Bring the index up to date.
-  CTXKIT_ASSIGN_OR_RETURN(
-      std::unique_ptr<SqliteDb> db,
-      view.store()->read_only()
-          ? index::OpenScratchIndexDb()
-          : index::OpenIndexDb(view.store()->home(), kBusyTimeoutMs));
-  CTXKIT_RETURN_IF_ERROR(Sync(db.get(), view, c.covered, c.drop_scopes,
-                              c.drop_prefix, c.drop_exact, c.keep, options,
-                              &result));
-  CTXKIT_RETURN_IF_ERROR(FillCovered(db.get(), c.covered));
+  // 1. Bring the index up to date with what the call covers.
+  Store& store = *view.store();
+  std::unique_ptr<SqliteDb> db;
+  if (store.read_only()) {
+    CTXKIT_ASSIGN_OR_RETURN(db, index::OpenScratchIndexDb());
+  } else {
+    CTXKIT_ASSIGN_OR_RETURN(std::string identity,
+                            StoreInternals::Identity(store));
+    CTXKIT_ASSIGN_OR_RETURN(
+        db, index::OpenIndexDb(store.home(), identity, kBusyTimeoutMs));
+  }
+  CTXKIT_ASSIGN_OR_RETURN(CoverFilter filter,
+                          one ? SyncOne(db.get(), view, options, &result)
+                              : SyncRegion(db.get(), view, options, &result));
+  CTXKIT_ASSIGN_OR_RETURN(result.variables_covered,
+                          CountCovered(db.get(), filter));
 
-  // 3. Embeddings, when configured; any failure means BM25 alone.
+  // 2. Embeddings, when configured; any failure means BM25 alone.
   const size_t pool = std::max<size_t>(options.top_k * 4, 50);
-  std::optional<std::vector<Ranked>> by_vector =
-      RankByEmbeddings(db.get(), query, options.embeddings, pool, &result);
+  std::optional<std::vector<Ranked>> by_vector = RankByEmbeddings(
+      db.get(), query, options.embeddings, pool, filter, &result);
   const bool fused = by_vector.has_value();
 
-  // 4. Rank.
-  CTXKIT_ASSIGN_OR_RETURN(
-      std::vector<Ranked> by_bm25,
-      RankBm25(db.get(), index::MatchExpression(terms),
-               fused ? pool : options.top_k, c.covered.size() <= 8));
+  // 3. Rank.
+  CTXKIT_ASSIGN_OR_RETURN(std::vector<Ranked> by_bm25,
+                          RankBm25(db.get(), index::MatchExpression(terms),
+                                   fused ? pool : options.top_k, filter));
   FusedOrder order = fused ? FuseRanks(by_bm25, *by_vector, options.top_k)
                            : Bm25Order(by_bm25);
   result.method = std::string(fused ? kMethodFused : kMethodBm25);

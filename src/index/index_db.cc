@@ -28,7 +28,23 @@ CREATE TABLE IF NOT EXISTS objects(
   indexed_ns INTEGER NOT NULL,
   tag TEXT NOT NULL  -- the capability tag hits' refs carry (ObjectMeta)
 ) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS objects_by_scope ON objects(scope, key);
+-- Covers the call's filter (scope, key prefix, size limit) and its count.
+CREATE INDEX IF NOT EXISTS objects_by_scope ON objects(scope, key, size);
+-- The largest indexed value: whether a size limit filters anything.
+CREATE INDEX IF NOT EXISTS objects_by_size ON objects(size);
+-- Row counts kept by triggers, so a call covering the whole index needs no
+-- count(*) scan.
+CREATE TABLE IF NOT EXISTS counts(
+  name TEXT PRIMARY KEY,
+  n INTEGER NOT NULL
+) WITHOUT ROWID;
+INSERT OR IGNORE INTO counts(name, n) VALUES ('objects', 0);
+CREATE TRIGGER IF NOT EXISTS objects_counted AFTER INSERT ON objects BEGIN
+  UPDATE counts SET n = n + 1 WHERE name = 'objects';
+END;
+CREATE TRIGGER IF NOT EXISTS objects_uncounted AFTER DELETE ON objects BEGIN
+  UPDATE counts SET n = n - 1 WHERE name = 'objects';
+END;
 CREATE TABLE IF NOT EXISTS chunks(
   id INTEGER PRIMARY KEY,
   obj TEXT NOT NULL,
@@ -40,6 +56,13 @@ CREATE TABLE IF NOT EXISTS chunks(
 CREATE INDEX IF NOT EXISTS chunks_by_obj ON chunks(obj, seq);
 CREATE VIRTUAL TABLE IF NOT EXISTS chunk_text USING fts5(
   text, tokenize = 'porter unicode61 remove_diacritics 2');
+-- One row per listing region a call has covered (its scopes, key prefix
+-- and size limit, FindRelevant's RegionKey): the store's change-feed stamp
+-- it is synced to. The next call over it reads only later changes.
+CREATE TABLE IF NOT EXISTS regions(
+  region TEXT PRIMARY KEY,
+  stamp INTEGER NOT NULL
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS vectors(
   chunk INTEGER PRIMARY KEY,
   model TEXT NOT NULL,
@@ -51,7 +74,22 @@ CREATE TABLE IF NOT EXISTS vectors(
 constexpr const char* kDropAll = R"sql(
 DROP TABLE IF EXISTS objects; DROP TABLE IF EXISTS chunks;
 DROP TABLE IF EXISTS chunk_text; DROP TABLE IF EXISTS vectors;
+DROP TABLE IF EXISTS regions; DROP TABLE IF EXISTS counts;
 )sql";
+
+constexpr const char* kClearAll = R"sql(
+DELETE FROM objects; DELETE FROM chunks; DELETE FROM chunk_text;
+DELETE FROM vectors; DELETE FROM regions; UPDATE counts SET n = 0;
+)sql";
+
+// The identity of the store the index was built from ("" when none).
+Result<std::string> ReadIdentity(storage::SqliteDb* db) {
+  CTXKIT_ASSIGN_OR_RETURN(
+      auto q,
+      db->Prepare("SELECT value FROM meta WHERE name = 'store_identity'"));
+  CTXKIT_ASSIGN_OR_RETURN(bool row, q->Step());
+  return row ? q->Text(0) : std::string();
+}
 
 // 0 when the database is new.
 Result<int> ReadSchemaVersion(storage::SqliteDb* db) {
@@ -82,8 +120,9 @@ Result<std::unique_ptr<storage::SqliteDb>> OpenScratchIndexDb() {
   return db;
 }
 
-Result<std::unique_ptr<storage::SqliteDb>> OpenIndexDb(const std::string& home,
-                                                       int busy_timeout_ms) {
+Result<std::unique_ptr<storage::SqliteDb>> OpenIndexDb(
+    const std::string& home, const std::string& store_identity,
+    int busy_timeout_ms) {
   const std::string path = storage::IndexDbPath(home);
   CTXKIT_ASSIGN_OR_RETURN(std::unique_ptr<storage::SqliteDb> db,
                           storage::SqliteDb::Open(path, busy_timeout_ms));
@@ -94,24 +133,35 @@ Result<std::unique_ptr<storage::SqliteDb>> OpenIndexDb(const std::string& home,
   CTXKIT_RETURN_IF_ERROR(
       db->Exec("PRAGMA synchronous=NORMAL; PRAGMA temp_store=MEMORY;"));
   CTXKIT_ASSIGN_OR_RETURN(int version, ReadSchemaVersion(db.get()));
-  if (version == kIndexSchemaVersion) return db;
   if (version > kIndexSchemaVersion) {
     return Status::Corruption(
         path + " has index schema version " + std::to_string(version) +
         ", newer than this build's " + std::to_string(kIndexSchemaVersion));
   }
+  if (version == kIndexSchemaVersion) {
+    CTXKIT_ASSIGN_OR_RETURN(std::string indexed, ReadIdentity(db.get()));
+    if (indexed == store_identity) return db;
+  }
   storage::WriteTransaction tx(db.get());
   CTXKIT_RETURN_IF_ERROR(tx.Begin());
   // Re-check under the write lock: another process may have just done it.
   CTXKIT_ASSIGN_OR_RETURN(version, ReadSchemaVersion(db.get()));
-  bool current = version == kIndexSchemaVersion;
-  if (!current) {
+  if (version != kIndexSchemaVersion) {
     CTXKIT_RETURN_IF_ERROR(db->Exec(kDropAll));
     CTXKIT_RETURN_IF_ERROR(db->Exec(kSchema));
     CTXKIT_RETURN_IF_ERROR(
         db->Exec("INSERT OR REPLACE INTO meta(name, value) VALUES "
                  "('schema_version', '" +
                  std::to_string(kIndexSchemaVersion) + "')"));
+  }
+  CTXKIT_ASSIGN_OR_RETURN(std::string indexed, ReadIdentity(db.get()));
+  if (indexed != store_identity) {
+    // Another store now lives at this home: nothing indexed applies.
+    CTXKIT_RETURN_IF_ERROR(db->Exec(kClearAll));
+    CTXKIT_ASSIGN_OR_RETURN(
+        auto q, db->Prepare("INSERT OR REPLACE INTO meta(name, value) "
+                            "VALUES ('store_identity', ?1)"));
+    CTXKIT_RETURN_IF_ERROR(q->BindText(1, store_identity).Run());
   }
   CTXKIT_RETURN_IF_ERROR(tx.Commit());
   return db;

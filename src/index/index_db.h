@@ -13,13 +13,17 @@
 namespace ctxkit::index {
 
 // The current schema version, kept in meta.schema_version.
-inline constexpr int kIndexSchemaVersion = 2;  // 2: objects.tag
+// 2: objects.tag. 3: regions (synced from the store's change feed), counts.
+inline constexpr int kIndexSchemaVersion = 3;
 
 // Opens (creating when missing) <home>/index.db in WAL mode with the
-// current schema. A database from a newer build is Corruption; one from an
-// older build is dropped and rebuilt (the index is derived data).
-Result<std::unique_ptr<storage::SqliteDb>> OpenIndexDb(const std::string& home,
-                                                       int busy_timeout_ms);
+// current schema, for the store named `store_identity`
+// (StoreInternals::Identity). A database from a newer build is Corruption;
+// one from an older build, or built from another store, is emptied (the
+// index is derived data). A current one is only read.
+Result<std::unique_ptr<storage::SqliteDb>> OpenIndexDb(
+    const std::string& home, const std::string& store_identity,
+    int busy_timeout_ms);
 
 // An empty index with the same schema in this process's memory, for a
 // store opened read-only (nothing may be written under its home): each

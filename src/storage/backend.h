@@ -41,6 +41,12 @@ struct ObjectRecord {
   std::optional<uint64_t> tokens;
 };
 
+// An object as of its latest change (Backend::ListChanged).
+struct ChangedObject {
+  uint64_t stamp = 0;
+  ObjectRecord object;  // `tags` is not loaded.
+};
+
 struct VersionRecord {
   int64_t object_id = 0;
   uint64_t version = 0;
@@ -241,6 +247,17 @@ class Backend {
   virtual Result<std::vector<ObjectRecord>> ListObjects(
       const ObjectQuery& query) = 0;
 
+  // The change feed: objects whose record (scope, key, type, latest
+  // version, removal, size) changed after stamp `after`, oldest change
+  // first, at most `limit`; removed objects included. Each change gives its
+  // object a stamp above every earlier one in the engine, so a reader that
+  // asks again after the last stamp it saw misses nothing: an object that
+  // changes again moves past that stamp and is listed again, with its
+  // newer record. Stamps start above 0. An engine's feed covers the objects
+  // it holds (the memory engine forgets those DropOwnedBy drops).
+  virtual Result<std::vector<ChangedObject>> ListChanged(uint64_t after,
+                                                         size_t limit) = 0;
+
   // Reads [offset, offset + length) of a present version's content, reading
   // only that range from the medium.
   virtual Result<std::string> Read(const VersionRecord& version,
@@ -320,6 +337,10 @@ struct SqliteOptions {
   Durability durability = Durability::kFull;
   uint64_t inline_max_bytes = 64 << 10;
   int busy_timeout_ms = 30000;
+  // WAL checkpoints run on a background thread, not inside a writer's
+  // commit (storage/checkpointer.h). false: SQLite's own, in the commit
+  // that fills the WAL (kept for comparison in bench/store_bench.cc).
+  bool background_checkpoints = true;
 };
 
 Result<std::unique_ptr<Backend>> OpenSqliteBackend(

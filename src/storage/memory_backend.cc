@@ -131,7 +131,27 @@ WriteResult MemoryBackend::CommitVersionLocked(Object* obj, Version v) {
     r.tokens.reset();
   }
   obj->versions.push_back(v);
+  StampLocked(obj);
   return WriteResult{r, std::move(v.record)};
+}
+
+void MemoryBackend::StampLocked(Object* obj) {
+  by_change_.erase(obj->changed);
+  obj->changed = ++last_stamp_;
+  by_change_.emplace(obj->changed, obj->record.id);
+}
+
+Result<std::vector<ChangedObject>> MemoryBackend::ListChanged(uint64_t after,
+                                                              size_t limit) {
+  core::MutexLock lock(&mu_);
+  std::vector<ChangedObject> out;
+  for (auto it = by_change_.upper_bound(after);
+       it != by_change_.end() && out.size() < limit; ++it) {
+    ChangedObject c{it->first, objects_.at(it->second)->record};
+    c.object.tags.clear();  // As the contract says: not loaded.
+    out.push_back(std::move(c));
+  }
+  return out;
 }
 
 Result<WriteResult> MemoryBackend::Put(const PutRequest& req) {
@@ -227,6 +247,7 @@ Result<ObjectRecord> MemoryBackend::RelocateLocked(int64_t id,
   obj->record.key = std::string(key);
   by_name_[NameKey(scope, key)] = id;
   named_.store(by_name_.size(), std::memory_order_relaxed);
+  StampLocked(obj);
   return obj->record;
 }
 
@@ -492,6 +513,7 @@ void MemoryBackend::DropOwnedBy(std::string_view owner) {
       continue;
     }
     for (const Chunk& c : obj.chunks) options_.tier->Drop(c.payload);
+    by_change_.erase(obj.changed);
     auto name = by_name_.find(NameKey(obj.record.scope, obj.record.key));
     if (name != by_name_.end() && name->second == it->first) {
       by_name_.erase(name);

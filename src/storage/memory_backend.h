@@ -65,6 +65,8 @@ class MemoryBackend final : public Backend {
   Result<std::vector<VersionRecord>> ListVersions(int64_t id) override;
   Result<std::vector<ObjectRecord>> ListObjects(
       const ObjectQuery& query) override;
+  Result<std::vector<ChangedObject>> ListChanged(uint64_t after,
+                                                 size_t limit) override;
   Result<std::string> Read(const VersionRecord& version, uint64_t offset,
                            uint64_t length) override;
   Result<std::vector<VersionRecord>> ScanVersions(const VersionKey& after,
@@ -110,6 +112,7 @@ class MemoryBackend final : public Backend {
     // outgrew the threshold moves its chunks there once.
     size_t spilled_chunks = 0;
     std::vector<Version> versions;  // versions[i].record.version == i + 1.
+    uint64_t changed = 0;           // Its stamp in the change feed.
   };
   struct StoredSession {
     uint64_t generation = 0;
@@ -130,6 +133,8 @@ class MemoryBackend final : public Backend {
   Status AddChunkLocked(Object* obj, uint64_t offset, std::string_view bytes)
       REQUIRES(mu_);
   WriteResult CommitVersionLocked(Object* obj, Version v) REQUIRES(mu_);
+  // Gives `obj` the next stamp of the change feed.
+  void StampLocked(Object* obj) REQUIRES(mu_);
   // The version `version` of `obj` unless it was collected; NotFound then.
   Result<Version*> VersionLocked(Object* obj, uint64_t version) REQUIRES(mu_);
   // CollectVersions' checks, before anything is freed.
@@ -148,6 +153,8 @@ class MemoryBackend final : public Backend {
   // recently removed one).
   std::unordered_map<std::string, int64_t> by_name_ GUARDED_BY(mu_);
   std::atomic<size_t> named_{0};  // by_name_.size(), read without mu_.
+  uint64_t last_stamp_ GUARDED_BY(mu_) = 0;
+  std::map<uint64_t, int64_t> by_change_ GUARDED_BY(mu_);  // Stamp -> id.
   std::map<std::string, StoredSession, std::less<>> sessions_ GUARDED_BY(mu_);
 };
 

@@ -14,6 +14,7 @@
 #include "storage/blob_checksums.h"
 #include "storage/blob_files.h"
 #include "storage/change_sequence.h"
+#include "storage/checkpointer.h"
 #include "storage/file_util.h"
 #include "storage/filename.h"
 #include "storage/sqlite_db.h"
@@ -35,20 +36,6 @@ constexpr const char* kObjectColumns =
 constexpr const char* kVersionColumns =
     "version, state, type, hash, size, created_ns, producer, stream_base, "
     "tokens";
-
-// The smallest string greater than every string starting with `prefix`,
-// or "" when there is none (prefix of 0xff bytes).
-std::string PrefixUpperBound(std::string prefix) {
-  while (!prefix.empty()) {
-    auto last = static_cast<unsigned char>(prefix.back());
-    if (last < 0xff) {
-      prefix.back() = static_cast<char>(last + 1);
-      return prefix;
-    }
-    prefix.pop_back();
-  }
-  return prefix;
-}
 
 class SqliteBackend final : public Backend {
  public:
@@ -72,6 +59,12 @@ class SqliteBackend final : public Backend {
                                          ? "PRAGMA synchronous=FULL"
                                          : "PRAGMA synchronous=NORMAL"));
     CTXKIT_RETURN_IF_ERROR(EnsureSchema(db_.get()));
+    if (options_.background_checkpoints) {
+      CheckpointerOptions c;
+      c.path = DatabasePath(options_.home);
+      c.busy_timeout_ms = options_.busy_timeout_ms;
+      CTXKIT_ASSIGN_OR_RETURN(checkpointer_, Checkpointer::Start(db_.get(), c));
+    }
     // Blobs a collection moved out before it crashed come back when a
     // version still references them.
     SqliteDb* db = db_.get();
@@ -329,16 +322,13 @@ class SqliteBackend final : public Backend {
       (*q)->BindText(static_cast<int>(i) + 2, scope_texts[i]);
     }
     std::vector<ObjectRecord> out;
-    while (true) {
-      Result<bool> row = (*q)->Step();
-      if (!row.ok()) return row.status();
-      if (!*row) break;
-      Result<ObjectRecord> obj = ReadObjectRow(**q);
-      if (!obj.ok()) return obj.status();
-      // Rows come grouped by scope, best first: keep one per scope.
-      if (!out.empty() && out.back().scope == obj->scope) continue;
-      out.push_back(std::move(obj).value());
-    }
+    CTXKIT_RETURN_IF_ERROR(
+        ForEachObjectRow(**q, [&out](ObjectRecord obj, const Query&) {
+          // Rows come grouped by scope, best first: keep one per scope.
+          if (out.empty() || out.back().scope != obj.scope) {
+            out.push_back(std::move(obj));
+          }
+        }));
     q->reset();
     for (auto& obj : out) {
       CTXKIT_ASSIGN_OR_RETURN(obj.tags, LoadTagsLocked(obj.id));
@@ -425,18 +415,33 @@ class SqliteBackend final : public Backend {
     for (const auto& tag : query.tags) (*q)->BindText(i++, tag);
     (*q)->Bind(i++, static_cast<int64_t>(query.limit));
     std::vector<ObjectRecord> out;
-    while (true) {
-      Result<bool> row = (*q)->Step();
-      if (!row.ok()) return row.status();
-      if (!*row) break;
-      Result<ObjectRecord> obj = ReadObjectRow(**q);
-      if (!obj.ok()) return obj.status();
-      out.push_back(std::move(obj).value());
-    }
+    CTXKIT_RETURN_IF_ERROR(
+        ForEachObjectRow(**q, [&out](ObjectRecord obj, const Query&) {
+          out.push_back(std::move(obj));
+        }));
     q->reset();
     for (auto& obj : out) {
       CTXKIT_ASSIGN_OR_RETURN(obj.tags, LoadTagsLocked(obj.id));
     }
+    return out;
+  }
+
+  Result<std::vector<ChangedObject>> ListChanged(uint64_t after,
+                                                 size_t limit) override {
+    static const std::string sql =
+        std::string("SELECT ") + kObjectColumns +
+        ", changed FROM objects WHERE changed > ? ORDER BY changed LIMIT ?";
+    core::MutexLock lock(&mu_);
+    auto q = db_->Prepare(sql.c_str());
+    if (!q.ok()) return q.status();
+    (*q)->Bind(1, static_cast<int64_t>(after))
+        .Bind(2, static_cast<int64_t>(limit));
+    std::vector<ChangedObject> out;
+    CTXKIT_RETURN_IF_ERROR(
+        ForEachObjectRow(**q, [&out](ObjectRecord obj, const Query& row) {
+          out.push_back({static_cast<uint64_t>(row.Int(10)), std::move(obj)});
+        }));
+    q->reset();
     return out;
   }
 
@@ -628,6 +633,21 @@ class SqliteBackend final : public Backend {
   }
 
  private:
+  // Steps `q` to its end, handing each row's object record (and the row,
+  // for extra columns) to `visit`.
+  template <typename Visit>
+  Status ForEachObjectRow(Query& q, Visit visit) {
+    while (true) {
+      Result<bool> row = q.Step();
+      if (!row.ok()) return row.status();
+      if (!*row) break;
+      Result<ObjectRecord> obj = ReadObjectRow(q);
+      if (!obj.ok()) return obj.status();
+      visit(std::move(*obj), q);
+    }
+    return Status::Ok();
+  }
+
   Result<ObjectRecord> ReadObjectRow(const Query& q) {
     ObjectRecord obj;
     obj.id = q.Int(0);
@@ -1073,6 +1093,8 @@ class SqliteBackend final : public Backend {
   ChangeSequence seq_;
   core::Mutex mu_;
   std::unique_ptr<SqliteDb> db_ GUARDED_BY(mu_);
+  // Declared after db_: destroyed (its hook removed) before db_ closes.
+  std::unique_ptr<Checkpointer> checkpointer_ GUARDED_BY(mu_);
   uint64_t seen_sequence_ GUARDED_BY(mu_) = 0;
   uint64_t external_changes_ GUARDED_BY(mu_) = 0;
 };

@@ -276,4 +276,16 @@ Status WriteTransaction::Commit() {
   return s;
 }
 
+std::string PrefixUpperBound(std::string prefix) {
+  while (!prefix.empty()) {
+    auto last = static_cast<unsigned char>(prefix.back());
+    if (last < 0xff) {
+      prefix.back() = static_cast<char>(last + 1);
+      return prefix;
+    }
+    prefix.pop_back();
+  }
+  return prefix;
+}
+
 }  // namespace ctxkit::storage

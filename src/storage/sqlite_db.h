@@ -135,6 +135,11 @@ class SqliteDb {
 // The one error every refused write on a read-only database returns.
 Status ReadOnlyError(std::string_view what);
 
+// The smallest string greater than every string starting with `prefix`,
+// or "" when there is none (a prefix of 0xff bytes): `key >= prefix AND
+// key < PrefixUpperBound(prefix)` selects a prefix through an index.
+std::string PrefixUpperBound(std::string prefix);
+
 class WriteTransaction {
  public:
   explicit WriteTransaction(SqliteDb* db) : db_(db) {}

@@ -105,6 +105,30 @@ CREATE TABLE session_entries(
 ) WITHOUT ROWID;
 )sql";
 
+// v4: the change feed (Backend::ListChanged). Every insert and every change
+// of an object's record gives it a stamp one above the store's largest, so
+// stamps follow commit order (writers hold the write lock) and an index on
+// them answers "what changed after N" in time proportional to the answer.
+// Triggers stamp every write path, present and future. The inner UPDATE
+// sets only `changed`, which the UPDATE trigger does not watch, so it does
+// not fire again. Existing objects take their id as a first stamp.
+constexpr const char* kSchemaV4 = R"sql(
+ALTER TABLE objects ADD COLUMN changed INTEGER NOT NULL DEFAULT 0;
+UPDATE objects SET changed = id;
+CREATE INDEX objects_by_change ON objects(changed);
+CREATE TRIGGER objects_stamp_insert AFTER INSERT ON objects BEGIN
+  UPDATE objects SET changed = (SELECT max(changed) FROM objects) + 1
+  WHERE id = new.id;
+END;
+CREATE TRIGGER objects_stamp_update
+AFTER UPDATE OF scope, key, type, latest_version, deleted, size ON objects
+BEGIN
+  UPDATE objects SET changed = (SELECT max(changed) FROM objects) + 1
+  WHERE id = new.id;
+END;
+UPDATE meta SET value = '4' WHERE name = 'schema_version';
+)sql";
+
 // The secret behind refs' capability tags (ctxkit/ref.h), made once per
 // store. Stores made by earlier builds get theirs on first open; their old
 // refs carry no tag and keep working inside their owner's view.
@@ -206,6 +230,10 @@ Status EnsureSchema(SqliteDb* db) {
     s = db->Exec(
         "ALTER TABLE blobs ADD COLUMN sums BLOB; "
         "UPDATE meta SET value = '3' WHERE name = 'schema_version'");
+    if (!s.ok()) return s;
+  }
+  if (current < 4) {
+    s = db->Exec(kSchemaV4);
     if (!s.ok()) return s;
   }
   CTXKIT_RETURN_IF_ERROR(EnsureRefSecret(db));

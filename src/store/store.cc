@@ -2,6 +2,8 @@
 
 #include "ctxkit/store.h"
 
+#include "core/encoding.h"
+#include "core/sha256.h"
 #include "core/status_macros.h"
 #include "store/store_impl.h"
 #include "store/store_internals.h"
@@ -65,6 +67,27 @@ bool Store::read_only() const { return impl_->read_only(); }
 
 storage::Backend& StoreInternals::BackendOf(Store& store) {
   return store.impl_->backend();
+}
+
+Result<std::vector<ChangedMeta>> StoreInternals::DurableChanges(Store& store,
+                                                                uint64_t after,
+                                                                size_t limit) {
+  CTXKIT_ASSIGN_OR_RETURN(std::vector<storage::ChangedObject> changed,
+                          store.impl_->backend().ListChanged(after, limit));
+  std::vector<ChangedMeta> out;
+  out.reserve(changed.size());
+  for (const storage::ChangedObject& c : changed) {
+    out.push_back(
+        {c.stamp, c.object.deleted, store.impl_->DurableMetaOf(c.object)});
+  }
+  return out;
+}
+
+Result<std::string> StoreInternals::Identity(Store& store) {
+  CTXKIT_ASSIGN_OR_RETURN(std::string secret,
+                          store.impl_->backend().RefSecret());
+  return core::ToHex(core::Sha256("ctxkit store identity\n" + secret))
+      .substr(0, 32);
 }
 
 Result<GarbageReport> Store::CollectGarbage(const GarbageOptions& options) {
@@ -160,6 +183,11 @@ Status View::MarkMissing(std::string_view key, const LookupOptions& options) {
 
 Result<ListPage> View::List(const ListFilter& filter) {
   return store_->impl_->List(IdentityOf(*this), filter);
+}
+
+Result<ListPage> StoreInternals::ListSessionOnly(View& view,
+                                                 const ListFilter& filter) {
+  return view.store()->impl_->ListSessionOnly(IdentityOf(view), filter);
 }
 
 Result<std::vector<VersionMeta>> View::Versions(std::string_view key,

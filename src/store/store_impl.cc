@@ -847,6 +847,19 @@ Result<std::vector<VersionMeta>> StoreImpl::VersionsOf(const Located& where) {
 
 Result<ListPage> StoreImpl::List(const ViewIdentity& view,
                                  const ListFilter& filter) {
+  const std::array<storage::Backend*, 2> engines = Engines();
+  return ListIn(view, filter, engines);
+}
+
+Result<ListPage> StoreImpl::ListSessionOnly(const ViewIdentity& view,
+                                            const ListFilter& filter) {
+  storage::Backend* engine = session_engine_.get();
+  return ListIn(view, filter, std::span<storage::Backend* const>(&engine, 1));
+}
+
+Result<ListPage> StoreImpl::ListIn(const ViewIdentity& view,
+                                   const ListFilter& filter,
+                                   std::span<storage::Backend* const> engines) {
   if (filter.limit == 0 || filter.limit > kMaxListLimit) {
     return Status::InvalidArgument("list limit must be 1-10000");
   }
@@ -864,7 +877,7 @@ Result<ListPage> StoreImpl::List(const ViewIdentity& view,
   // The two engines' pages, merged: each is sorted and holds at least the
   // first `limit + 1` matches it has.
   std::vector<ObjectMeta> merged;
-  for (storage::Backend* engine : Engines()) {
+  for (storage::Backend* engine : engines) {
     CTXKIT_ASSIGN_OR_RETURN(std::vector<storage::ObjectRecord> records,
                             engine->ListObjects(query));
     for (const auto& record : records) {

@@ -11,6 +11,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -60,6 +61,9 @@ class StoreImpl {
   Status Remove(const ViewIdentity& view, std::string_view key,
                 const LookupOptions& options, VersionState state);
   Result<ListPage> List(const ViewIdentity& view, const ListFilter& filter);
+  // List over the session-only (memory engine's) values alone.
+  Result<ListPage> ListSessionOnly(const ViewIdentity& view,
+                                   const ListFilter& filter);
   Result<std::vector<VersionMeta>> Versions(const ViewIdentity& view,
                                             std::string_view key,
                                             const LookupOptions& options);
@@ -79,6 +83,10 @@ class StoreImpl {
   const std::string& home() const { return options_.home; }
   bool read_only() const { return options_.read_only; }
   storage::Backend& backend() { return *backend_; }
+  // The metadata of a record of the durable engine.
+  ObjectMeta DurableMetaOf(const storage::ObjectRecord& record) const {
+    return MetaOf(backend_.get(), record);
+  }
 
  private:
   // Where a key was found: the engine holding it and its record.
@@ -94,6 +102,9 @@ class StoreImpl {
     uint64_t size_bytes = 0;
     ValueType type = ValueType::kText;
   };
+  // List over `engines`' objects.
+  Result<ListPage> ListIn(const ViewIdentity& view, const ListFilter& filter,
+                          std::span<storage::Backend* const> engines);
   // The latest metadata of the object `where` holds.
   ObjectMeta MetaOf(const Located& where);
   // The static ref of `target`, a version of the object `where` holds.

@@ -7,15 +7,39 @@
 #ifndef CTXKIT_STORE_STORE_INTERNALS_H_
 #define CTXKIT_STORE_STORE_INTERNALS_H_
 
+#include <string>
+#include <vector>
+
 #include "ctxkit/store.h"
 #include "storage/backend.h"
 
 namespace ctxkit {
 
+// An object of the durable engine as of its latest change.
+struct ChangedMeta {
+  uint64_t stamp = 0;    // Its place in the change feed.
+  bool removed = false;  // Its latest version is a tombstone.
+  ObjectMeta meta;       // As views show it (tags not loaded).
+};
+
 class StoreInternals {
  public:
   // The Backend `store` writes to. Valid while `store` is open.
   static storage::Backend& BackendOf(Store& store);
+
+  // The durable engine's change feed (storage::Backend::ListChanged), as
+  // metadata: objects changed after `after`, oldest change first, at most
+  // `limit`, removed ones included. Session-only values are not in it.
+  static Result<std::vector<ChangedMeta>> DurableChanges(Store& store,
+                                                         uint64_t after,
+                                                         size_t limit);
+
+  // View::List over the view's session-only values alone.
+  static Result<ListPage> ListSessionOnly(View& view, const ListFilter& filter);
+
+  // Names this store: the same in every process that opens it, another for
+  // any other store (a digest of its ref secret, so it reveals nothing).
+  static Result<std::string> Identity(Store& store);
 };
 
 }  // namespace ctxkit

@@ -4,6 +4,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <set>
 #include <string>
 
 #include "ctxkit/index.h"
@@ -305,6 +306,90 @@ TEST_F(FindRelevantTest, BinaryAndInvalidUtf8AreIndexedWithoutError) {
   FindResult r = Find("caribou");
   ASSERT_EQ(r.hits.size(), 1u);
   EXPECT_EQ(Text(r.hits[0]).substr(0, 8), "caribou ");
+}
+
+// A listing call reads only the store's changes since the last call over
+// the same region: none when nothing changed, one when one thing did.
+TEST_F(FindRelevantTest, ACallReadsOnlyTheChangesSinceTheLastOne) {
+  for (int i = 0; i < 300; ++i) {
+    Put("notes/" + std::to_string(i), "ibex note " + std::to_string(i));
+  }
+  FindResult r = Find("ibex");
+  EXPECT_GE(r.changes_read, 300u);
+  EXPECT_EQ(r.variables_indexed, 300u);
+  EXPECT_EQ(r.variables_covered, 300u);
+  r = Find("ibex");
+  EXPECT_EQ(r.changes_read, 0u);
+  EXPECT_EQ(r.variables_indexed, 0u);
+  EXPECT_EQ(r.variables_covered, 300u);
+  Put("notes/7", "a yak, no longer an ibex");
+  r = Find("yak");
+  EXPECT_EQ(r.changes_read, 1u);
+  EXPECT_EQ(r.variables_indexed, 1u);
+  ASSERT_EQ(r.hits.size(), 1u);
+  EXPECT_EQ(r.hits[0].key, "notes/7");
+  // Another region (a key prefix) starts from the beginning of the feed,
+  // then keeps its own place in it.
+  FindOptions o;
+  o.key_prefix = "notes/1";
+  r = Find("ibex", o);
+  EXPECT_GE(r.changes_read, 300u);
+  EXPECT_EQ(r.variables_indexed, 0u);    // The rows were already current.
+  EXPECT_EQ(r.variables_covered, 111u);  // notes/1, notes/10-19, 100-199.
+  for (const FindHit& h : r.hits) EXPECT_TRUE(h.key.starts_with("notes/1"));
+  EXPECT_EQ(Find("ibex", o).changes_read, 0u);
+}
+
+// Moves, renames and removals made by another process reach every region,
+// each in its own time, with no stale or lost rows.
+TEST_F(FindRelevantTest, RegionsFollowMovesRenamesAndRemovals) {
+  SetOptions agent;
+  agent.scope = "agent";
+  Put("a/draft", "tapir draft", agent);
+  Put("a/kept", "tapir kept");
+  Put("b/other", "tapir other");
+  FindOptions only_a;
+  only_a.key_prefix = "a/";
+  ASSERT_EQ(Find("tapir", only_a).hits.size(), 2u);
+  FindOptions global;
+  global.scope = "global";
+  ASSERT_EQ(Find("tapir", global).hits.size(), 2u);  // a/kept, b/other.
+
+  auto other = Store::Open(options_);
+  ASSERT_TRUE(other.ok());
+  auto ov = (*other)->OpenView("alice", "s1");
+  ASSERT_TRUE(ov.ok());
+  ASSERT_TRUE(ov->Promote("a/draft").ok());          // agent -> global
+  ASSERT_TRUE(ov->Rename("a/kept", "b/kept").ok());  // leaves prefix a/
+  ASSERT_TRUE(ov->Remove("b/other").ok());
+
+  FindResult r = Find("tapir", global);
+  ASSERT_EQ(r.hits.size(), 2u);
+  std::set<std::string> keys;
+  for (const FindHit& h : r.hits) keys.insert(h.key);
+  EXPECT_EQ(keys, (std::set<std::string>{"a/draft", "b/kept"}));
+  for (const FindHit& h : r.hits) EXPECT_TRUE(h.ref.scope.is_global());
+  r = Find("tapir", only_a);
+  ASSERT_EQ(r.hits.size(), 1u);
+  EXPECT_EQ(r.hits[0].key, "a/draft");
+  EXPECT_TRUE(r.hits[0].ref.scope.is_global());
+  EXPECT_EQ(r.variables_covered, 1u);
+}
+
+// index.db is derived from one store: a new store at the same home starts
+// from an empty index rather than ranking the old store's rows.
+TEST_F(FindRelevantTest, ANewStoreAtTheSameHomeStartsAFreshIndex) {
+  Put("doc", "okapi facts");
+  ASSERT_EQ(Find("okapi").hits.size(), 1u);
+  view_.reset();
+  store_.reset();
+  for (const char* f : {"/ctxkit.db", "/ctxkit.db-wal", "/ctxkit.db-shm"}) {
+    std::filesystem::remove(options_.home + f);
+  }
+  Reopen();
+  Put("doc2", "zebra facts");
+  EXPECT_TRUE(Find("okapi").hits.empty());
+  ASSERT_EQ(Find("zebra").hits.size(), 1u);
 }
 
 }  // namespace

@@ -30,6 +30,12 @@ class IndexTest : public ::testing::Test {
     dir_ = pattern;
     options_.home = dir_ + "/home";
     options_.durability = Durability::kProcess;
+    Reopen();
+  }
+  // Opens the store at options_.home (closing the one open) and the view.
+  void Reopen() {
+    view_.reset();
+    store_.reset();
     auto store = Store::Open(options_);
     ASSERT_TRUE(store.ok()) << store.status().ToString();
     store_ = std::move(*store);

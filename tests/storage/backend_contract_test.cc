@@ -237,6 +237,50 @@ TEST_P(BackendContractTest, MoveAndRenameKeepIdAndHistory) {
   EXPECT_EQ(ReadAll(v->version), "a");
 }
 
+// The change feed lists every change once more after the stamp a reader
+// last saw, each object at its newest record, in commit order.
+TEST_P(BackendContractTest, ChangeFeedListsWhatChangedAfterAStamp) {
+  auto start = b().ListChanged(0, 100);
+  ASSERT_TRUE(start.ok()) << start.status().ToString();
+  EXPECT_TRUE(start->empty());
+  auto a = Put("a", "1");
+  auto c = Put("c", "1");
+  ASSERT_TRUE(a.ok() && c.ok());
+  auto all = b().ListChanged(0, 100);
+  ASSERT_TRUE(all.ok());
+  ASSERT_EQ(all->size(), 2u);
+  EXPECT_EQ((*all)[0].object.key, "a");
+  EXPECT_EQ((*all)[1].object.key, "c");
+  EXPECT_GT((*all)[0].stamp, 0u);
+  EXPECT_LT((*all)[0].stamp, (*all)[1].stamp);
+  const uint64_t seen = (*all)[1].stamp;
+  auto none = b().ListChanged(seen, 100);
+  ASSERT_TRUE(none.ok());
+  EXPECT_TRUE(none->empty());
+
+  // A new version, a removal and a move each list the object again, once,
+  // as it is now; the limit pages in stamp order.
+  ASSERT_TRUE(Put("a", "22").ok());
+  ASSERT_TRUE(
+      b().Remove(Scope::Global(), "c", "test", ++clock_, VersionState::kDeleted)
+          .ok());
+  ASSERT_TRUE(b().Move(a->object.id, Scope::Agent("x")).ok());
+  auto first = b().ListChanged(seen, 1);
+  ASSERT_TRUE(first.ok());
+  ASSERT_EQ(first->size(), 1u);
+  EXPECT_EQ((*first)[0].object.key, "c");
+  EXPECT_TRUE((*first)[0].object.deleted);
+  auto rest = b().ListChanged((*first)[0].stamp, 100);
+  ASSERT_TRUE(rest.ok());
+  ASSERT_EQ(rest->size(), 1u);
+  const ObjectRecord& moved = (*rest)[0].object;
+  EXPECT_EQ(moved.id, a->object.id);
+  EXPECT_EQ(moved.scope, Scope::Agent("x"));
+  EXPECT_EQ(moved.latest_version, 2u);
+  EXPECT_EQ(moved.size_bytes, 2u);
+  EXPECT_FALSE(moved.deleted);
+}
+
 TEST_P(BackendContractTest, ListObjectsFiltersSortsAndPages) {
   for (const char* key : {"b/2", "a/1", "b/1", "c/1"}) {
     PutRequest req;

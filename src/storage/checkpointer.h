@@ -1,0 +1,80 @@
+// Keeps WAL checkpoints out of writers' commits.
+//
+// By default SQLite checkpoints inside the commit that takes the WAL past
+// 1,000 pages: that one caller's write pays for copying every page back to
+// the database file (and, durably, an fsync of it), which sets the p99 of
+// durable writes. A Checkpointer turns the connection's autocheckpoint off
+// and installs a WAL hook that, once the WAL holds `wake_pages`, wakes a
+// background thread. The thread runs PASSIVE checkpoints on a connection
+// of its own (opened on first use), again while writers left a tail, so
+// the WAL can restart from its start; PASSIVE never waits for readers or
+// writers. Should the WAL still reach `inline_pages` (the thread cannot keep
+// up, or readers pin old frames), the committing writer checkpoints itself,
+// PASSIVE, as SQLite would have, so the WAL stays bounded.
+//
+// A process that ends before its thread ran loses nothing: the last
+// connection to close checkpoints (SQLite), and the next writer's hook
+// sees the WAL's size.
+//
+// Thread-safe. The Checkpointer must be destroyed before the connection it
+// watches is closed.
+
+#ifndef CTXKIT_STORAGE_CHECKPOINTER_H_
+#define CTXKIT_STORAGE_CHECKPOINTER_H_
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "core/mutex.h"
+#include "core/thread_annotations.h"
+#include "ctxkit/status.h"
+#include "storage/sqlite_db.h"
+
+namespace ctxkit::storage {
+
+struct CheckpointerOptions {
+  std::string path;  // The database file, for the thread's connection.
+  int busy_timeout_ms = 30000;
+  int wake_pages = 1000;     // SQLite's default autocheckpoint threshold.
+  int inline_pages = 16000;  // About 64 MiB of 4 KiB pages.
+};
+
+class Checkpointer {
+ public:
+  // Takes over checkpoints of `db` (a writable WAL connection that must
+  // outlive the Checkpointer).
+  static Result<std::unique_ptr<Checkpointer>> Start(
+      SqliteDb* db, const CheckpointerOptions& options);
+  // Removes the hook, then stops the thread (after the checkpoint it may be
+  // running).
+  ~Checkpointer();
+  Checkpointer(const Checkpointer&) = delete;
+  Checkpointer& operator=(const Checkpointer&) = delete;
+
+  // Checkpoints run so far by the thread, and by committing writers.
+  uint64_t background_checkpoints() const { return background_.load(); }
+  uint64_t inline_checkpoints() const { return inline_.load(); }
+
+ private:
+  Checkpointer(SqliteDb* db, const CheckpointerOptions& options);
+  static int OnCommit(void* self, sqlite3* db, const char* name, int pages);
+  void Run();
+  void CheckpointWal(SqliteDb* own);
+
+  SqliteDb* const db_;
+  const CheckpointerOptions options_;
+  std::atomic<uint64_t> background_{0};
+  std::atomic<uint64_t> inline_{0};
+  core::Mutex mu_;
+  core::CondVar wake_;
+  bool wanted_ GUARDED_BY(mu_) = false;
+  bool stopping_ GUARDED_BY(mu_) = false;
+  std::thread thread_;
+};
+
+}  // namespace ctxkit::storage
+
+#endif  // CTXKIT_STORAGE_CHECKPOINTER_H_

@@ -1,0 +1,106 @@
+// Checkpointer: WAL checkpoints leave writers' commits for a background
+// thread, and a WAL that still grows past the inline bound is checkpointed
+// by the writer.
+
+#include "storage/checkpointer.h"
+
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <chrono>
+#include <filesystem>
+#include <string>
+#include <thread>
+
+namespace ctxkit::storage {
+namespace {
+
+class CheckpointerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string pattern =
+        (std::filesystem::temp_directory_path() / "ctxkit-ckpt-XXXXXX")
+            .string();
+    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
+    dir_ = pattern;
+    path_ = dir_ + "/t.db";
+    auto db = SqliteDb::Open(path_, 5000);
+    ASSERT_TRUE(db.ok()) << db.status().ToString();
+    db_ = std::move(*db);
+    ASSERT_TRUE(db_->EnableWal().ok());
+    ASSERT_TRUE(db_->Exec("CREATE TABLE t(x BLOB)").ok());
+  }
+  void TearDown() override {
+    db_.reset();
+    std::error_code ec;
+    std::filesystem::remove_all(dir_, ec);
+  }
+  // `n` commits of one 4 KiB row each (at least one WAL page each).
+  void Commit(int n) {
+    for (int i = 0; i < n; ++i) {
+      ASSERT_TRUE(db_->Exec("INSERT INTO t(x) VALUES (zeroblob(4096))").ok());
+    }
+  }
+  uint64_t WalBytes() {
+    std::error_code ec;
+    auto n = std::filesystem::file_size(path_ + "-wal", ec);
+    return ec ? 0 : n;
+  }
+
+  std::string dir_, path_;
+  std::unique_ptr<SqliteDb> db_;
+};
+
+TEST_F(CheckpointerTest, TheThreadCheckpointsAndWritersDoNot) {
+  // The same commits with no checkpoints at all, for the WAL's size.
+  ASSERT_TRUE(db_->Exec("PRAGMA wal_autocheckpoint=0").ok());
+  Commit(400);
+  const uint64_t unchecked = WalBytes();
+  ASSERT_TRUE(db_->Exec("PRAGMA wal_checkpoint(TRUNCATE)").ok());
+  ASSERT_EQ(WalBytes(), 0u);
+
+  CheckpointerOptions o;
+  o.path = path_;
+  o.wake_pages = 20;
+  o.inline_pages = 1000000;
+  auto c = Checkpointer::Start(db_.get(), o);
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  for (int i = 0; i < 16; ++i) {
+    const uint64_t before = (*c)->background_checkpoints();
+    Commit(25);
+    // Room for the thread to catch up between bursts, as writers pause.
+    const auto deadline =
+        std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    while ((*c)->background_checkpoints() == before &&
+           std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  EXPECT_GE((*c)->background_checkpoints(), 16u);
+  EXPECT_EQ((*c)->inline_checkpoints(), 0u);
+  // Checkpointed frames are reused: the WAL stays far smaller.
+  EXPECT_LT(WalBytes(), unchecked / 2);
+}
+
+TEST_F(CheckpointerTest, AWalPastTheInlineBoundIsCheckpointedByTheWriter) {
+  CheckpointerOptions o;
+  o.path = path_;
+  o.wake_pages = 5;
+  o.inline_pages = 5;
+  auto c = Checkpointer::Start(db_.get(), o);
+  ASSERT_TRUE(c.ok());
+  Commit(20);
+  EXPECT_GT((*c)->inline_checkpoints(), 0u);
+}
+
+TEST_F(CheckpointerTest, BadBoundsAreRefused) {
+  CheckpointerOptions o;
+  o.path = path_;
+  o.wake_pages = 10;
+  o.inline_pages = 5;
+  EXPECT_TRUE(Checkpointer::Start(db_.get(), o).status().IsInvalidArgument());
+}
+
+}  // namespace
+}  // namespace ctxkit::storage
