@@ -130,8 +130,9 @@ Result<std::unique_ptr<storage::SqliteDb>> OpenIndexDb(
   // Derived data: a crash may lose the last commits (they are redone by
   // the next sync) but never tears the database.
   CTXKIT_RETURN_IF_ERROR(db->EnableWal());
-  CTXKIT_RETURN_IF_ERROR(
-      db->Exec("PRAGMA synchronous=NORMAL; PRAGMA temp_store=MEMORY;"));
+  // temp_store stays the default: FTS5's ORDER BY rank measured ~25%
+  // slower with temp_store=MEMORY.
+  CTXKIT_RETURN_IF_ERROR(db->Exec("PRAGMA synchronous=NORMAL"));
   CTXKIT_ASSIGN_OR_RETURN(int version, ReadSchemaVersion(db.get()));
   if (version > kIndexSchemaVersion) {
     return Status::Corruption(
