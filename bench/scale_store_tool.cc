@@ -1,7 +1,8 @@
 // Makes a store of N small text objects for the scale benchmarks
 // (bench/scale.py): keys docs/<i>, each 40-60 words drawn from a Zipf
 // distribution over a synthetic 20,000-word vocabulary, written through
-// View::SetMany in batches. The same N gives the same store.
+// View::SetMany in batches with their token counts (as `ctxkit set` writes
+// them). The same N gives the same store.
 //
 //   scale_store_tool HOME N        builds HOME (must not hold a store)
 //   scale_store_tool --queries     prints the benchmark queries, one a line
@@ -92,6 +93,7 @@ int Build(const std::string& home, size_t n) {
       item.key = keys[i];
       item.value = values[i];
       item.options.scope = "global";
+      item.options.count_tokens = true;  // As the CLI's set does.
       items.push_back(item);
     }
     auto refs = view->SetMany(items);

@@ -15,6 +15,8 @@ namespace ctxkit::index {
 namespace {
 
 constexpr uint64_t kBlockBytes = 1ull << 20;
+// Values up to this many bytes per budget token are counted whole first.
+constexpr uint64_t kWholeCountBytesPerToken = 8;
 
 bool IsContinuation(char c) {
   return (static_cast<unsigned char>(c) & 0xC0) == 0x80;
@@ -44,6 +46,21 @@ bool StartsPretokenAlone(std::string_view next) {
 
 // ---------------------------------------------------------------------------
 // Packing pieces into chunks.
+
+// The chunk of `text` (non-empty) at `offset`, its first line `line`.
+Chunk MakeChunk(uint64_t offset, std::string_view text, uint32_t tokens,
+                uint64_t line) {
+  Chunk c;
+  c.offset = offset;
+  c.text = std::string(text);
+  c.tokens = tokens;
+  c.line_begin = line;
+  const uint64_t newlines =
+      static_cast<uint64_t>(std::count(text.begin(), text.end(), '\n'));
+  c.line_end = line + newlines + (text.back() == '\n' ? 0 : 1);
+  c.valid_utf8 = core::IsValidUtf8(text);
+  return c;
+}
 
 class Builder {
  public:
@@ -152,16 +169,7 @@ class Builder {
 
   Status EmitText(uint64_t offset, std::string_view text, uint32_t tokens,
                   uint64_t line) {
-    Chunk c;
-    c.offset = offset;
-    c.text = std::string(text);
-    c.tokens = tokens;
-    c.line_begin = line;
-    const uint64_t newlines =
-        static_cast<uint64_t>(std::count(text.begin(), text.end(), '\n'));
-    c.line_end = line + newlines + (text.back() == '\n' ? 0 : 1);
-    c.valid_utf8 = core::IsValidUtf8(text);
-    return emit_(std::move(c));
+    return emit_(MakeChunk(offset, text, tokens, line));
   }
 
   // The longest prefix of s[pos, pos + guess) (moved forward to a character
@@ -380,9 +388,23 @@ class Segmenter {
 }  // namespace
 
 Status ChunkValue(uint64_t size, const RangeReader& read, uint32_t max_tokens,
-                  const ChunkSink& emit) {
+                  const ChunkSink& emit, std::optional<uint64_t> known_tokens) {
   if (max_tokens < 1) return Status::InvalidArgument("max_tokens must be >= 1");
   CTXKIT_ASSIGN_OR_RETURN(const Tokenizer* tok, Tokenizer::Get());
+  // A value whose exact count fits the budget is one chunk, whatever its
+  // pieces would add up to. Its count is the caller's (recorded when it was
+  // written), or counted here when the value is small enough to be likely
+  // to fit (a token is about four bytes; the work is bounded either way).
+  if (size > 0 && size <= kBlockBytes &&
+      (known_tokens || size <= kWholeCountBytesPerToken * max_tokens)) {
+    CTXKIT_ASSIGN_OR_RETURN(std::string all, read(0, size));
+    if (all.size() == size) {
+      const uint64_t total = known_tokens ? *known_tokens : tok->Count(all);
+      if (total <= max_tokens) {
+        return emit(MakeChunk(0, all, static_cast<uint32_t>(total), 0));
+      }
+    }
+  }
   Builder builder(*tok, max_tokens, emit);
   std::optional<Segmenter> segmenter;
   std::string buf;       // Unprocessed bytes.

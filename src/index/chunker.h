@@ -36,6 +36,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "ctxkit/status.h"
@@ -60,9 +61,13 @@ using ChunkSink = std::function<Status(Chunk chunk)>;
 
 // Splits the `size` bytes that `read` serves into chunks, in order, and
 // passes each to `emit`. Stops at the first error of either callback.
+// A value whose exact o200k_base count fits `max_tokens` is one chunk.
+// `known_tokens`: that count when the caller has it (recorded at write
+// time), so a small value is not tokenized again.
 // REQUIRES: max_tokens >= 1.
 Status ChunkValue(uint64_t size, const RangeReader& read, uint32_t max_tokens,
-                  const ChunkSink& emit);
+                  const ChunkSink& emit,
+                  std::optional<uint64_t> known_tokens = std::nullopt);
 
 }  // namespace ctxkit::index
 

@@ -1,6 +1,7 @@
 #include "index/index_rows.h"
 
 #include <utility>
+#include <vector>
 
 #include "core/clock.h"
 #include "core/status_macros.h"
@@ -25,35 +26,30 @@ Status DropObjectRows(SqliteDb* db, const std::string& obj) {
   return Status::Ok();
 }
 
-// Re-chunks one variable at meta.version, replacing its rows (`has_rows`:
-// it has some); `chunks` receives the number of chunks written.
-Status IndexObject(SqliteDb* db, View& view, const ObjectMeta& meta,
-                   bool has_rows, uint32_t chunk_tokens, uint64_t* chunks) {
-  if (has_rows) CTXKIT_RETURN_IF_ERROR(DropObjectRows(db, meta.id));
-  const Ref ref = StaticRefOf(meta);
-  int64_t seq = 0;
-  RangeReader read = [&](uint64_t off, uint64_t len) {
-    return view.ReadRange(ref, off, len);
-  };
-  ChunkSink emit = [&](Chunk c) -> Status {
-    CTXKIT_ASSIGN_OR_RETURN(
-        auto q, db->Prepare("INSERT INTO chunks(obj, seq, offset, length, "
-                            "tokens) VALUES (?1, ?2, ?3, ?4, ?5)"));
-    CTXKIT_RETURN_IF_ERROR(q->BindText(1, meta.id)
-                               .Bind(2, seq++)
-                               .Bind(3, static_cast<int64_t>(c.offset))
-                               .Bind(4, static_cast<int64_t>(c.text.size()))
-                               .Bind(5, c.tokens)
-                               .Run());
-    int64_t id = db->LastInsertRowId();
-    CTXKIT_ASSIGN_OR_RETURN(
-        auto t,
-        db->Prepare("INSERT INTO chunk_text(rowid, text) VALUES (?1, ?2)"));
-    CTXKIT_RETURN_IF_ERROR(t->Bind(1, id).BindText(2, c.text).Run());
-    ++*chunks;
-    return Status::Ok();
-  };
-  CTXKIT_RETURN_IF_ERROR(ChunkValue(meta.size_bytes, read, chunk_tokens, emit));
+// Values up to this size are chunked in memory before anything is written
+// (see Reindex).
+constexpr uint64_t kBufferedBytes = 1 << 20;
+
+Status WriteChunk(SqliteDb* db, const std::string& obj, int64_t seq,
+                  const Chunk& c) {
+  CTXKIT_ASSIGN_OR_RETURN(
+      auto q, db->Prepare("INSERT INTO chunks(obj, seq, offset, length, "
+                          "tokens) VALUES (?1, ?2, ?3, ?4, ?5)"));
+  CTXKIT_RETURN_IF_ERROR(q->BindText(1, obj)
+                             .Bind(2, seq)
+                             .Bind(3, static_cast<int64_t>(c.offset))
+                             .Bind(4, static_cast<int64_t>(c.text.size()))
+                             .Bind(5, c.tokens)
+                             .Run());
+  const int64_t id = db->LastInsertRowId();
+  CTXKIT_ASSIGN_OR_RETURN(
+      auto t,
+      db->Prepare("INSERT INTO chunk_text(rowid, text) VALUES (?1, ?2)"));
+  return t->Bind(1, id).BindText(2, c.text).Run();
+}
+
+Status WriteObjectRow(SqliteDb* db, const ObjectMeta& meta,
+                      uint32_t chunk_tokens) {
   CTXKIT_ASSIGN_OR_RETURN(
       auto q,
       db->Prepare("INSERT INTO objects(obj, key, scope, type, version, size, "
@@ -71,6 +67,16 @@ Status IndexObject(SqliteDb* db, View& view, const ObjectMeta& meta,
       .Run();
 }
 
+// Chunks meta.version of the variable, handing each chunk to `emit`.
+Status ChunkVersion(View& view, const ObjectMeta& meta, uint32_t chunk_tokens,
+                    const ChunkSink& emit) {
+  const Ref ref = StaticRefOf(meta);
+  RangeReader read = [&](uint64_t off, uint64_t len) {
+    return view.ReadRange(ref, off, len);
+  };
+  return ChunkValue(meta.size_bytes, read, chunk_tokens, emit, meta.tokens);
+}
+
 Status UpdateName(SqliteDb* db, const ObjectMeta& meta) {
   CTXKIT_ASSIGN_OR_RETURN(
       auto q, db->Prepare("UPDATE objects SET key = ?2, scope = ?3, tag = ?4 "
@@ -82,23 +88,48 @@ Status UpdateName(SqliteDb* db, const ObjectMeta& meta) {
       .Run();
 }
 
-// Re-chunks a stale wanted variable in a savepoint, so a value that cannot
-// be read leaves the transaction as it was.
+// Re-chunks a stale wanted variable at meta.version, replacing its rows
+// (`has_rows`: it has some). A value that cannot be read leaves the
+// transaction as it was and is reported in result->skipped. Small values
+// are chunked in memory first, so nothing is written before the read
+// succeeded; larger ones stream into a savepoint, rolled back on failure
+// (a savepoint copies every page it touches to a sub-journal: per small
+// variable that was most of the index build's writes).
 Status Reindex(SqliteDb* db, View& view, const ObjectMeta& m, bool has_rows,
                uint32_t chunk_tokens, FindResult* result) {
-  CTXKIT_RETURN_IF_ERROR(db->Exec("SAVEPOINT one_object"));
-  uint64_t chunks = 0;
-  Status s = IndexObject(db, view, m, has_rows, chunk_tokens, &chunks);
-  if (!s.ok()) {
-    CTXKIT_RETURN_IF_ERROR(
-        db->Exec("ROLLBACK TO one_object; RELEASE one_object"));
+  int64_t seq = 0;
+  auto write = [&](const Chunk& c) { return WriteChunk(db, m.id, seq++, c); };
+  auto not_indexed = [&](const Status& s) {
     if (s.code() == StatusCode::kIoError) return s;
     result->skipped.push_back({m.key, "not indexed: " + s.ToString()});
     return Status::Ok();
+  };
+  if (m.size_bytes <= kBufferedBytes) {
+    std::vector<Chunk> chunks;
+    Status read = ChunkVersion(view, m, chunk_tokens, [&](Chunk c) {
+      chunks.push_back(std::move(c));
+      return Status::Ok();
+    });
+    if (!read.ok()) return not_indexed(read);
+    if (has_rows) CTXKIT_RETURN_IF_ERROR(DropObjectRows(db, m.id));
+    for (const Chunk& c : chunks) CTXKIT_RETURN_IF_ERROR(write(c));
+  } else {
+    CTXKIT_RETURN_IF_ERROR(db->Exec("SAVEPOINT one_object"));
+    Status s = has_rows ? DropObjectRows(db, m.id) : Status::Ok();
+    if (s.ok()) {
+      s = ChunkVersion(view, m, chunk_tokens,
+                       [&](Chunk c) { return write(c); });
+    }
+    if (!s.ok()) {
+      CTXKIT_RETURN_IF_ERROR(
+          db->Exec("ROLLBACK TO one_object; RELEASE one_object"));
+      return not_indexed(s);
+    }
+    CTXKIT_RETURN_IF_ERROR(db->Exec("RELEASE one_object"));
   }
-  CTXKIT_RETURN_IF_ERROR(db->Exec("RELEASE one_object"));
+  CTXKIT_RETURN_IF_ERROR(WriteObjectRow(db, m, chunk_tokens));
   ++result->variables_indexed;
-  result->chunks_indexed += chunks;
+  result->chunks_indexed += static_cast<uint64_t>(seq);
   return Status::Ok();
 }
 

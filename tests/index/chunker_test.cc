@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -14,15 +15,19 @@
 namespace ctxkit::index {
 namespace {
 
-std::vector<Chunk> ChunksOf(const std::string& value, uint32_t max) {
+std::vector<Chunk> ChunksOf(const std::string& value, uint32_t max,
+                            std::optional<uint64_t> known_tokens = {}) {
   std::vector<Chunk> out;
   RangeReader read = [&](uint64_t off, uint64_t len) -> Result<std::string> {
     return off >= value.size() ? std::string() : value.substr(off, len);
   };
-  Status s = ChunkValue(value.size(), read, max, [&](Chunk c) {
-    out.push_back(std::move(c));
-    return Status::Ok();
-  });
+  Status s = ChunkValue(
+      value.size(), read, max,
+      [&](Chunk c) {
+        out.push_back(std::move(c));
+        return Status::Ok();
+      },
+      known_tokens);
   EXPECT_TRUE(s.ok()) << s.ToString();
   return out;
 }
@@ -207,6 +212,39 @@ TEST(ChunkerTest, MalformedJsonStillTiles) {
   std::string v = "[\"unterminated, {\n";
   for (int i = 0; i < 400; ++i) v += "more text, with , commas ] } [\n";
   ExpectValid(v, ChunksOf(v, 32), 32);
+}
+
+// A value whose exact count fits the budget is one chunk, whether the count
+// is known (recorded when it was written) or counted; over the budget the
+// known count changes nothing.
+TEST(ChunkerTest, AValueThatFitsIsOneChunkCountedOrKnown) {
+  const Tokenizer* tok = *Tokenizer::Get();
+  const std::string values[] = {
+      "one line",
+      "two lines\nand a second one\n",
+      "{\"a\": [1, 2, 3],\n \"b\": \"text\"}\n",
+      std::string("bad utf-8 \xff\xfe here\n\n\nparagraph"),
+  };
+  for (const std::string& v : values) {
+    const uint64_t n = tok->Count(v);
+    for (uint32_t max : {static_cast<uint32_t>(n), 4u, 1000u}) {
+      std::vector<Chunk> counted = ChunksOf(v, max);
+      std::vector<Chunk> known = ChunksOf(v, max, n);
+      ASSERT_EQ(known.size(), counted.size()) << v << " / " << max;
+      for (size_t i = 0; i < known.size(); ++i) {
+        EXPECT_EQ(known[i].offset, counted[i].offset);
+        EXPECT_EQ(known[i].text, counted[i].text);
+        EXPECT_EQ(known[i].tokens, counted[i].tokens);
+        EXPECT_EQ(known[i].line_begin, counted[i].line_begin);
+        EXPECT_EQ(known[i].line_end, counted[i].line_end);
+        EXPECT_EQ(known[i].valid_utf8, counted[i].valid_utf8);
+      }
+      ExpectValid(v, known, max);
+      if (n <= max) {
+        EXPECT_EQ(known.size(), 1u);
+      }
+    }
+  }
 }
 
 }  // namespace
