@@ -17,7 +17,8 @@
 // sees the WAL's size.
 //
 // Thread-safe. The Checkpointer must be destroyed before the connection it
-// watches is closed.
+// watches is closed. As with any SQLite connection, a forked child must not
+// use or destroy it (ctxkit starts processes with posix_spawn).
 
 #ifndef CTXKIT_STORAGE_CHECKPOINTER_H_
 #define CTXKIT_STORAGE_CHECKPOINTER_H_
