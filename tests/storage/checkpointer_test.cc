@@ -68,14 +68,24 @@ TEST_F(CheckpointerTest, TheThreadCheckpointsAndWritersDoNot) {
   for (int i = 0; i < 16; ++i) {
     const uint64_t before = (*c)->background_checkpoints();
     Commit(25);
-    // Room for the thread to catch up between bursts, as writers pause.
+    // Writers pause here: let the thread run, and finish chasing the tail
+    // (no new checkpoint for 50 ms).
     const auto deadline =
-        std::chrono::steady_clock::now() + std::chrono::seconds(5);
-    while ((*c)->background_checkpoints() == before &&
-           std::chrono::steady_clock::now() < deadline) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+        std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    uint64_t seen = before;
+    auto quiet_since = std::chrono::steady_clock::now();
+    while (std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      const uint64_t now = (*c)->background_checkpoints();
+      if (now != seen) {
+        seen = now;
+        quiet_since = std::chrono::steady_clock::now();
+      } else if (seen > before &&
+                 std::chrono::steady_clock::now() - quiet_since >
+                     std::chrono::milliseconds(50)) {
+        break;
+      }
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   EXPECT_GE((*c)->background_checkpoints(), 16u);
   EXPECT_EQ((*c)->inline_checkpoints(), 0u);
