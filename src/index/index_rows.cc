@@ -1,5 +1,7 @@
 #include "index/index_rows.h"
 
+#include <sqlite3.h>
+
 #include <utility>
 #include <vector>
 
@@ -13,6 +15,14 @@ namespace {
 
 using storage::SqliteDb;
 
+// Adds `delta` to the kept count of `objects` rows.
+Status CountObjects(SqliteDb* db, int64_t delta) {
+  CTXKIT_ASSIGN_OR_RETURN(
+      auto q,
+      db->Prepare("UPDATE counts SET n = n + ?1 WHERE name = 'objects'"));
+  return q->Bind(1, delta).Run();
+}
+
 Status DropObjectRows(SqliteDb* db, const std::string& obj) {
   for (const char* sql : {"DELETE FROM chunk_text WHERE rowid IN "
                           "(SELECT id FROM chunks WHERE obj = ?1)",
@@ -23,7 +33,8 @@ Status DropObjectRows(SqliteDb* db, const std::string& obj) {
     CTXKIT_ASSIGN_OR_RETURN(auto q, db->Prepare(sql));
     CTXKIT_RETURN_IF_ERROR(q->BindText(1, obj).Run());
   }
-  return Status::Ok();
+  const int removed = sqlite3_changes(db->raw());  // Of the last DELETE.
+  return removed > 0 ? CountObjects(db, -removed) : Status::Ok();
 }
 
 // Values up to this size are chunked in memory before anything is written
@@ -55,16 +66,17 @@ Status WriteObjectRow(SqliteDb* db, const ObjectMeta& meta,
       db->Prepare("INSERT INTO objects(obj, key, scope, type, version, size, "
                   "chunk_tokens, indexed_ns, tag) VALUES "
                   "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)"));
-  return q->BindText(1, meta.id)
-      .BindText(2, meta.key)
-      .BindText(3, meta.scope.ToString())
-      .Bind(4, static_cast<int64_t>(meta.type))
-      .Bind(5, static_cast<int64_t>(meta.version))
-      .Bind(6, static_cast<int64_t>(meta.size_bytes))
-      .Bind(7, chunk_tokens)
-      .Bind(8, core::NowUnixNanos())
-      .BindText(9, meta.ref_tag)
-      .Run();
+  CTXKIT_RETURN_IF_ERROR(q->BindText(1, meta.id)
+                             .BindText(2, meta.key)
+                             .BindText(3, meta.scope.ToString())
+                             .Bind(4, static_cast<int64_t>(meta.type))
+                             .Bind(5, static_cast<int64_t>(meta.version))
+                             .Bind(6, static_cast<int64_t>(meta.size_bytes))
+                             .Bind(7, chunk_tokens)
+                             .Bind(8, core::NowUnixNanos())
+                             .BindText(9, meta.ref_tag)
+                             .Run());
+  return CountObjects(db, 1);
 }
 
 // Chunks meta.version of the variable, handing each chunk to `emit`.

@@ -328,6 +328,11 @@ TEST_F(FindRelevantTest, ACallReadsOnlyTheChangesSinceTheLastOne) {
   EXPECT_EQ(r.variables_indexed, 1u);
   ASSERT_EQ(r.hits.size(), 1u);
   EXPECT_EQ(r.hits[0].key, "notes/7");
+  EXPECT_EQ(r.variables_covered, 300u);  // Re-indexed: counted once.
+  ASSERT_TRUE(view().Remove("notes/8").ok());
+  r = Find("ibex");
+  EXPECT_EQ(r.variables_dropped, 1u);
+  EXPECT_EQ(r.variables_covered, 299u);
   // Another region (a key prefix) starts from the beginning of the feed,
   // then keeps its own place in it.
   FindOptions o;
