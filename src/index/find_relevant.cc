@@ -58,8 +58,10 @@ struct CoverFilter {
   std::string key_prefix;           // ... and keys starting so,
   std::string key_upper;            // below PrefixUpperBound(key_prefix).
   int64_t max_size = 0;
+  // No indexed value is over the size limit (the largest is within it).
+  bool sizes_fit = false;
   // The filter keeps every indexed variable (CoversWholeIndex): rankings
-  // need no join and the count is kept by triggers.
+  // need no join.
   bool whole = false;
 
   // Parameters are bound without a copy (Query::BindText): the filter
@@ -162,12 +164,20 @@ Status NoteSessionOnly(View& view, const FindOptions& options,
   }
 }
 
+// Whether no indexed value is over `f`'s size limit: the largest is not.
+Result<bool> SizesFit(SqliteDb* db, const CoverFilter& f) {
+  CTXKIT_ASSIGN_OR_RETURN(
+      auto q, db->Prepare("SELECT coalesce(max(size), 0) FROM objects"));
+  CTXKIT_ASSIGN_OR_RETURN(bool row, q->Step());
+  return row && q->Int(0) <= f.max_size;
+}
+
 // Whether `f` keeps every indexed variable: a listing call without a key
-// prefix whose scopes hold every row and whose size limit is at least the
-// largest indexed value. A few index probes, whatever the index's size:
-// is there a row whose scope sorts before, between or after the call's?
+// prefix whose scopes hold every row, with every size within its limit. A
+// few index probes, whatever the index's size: is there a row whose scope
+// sorts before, between or after the call's?
 Result<bool> CoversWholeIndex(SqliteDb* db, const CoverFilter& f) {
-  if (!f.obj.empty() || !f.key_prefix.empty()) return false;
+  if (!f.obj.empty() || !f.key_prefix.empty() || !f.sizes_fit) return false;
   const size_t n = f.scopes.size();
   for (size_t i = 0; i <= n; ++i) {
     std::string sql = "SELECT 1 FROM objects WHERE ";
@@ -179,10 +189,7 @@ Result<bool> CoversWholeIndex(SqliteDb* db, const CoverFilter& f) {
     CTXKIT_ASSIGN_OR_RETURN(bool outside, q->Step());
     if (outside) return false;
   }
-  CTXKIT_ASSIGN_OR_RETURN(
-      auto q, db->Prepare("SELECT coalesce(max(size), 0) FROM objects"));
-  CTXKIT_ASSIGN_OR_RETURN(bool row, q->Step());
-  return row && q->Int(0) <= f.max_size;
+  return true;
 }
 
 // A listing call: its region caught up from the store's change feed.
@@ -196,14 +203,26 @@ Result<CoverFilter> SyncRegion(SqliteDb* db, View& view,
   filter.key_prefix = options.key_prefix;
   filter.key_upper = storage::PrefixUpperBound(options.key_prefix);
   filter.max_size = SizeLimit(options);
+  CTXKIT_ASSIGN_OR_RETURN(filter.sizes_fit, SizesFit(db, filter));
   CTXKIT_ASSIGN_OR_RETURN(filter.whole, CoversWholeIndex(db, filter));
   return filter;
 }
 
+// The variables `filter` keeps: from the kept counts when it keeps whole
+// scopes (O(scopes)); counted through objects_by_scope otherwise (one
+// variable, a key prefix, or values over the size limit: O(region)).
 Result<uint64_t> CountCovered(SqliteDb* db, const CoverFilter& filter) {
-  if (filter.whole) {
-    CTXKIT_ASSIGN_OR_RETURN(
-        auto q, db->Prepare("SELECT n FROM counts WHERE name = 'objects'"));
+  if (filter.obj.empty() && filter.key_prefix.empty() && filter.sizes_fit) {
+    std::string sql = "SELECT coalesce(sum(n), 0) FROM counts WHERE name IN (";
+    for (size_t i = 0; i < filter.scopes.size(); ++i) {
+      sql += (i ? ", ?" : "?") + std::to_string(i + 1);
+    }
+    CTXKIT_ASSIGN_OR_RETURN(auto q, db->PrepareDynamic(sql + ")"));
+    std::vector<std::string> names;
+    for (const std::string& s : filter.scopes) names.push_back("scope:" + s);
+    for (size_t i = 0; i < names.size(); ++i) {
+      q->BindText(static_cast<int>(i) + 1, names[i]);
+    }
     CTXKIT_ASSIGN_OR_RETURN(bool row, q->Step());
     return row ? static_cast<uint64_t>(q->Int(0)) : 0;
   }

@@ -32,15 +32,15 @@ CREATE TABLE IF NOT EXISTS objects(
 CREATE INDEX IF NOT EXISTS objects_by_scope ON objects(scope, key, size);
 -- The largest indexed value: whether a size limit filters anything.
 CREATE INDEX IF NOT EXISTS objects_by_size ON objects(size);
--- Row counts kept by the writers (index_rows.cc), so a call covering the
--- whole index needs no count(*) scan. Not by triggers: a statement that
+-- Row counts kept by the writers (index_rows.cc): 'scope:<scope>' holds
+-- the number of rows in that scope, so counting what a call covers needs
+-- no count(*) scan. Not by triggers: a statement that
 -- fires one opens a statement savepoint, and FTS5 flushes its pending
 -- terms at every savepoint (measured 3.3x slower index builds).
 CREATE TABLE IF NOT EXISTS counts(
   name TEXT PRIMARY KEY,
   n INTEGER NOT NULL
 ) WITHOUT ROWID;
-INSERT OR IGNORE INTO counts(name, n) VALUES ('objects', 0);
 CREATE TABLE IF NOT EXISTS chunks(
   id INTEGER PRIMARY KEY,
   obj TEXT NOT NULL,
@@ -128,12 +128,7 @@ Result<std::unique_ptr<storage::SqliteDb>> OpenIndexDb(
   CTXKIT_RETURN_IF_ERROR(db->EnableWal());
   // temp_store stays the default: FTS5's ORDER BY rank measured ~25%
   // slower with temp_store=MEMORY.
-  // A catch-up commits up to a few thousand variables at once: with
-  // SQLite's default 2 MB page cache the FTS5 pages of one such transaction
-  // spilled to the WAL dozens of times per variable. The cache is filled
-  // only as pages are touched.
-  CTXKIT_RETURN_IF_ERROR(
-      db->Exec("PRAGMA synchronous=NORMAL; PRAGMA cache_size=-65536"));
+  CTXKIT_RETURN_IF_ERROR(db->Exec("PRAGMA synchronous=NORMAL"));
   CTXKIT_ASSIGN_OR_RETURN(int version, ReadSchemaVersion(db.get()));
   if (version > kIndexSchemaVersion) {
     return Status::Corruption(

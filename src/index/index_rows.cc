@@ -15,15 +15,19 @@ namespace {
 
 using storage::SqliteDb;
 
-// Adds `delta` to the kept count of `objects` rows.
-Status CountObjects(SqliteDb* db, int64_t delta) {
+// Adds `delta` to the kept count of `objects` rows in `scope` (the counts
+// row 'scope:<scope>').
+Status CountObjects(SqliteDb* db, const std::string& scope, int64_t delta) {
+  const std::string name = "scope:" + scope;
   CTXKIT_ASSIGN_OR_RETURN(
-      auto q,
-      db->Prepare("UPDATE counts SET n = n + ?1 WHERE name = 'objects'"));
-  return q->Bind(1, delta).Run();
+      auto q, db->Prepare("INSERT INTO counts(name, n) VALUES (?1, ?2) "
+                          "ON CONFLICT(name) DO UPDATE SET n = n + ?2"));
+  return q->BindText(1, name).Bind(2, delta).Run();
 }
 
-Status DropObjectRows(SqliteDb* db, const std::string& obj) {
+// Drops every row of `obj`, whose objects row (if any) is in `scope`.
+Status DropObjectRows(SqliteDb* db, const std::string& obj,
+                      const std::string& scope) {
   for (const char* sql : {"DELETE FROM chunk_text WHERE rowid IN "
                           "(SELECT id FROM chunks WHERE obj = ?1)",
                           "DELETE FROM vectors WHERE chunk IN "
@@ -34,7 +38,7 @@ Status DropObjectRows(SqliteDb* db, const std::string& obj) {
     CTXKIT_RETURN_IF_ERROR(q->BindText(1, obj).Run());
   }
   const int removed = sqlite3_changes(db->raw());  // Of the last DELETE.
-  return removed > 0 ? CountObjects(db, -removed) : Status::Ok();
+  return removed > 0 ? CountObjects(db, scope, -removed) : Status::Ok();
 }
 
 // Values up to this size are chunked in memory before anything is written
@@ -76,7 +80,7 @@ Status WriteObjectRow(SqliteDb* db, const ObjectMeta& meta,
                              .Bind(8, core::NowUnixNanos())
                              .BindText(9, meta.ref_tag)
                              .Run());
-  return CountObjects(db, 1);
+  return CountObjects(db, meta.scope.ToString(), 1);
 }
 
 // Chunks meta.version of the variable, handing each chunk to `emit`.
@@ -89,26 +93,33 @@ Status ChunkVersion(View& view, const ObjectMeta& meta, uint32_t chunk_tokens,
   return ChunkValue(meta.size_bytes, read, chunk_tokens, emit, meta.tokens);
 }
 
-Status UpdateName(SqliteDb* db, const ObjectMeta& meta) {
+// Moves the variable's row to its current key and scope (promotion and
+// rename keep id and version); `had` is what the row says now.
+Status UpdateName(SqliteDb* db, const ObjectMeta& meta, const Indexed& had) {
   CTXKIT_ASSIGN_OR_RETURN(
       auto q, db->Prepare("UPDATE objects SET key = ?2, scope = ?3, tag = ?4 "
                           "WHERE obj = ?1"));
-  return q->BindText(1, meta.id)
-      .BindText(2, meta.key)
-      .BindText(3, meta.scope.ToString())
-      .BindText(4, meta.ref_tag)
-      .Run();
+  const std::string scope = meta.scope.ToString();
+  CTXKIT_RETURN_IF_ERROR(q->BindText(1, meta.id)
+                             .BindText(2, meta.key)
+                             .BindText(3, scope)
+                             .BindText(4, meta.ref_tag)
+                             .Run());
+  if (scope == had.scope) return Status::Ok();
+  CTXKIT_RETURN_IF_ERROR(CountObjects(db, had.scope, -1));
+  return CountObjects(db, scope, 1);
 }
 
 // Re-chunks a stale wanted variable at meta.version, replacing its rows
-// (`has_rows`: it has some). A value that cannot be read leaves the
+// (`have`: what the index holds now, if anything). A value that cannot be
+// read leaves the
 // transaction as it was and is reported in result->skipped. Small values
 // are chunked in memory first, so nothing is written before the read
 // succeeded; larger ones stream into a savepoint, rolled back on failure
 // (a savepoint copies every page it touches to a sub-journal: per small
 // variable that was most of the index build's writes).
-Status Reindex(SqliteDb* db, View& view, const ObjectMeta& m, bool has_rows,
-               uint32_t chunk_tokens, FindResult* result) {
+Status Reindex(SqliteDb* db, View& view, const ObjectMeta& m,
+               const Indexed* have, uint32_t chunk_tokens, FindResult* result) {
   int64_t seq = 0;
   auto write = [&](const Chunk& c) { return WriteChunk(db, m.id, seq++, c); };
   auto not_indexed = [&](const Status& s) {
@@ -123,11 +134,11 @@ Status Reindex(SqliteDb* db, View& view, const ObjectMeta& m, bool has_rows,
       return Status::Ok();
     });
     if (!read.ok()) return not_indexed(read);
-    if (has_rows) CTXKIT_RETURN_IF_ERROR(DropObjectRows(db, m.id));
+    if (have) CTXKIT_RETURN_IF_ERROR(DropObjectRows(db, m.id, have->scope));
     for (const Chunk& c : chunks) CTXKIT_RETURN_IF_ERROR(write(c));
   } else {
     CTXKIT_RETURN_IF_ERROR(db->Exec("SAVEPOINT one_object"));
-    Status s = has_rows ? DropObjectRows(db, m.id) : Status::Ok();
+    Status s = have ? DropObjectRows(db, m.id, have->scope) : Status::Ok();
     if (s.ok()) {
       s = ChunkVersion(view, m, chunk_tokens,
                        [&](Chunk c) { return write(c); });
@@ -169,16 +180,16 @@ Status Reconcile(SqliteDb* db, View& view, const Current& current,
       (have && have->version != m.version && !current.wanted)) {
     if (!have) return Status::Ok();
     ++result->variables_dropped;
-    return DropObjectRows(db, m.id);
+    return DropObjectRows(db, m.id, have->scope);
   }
   if (have && have->version == m.version) {
     if (have->key == m.key && have->scope == m.scope.ToString()) {
       return Status::Ok();
     }
-    return UpdateName(db, m);  // Promotion keeps id and version.
+    return UpdateName(db, m, *have);
   }
   if (!current.wanted) return Status::Ok();
-  return Reindex(db, view, m, have.has_value(), chunk_tokens, result);
+  return Reindex(db, view, m, have ? &*have : nullptr, chunk_tokens, result);
 }
 
 }  // namespace ctxkit::index

@@ -188,6 +188,7 @@ TEST_F(FindRelevantTest, ScopesAreIsolated) {
   FindResult r = FindIn(*bob, "walrus");
   ASSERT_EQ(r.hits.size(), 1u);
   EXPECT_EQ(r.hits[0].key, "shared");
+  EXPECT_EQ(r.variables_covered, 1u);  // Alice's row is not bob's.
   // Bob's query must not drop alice's rows: alice still finds hers.
   r = Find("walrus private");
   ASSERT_EQ(r.hits.size(), 2u);
@@ -370,6 +371,7 @@ TEST_F(FindRelevantTest, RegionsFollowMovesRenamesAndRemovals) {
 
   FindResult r = Find("tapir", global);
   ASSERT_EQ(r.hits.size(), 2u);
+  EXPECT_EQ(r.variables_covered, 2u);  // One in, one out, one renamed.
   std::set<std::string> keys;
   for (const FindHit& h : r.hits) keys.insert(h.key);
   EXPECT_EQ(keys, (std::set<std::string>{"a/draft", "b/kept"}));
