@@ -195,7 +195,7 @@ Result<bool> CoversWholeIndex(SqliteDb* db, const CoverFilter& f) {
 // A listing call: its region caught up from the store's change feed.
 Result<CoverFilter> SyncRegion(SqliteDb* db, View& view,
                                const FindOptions& options, FindResult* result) {
-  index::Region region = index::RegionOf(view, options);
+  CTXKIT_ASSIGN_OR_RETURN(index::Region region, index::RegionOf(view, options));
   CTXKIT_RETURN_IF_ERROR(
       index::CatchUp(db, view, region, options.chunk_tokens, result));
   CoverFilter filter;

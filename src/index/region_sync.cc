@@ -77,18 +77,22 @@ Status CatchUpPage(SqliteDb* db, View& view, const Region& region,
 
 }  // namespace
 
-Region RegionOf(const View& view, const FindOptions& options) {
+Result<Region> RegionOf(const View& view, const FindOptions& options) {
   Region r;
-  const std::string& name = options.scope;
-  if (name.empty() || name == "global") r.scopes.push_back("global");
-  if ((name.empty() || name == "agent") && !view.agent_id().empty()) {
-    r.scopes.push_back("agent:" + view.agent_id());
-  }
-  if ((name.empty() || name == "session") && !view.session_id().empty()) {
-    r.scopes.push_back("session:" + view.session_id());
-  }
-  if (name.starts_with("agent:") || name.starts_with("session:")) {
-    r.scopes.push_back(name);  // The caller has checked it is the view's.
+  if (options.scope.empty()) {
+    // Every scope the view sees, as View::List lists them.
+    r.scopes.push_back(Scope::Global().ToString());
+    if (!view.agent_id().empty()) {
+      r.scopes.push_back(Scope::Agent(view.agent_id()).ToString());
+    }
+    if (!view.session_id().empty()) {
+      r.scopes.push_back(Scope::Session(view.session_id()).ToString());
+    }
+  } else {
+    CTXKIT_ASSIGN_OR_RETURN(
+        Scope one,
+        ResolveScopeName(options.scope, view.agent_id(), view.session_id()));
+    r.scopes.push_back(one.ToString());
   }
   std::sort(r.scopes.begin(), r.scopes.end());
   r.key_prefix = options.key_prefix;

@@ -24,9 +24,10 @@ struct Region {
   uint64_t max_value_bytes = 0;
 };
 
-// The region a listing call covers in `view`: the scopes FindOptions::scope
-// names as the view sees them ("" = all three), its key prefix and limit.
-Region RegionOf(const View& view, const FindOptions& options);
+// The region a listing call covers in `view`: the scope FindOptions::scope
+// names (ResolveScopeName), or every scope the view sees when it is empty;
+// its key prefix and size limit. The errors of ResolveScopeName.
+Result<Region> RegionOf(const View& view, const FindOptions& options);
 
 // Brings index.db's rows of the durable variables in `region` up to date:
 // every change the feed lists after the region's stamp is reconciled
