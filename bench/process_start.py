@@ -19,7 +19,7 @@ import shutil
 import statistics
 import subprocess
 
-from benchlib import arg, make_tmpdir, timed
+from benchlib import arg, make_tmpdir, percentile, timed
 
 
 def main():
@@ -63,8 +63,7 @@ def main():
         print("|---|---:|---:|---:|")
         for name, ts in times.items():
             ts.sort()
-            p10 = ts[len(ts) // 10]
-            p90 = ts[len(ts) * 9 // 10]
+            p10, p90 = percentile(ts, 0.1), percentile(ts, 0.9)
             med = statistics.median(ts)
             print(f"| {name} | {med:.2f} | {p10:.2f}-{p90:.2f} | "
                   f"{med / anchor:.1f} |")

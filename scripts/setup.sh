@@ -17,6 +17,7 @@ packages=(
   libclang-rt-14-dev  # make fuzz: clang's libFuzzer and sanitizer runtimes
   jq  # tests/cli/docs_examples_test.cc runs the docs' `ctxkit ... | jq` example
   time  # bench/large_values.py: a child's own peak RSS (/usr/bin/time -f %M)
+  sqlite3  # bench/process_start.py, bench/scale.py: the sqlite3 CLI anchors
 )
 
 missing=()
