@@ -17,14 +17,17 @@
 // reference line in its place. Re-feeding the same log adds nothing; a log
 // whose already-ingested prefix changed resets the chat (no duplicates).
 //
-// Policy: the last `keep_tool_outputs` tool outputs of the chat are active;
-// older ones collapse to metadata, in batches freeing at least
-// `min_collapse_tokens`, so the rendered prefix changes rarely. Pinned
-// outputs never collapse. A collapsed output leaves a placeholder with its
-// ref in the chat.
+// Policy (budget pressure, applied by Render): when a render would use more
+// than a share of its budget, older tool outputs collapse to placeholders
+// with their refs, then the oldest turns fold into compactions (a summary
+// plus the refs of every message; the messages stay in the store), in
+// batches, and both persist so the rendered prefix changes rarely. Pinned
+// and user-activated outputs never collapse.
 //
 // Rendering returns a provider request (OpenAI or Anthropic JSON) never over
-// a token budget; the counting rule and the layout are in docs/sessions.md.
+// a token budget and records how it was built, so any recorded render can
+// be replayed byte for byte; the counting rule, the layout and the record
+// format are in docs/sessions.md.
 //
 // State is stored through the store's engine (in the embedded engine, in
 // ctxkit.db beside the objects) and is re-read whenever another process
@@ -65,18 +68,45 @@ std::string_view LogFormatName(LogFormat format);
 Result<LogFormat> ParseLogFormat(std::string_view name);
 
 struct SessionPolicy {
-  // Chat tool outputs kept active, newest first. 0: none stay active.
+  // Under budget pressure (below), the newest N tool outputs of the chat
+  // stay active; older ones the policy made active may collapse. 0: none
+  // are kept.
   uint32_t keep_tool_outputs = 5;
-  // Older outputs collapse only once together they free at least this many
-  // tokens (0: collapse as soon as one is older than the last N). Each
-  // collapse invalidates the provider's cached prefix from the first
-  // collapsed output on; a cached token costs about a tenth of a fresh one,
-  // so small collapses cost more than they save. Render drops (over
-  // budget) use the same batch size.
+  // Budget pressure frees at least this many tokens at a time, or nothing
+  // (unless the render would not fit otherwise). Each collapse or
+  // compaction invalidates the provider's cached prefix from its first
+  // change on; a cached token costs about a tenth of a fresh one, so small
+  // frees cost more than they save. Render drops (over budget) use the same
+  // batch size.
   uint64_t min_collapse_tokens = 8000;
   // Tokens the metadata index may use in a render (it lists objects in the
   // order they joined the session and says when more exist). 1-10,000,000.
   uint64_t index_max_tokens = 4000;
+  // Budget pressure. When a render would use more than
+  // compact_trigger_percent of its budget, the session frees tokens until
+  // it uses at most compact_target_percent: first it collapses the tool
+  // outputs it made active, older than the newest keep_tool_outputs,
+  // oldest first; then it folds the oldest turns of the chat into a
+  // compaction (a summary and the refs of every message it replaces; the
+  // messages stay in the store). Both are recorded in the session state,
+  // so later renders keep them and the prefix stays stable.
+  // 1 <= target < trigger <= 100.
+  uint32_t compact_trigger_percent = 90;
+  uint32_t compact_target_percent = 50;
+  // The newest turns (a turn starts at a user message) never compacted.
+  // 1-1,000,000.
+  uint32_t keep_turns = 2;
+  // Token cap of a compaction's summary. 16-100,000.
+  uint32_t compaction_summary_tokens = 300;
+};
+
+// A compaction: chat messages [first_message, end_message) folded into one
+// summary block, stored as the object `ref` names (see docs/sessions.md).
+struct CompactionInfo {
+  std::string ref;  // Static ref of the compaction object (wire form).
+  uint64_t first_message = 0;
+  uint64_t end_message = 0;
+  uint64_t turns = 0;
 };
 
 // One object the session knows.
@@ -101,6 +131,9 @@ struct PoolEntry {
   uint64_t active_seq = 0;      // Order of activation (oldest drop first).
   uint64_t pinned_version = 0;  // 0: not pinned.
   bool from_chat = false;       // A tool output the chat refers to.
+  // Its chat message is folded into a compaction: not shown in the chat
+  // (still shown in the tail while a user keeps it active).
+  bool compacted = false;
 };
 
 struct SessionSnapshot {
@@ -113,19 +146,42 @@ struct SessionSnapshot {
   std::string ingest_format;       // "" before the first ingestion.
   uint64_t ingested_items = 0;     // Log messages consumed so far.
   std::vector<PoolEntry> entries;  // In seq order; locked ones included.
+  // In chat order; together they cover messages [0, the last one's end).
+  std::vector<CompactionInfo> compactions;
+  uint64_t renders = 0;  // Renders recorded (see Session::Replay).
 };
 
 struct IngestReport {
   uint64_t messages_added = 0;  // Chat messages appended.
   uint64_t toolcalls_recorded = 0;
   bool reset = false;  // The log was rewritten: the chat was rebuilt.
-  // Keys of tool outputs the policy collapsed in this ingestion.
-  std::vector<std::string> collapsed;
 };
 
 struct RenderOptions {
   uint64_t budget_tokens = 0;  // Required, >= 1.
   LogFormat format = LogFormat::kOpenAI;
+  // Record the render (see Session::Replay). false: nothing is written
+  // for the record (budget pressure still persists its collapses and
+  // compactions).
+  bool record = true;
+};
+
+// Tokens of a render by part; the parts sum to RenderResult::tokens. A
+// tool message of the chat counts as active_outputs while its output is
+// shown (its reference line included) and as placeholders otherwise; a
+// tail block likewise.
+struct RenderBreakdown {
+  uint64_t system = 0;
+  uint64_t pinned = 0;
+  uint64_t index = 0;
+  uint64_t compactions = 0;
+  uint64_t chat = 0;  // Messages, tool-call names and arguments.
+  uint64_t active_outputs = 0;
+  uint64_t placeholders = 0;
+  uint64_t Total() const {
+    return system + pinned + index + compactions + chat + active_outputs +
+           placeholders;
+  }
 };
 
 struct RenderDrop {
@@ -142,6 +198,7 @@ struct RenderConflict {
 };
 
 struct RenderResult {
+  LogFormat format = LogFormat::kOpenAI;  // The request's format.
   // OpenAI: {"messages": [...]}. Anthropic: {"system": [...],
   // "messages": [...]}, with cache_control on the last block of the stable
   // part. Serialize with dump() for byte-identical output.
@@ -152,6 +209,25 @@ struct RenderResult {
   std::vector<RenderConflict> conflicts;
   uint64_t index_listed = 0;  // Metadata entries listed.
   uint64_t index_total = 0;   // Metadata entries the index could list.
+  RenderBreakdown breakdown;
+  // Budget pressure in this render: keys of the outputs it collapsed, and
+  // the compaction it made (empty ref: none).
+  std::vector<std::string> collapsed;
+  CompactionInfo compacted;
+  uint64_t compacted_messages = 0;  // Chat messages folded, in all.
+  uint64_t record = 0;  // This render's record number; 0: not recorded.
+};
+
+// What changed between two recorded renders (Session::Diff). Each list
+// names objects by key (chat tool outputs by their toolcall key).
+struct RenderDiff {
+  uint64_t from = 0, to = 0;              // Record numbers.
+  std::vector<std::string> entered;       // Content shown in `to`, not `from`.
+  std::vector<std::string> left;          // Shown in `from`, not in `to`.
+  std::vector<std::string> collapsed;     // Chat outputs shown, then hidden.
+  std::vector<CompactionInfo> compacted;  // Compactions new in `to`.
+  uint64_t from_tokens = 0, to_tokens = 0;
+  RenderBreakdown from_breakdown, to_breakdown;
 };
 
 class Session {
@@ -215,12 +291,38 @@ class Session {
   // the JSON path of the problem, for a malformed log; the session is then
   // unchanged.
   Result<IngestReport> Ingest(std::string_view log_json, LogFormat format);
+  // Ingests only the messages that follow what was ingested so far: a
+  // bare array (or {"messages": [...]}) of new log messages, in the format
+  // of the earlier ingestions (FailedPrecondition for another format).
+  // Tool results may answer calls ingested earlier. System messages in it
+  // are appended to the system prompt. A session with nothing ingested
+  // takes it as a whole log.
+  Result<IngestReport> IngestAppend(std::string_view messages_json,
+                                    LogFormat format);
 
   // The request the model sees. InvalidArgument for budget 0;
   // FailedPrecondition when the locked and pinned content alone exceed the
   // budget (the message gives the smallest budget that renders). Same state,
   // same options: the same bytes.
+  //
+  // Budget pressure (SessionPolicy) is applied first and persisted; then
+  // the request is built and, unless options.record is false, recorded as
+  // the session's next render record: a compact manifest of the static
+  // refs and decisions it was built from (not its text).
   Result<RenderResult> Render(const RenderOptions& options);
+
+  // Recorded render `n` (1-based) again, byte for byte, whatever changed
+  // since: later versions, collapses, compactions. NotFound when there is
+  // no such record, or when `gc` collected a version it needs.
+  Result<RenderResult> Replay(uint64_t n);
+
+  // What entered, left, collapsed or was compacted between recorded
+  // renders `from` and `to`.
+  Result<RenderDiff> Diff(uint64_t from, uint64_t to);
+
+  // The chat messages compaction `compaction` (its ref, or its key in the
+  // session scope) replaces, exactly as stored: the chat's NDJSON lines.
+  Result<std::string> Expand(std::string_view compaction);
 
  private:
   explicit Session(std::unique_ptr<SessionImpl> impl);

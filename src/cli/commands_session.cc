@@ -1,5 +1,6 @@
 // Session verbs: session new/ls/show/rm/ingest/activate/deactivate/pin/
-// unpin/track, and render (include/ctxkit/session.h, docs/sessions.md).
+// unpin/track/diff/expand, and render (include/ctxkit/session.h,
+// docs/sessions.md).
 
 #include <CLI/CLI.hpp>
 #include <cstdint>
@@ -28,6 +29,10 @@ struct SessionArgs {
   std::string format = "openai";
   uint64_t version = 0;
   uint64_t budget = 0;
+  uint64_t at = 0;  // render --at: a recorded render.
+  uint64_t to = 0;  // session diff: the second record.
+  bool append = false;
+  bool no_record = false;
   SessionPolicy policy;
 };
 
@@ -50,12 +55,6 @@ std::string NewSessionId() {
   return "s-" + core::ToBase36(bits);
 }
 
-nlohmann::json PolicyJson(const SessionPolicy& p) {
-  return {{"keep_tool_outputs", p.keep_tool_outputs},
-          {"min_collapse_tokens", p.min_collapse_tokens},
-          {"index_max_tokens", p.index_max_tokens}};
-}
-
 int RunNew(Context& ctx, const SessionArgs& a) {
   std::string id = a.id.empty() ? NewSessionId() : a.id;
   Result<Store*> store = ctx.OpenStore();
@@ -63,7 +62,7 @@ int RunNew(Context& ctx, const SessionArgs& a) {
   auto s = Session::Create(**store, id, a.policy);
   if (!s.ok()) return ReportError(s.status());
   if (ctx.json()) {
-    PrintJson({{"session", id}, {"policy", PolicyJson(a.policy)}});
+    PrintJson({{"session", id}, {"policy", session::PolicyToJson(a.policy)}});
     return kExitOk;
   }
   return Emit(id + "\n");
@@ -105,14 +104,19 @@ int RunShow(Context& ctx, const SessionArgs& a) {
     nlohmann::json entries = nlohmann::json::array();
     for (const auto& e : snap->entries)
       entries.push_back(session::EntryToJson(e, false));
+    nlohmann::json compactions = nlohmann::json::array();
+    for (const auto& c : snap->compactions)
+      compactions.push_back(session::CompactionToJson(c));
     PrintJson({{"session", snap->id},
-               {"policy", PolicyJson(snap->policy)},
+               {"policy", session::PolicyToJson(snap->policy)},
                {"generation", snap->generation},
                {"chat_messages", snap->chat_messages},
                {"chat_version", snap->chat_version},
                {"system_version", snap->system_version},
                {"ingest_format", snap->ingest_format},
                {"ingested_items", snap->ingested_items},
+               {"compactions", std::move(compactions)},
+               {"renders", snap->renders},
                {"entries", std::move(entries)}});
     return kExitOk;
   }
@@ -120,6 +124,15 @@ int RunShow(Context& ctx, const SessionArgs& a) {
                     std::to_string(snap->chat_messages) + " chat messages, " +
                     std::to_string(snap->entries.size()) + " objects\n";
   out += "locked: system, chat\n";
+  for (const auto& c : snap->compactions) {
+    out += "compacted\tmessages " + std::to_string(c.first_message) + "-" +
+           std::to_string(c.end_message - 1) + " (" + std::to_string(c.turns) +
+           " turns)\t" + c.ref + "\n";
+  }
+  if (snap->renders != 0) {
+    out += "renders recorded: " + std::to_string(snap->renders) + " (render " +
+           snap->id + " --at N replays one)\n";
+  }
   for (const auto& e : snap->entries) {
     std::string state = e.active ? "active" : "metadata";
     if (e.collapsed) state = "collapsed";
@@ -139,23 +152,20 @@ int RunIngest(Context& ctx, const SessionArgs& a) {
   if (!log.ok()) return ReportError(log.status());
   auto s = OpenSession(ctx, a.id);
   if (!s.ok()) return ReportError(s.status());
-  auto report = (*s)->Ingest(*log, *format);
+  auto report = a.append ? (*s)->IngestAppend(*log, *format)
+                         : (*s)->Ingest(*log, *format);
   if (!report.ok()) return ReportError(report.status());
   if (ctx.json()) {
     PrintJson({{"session", a.id},
                {"messages_added", report->messages_added},
                {"toolcalls_recorded", report->toolcalls_recorded},
-               {"reset", report->reset},
-               {"collapsed", report->collapsed}});
+               {"reset", report->reset}});
     return kExitOk;
   }
   std::string out =
       std::string(report->reset ? "log rewritten: chat reset; " : "") +
       std::to_string(report->messages_added) + " messages added, " +
       std::to_string(report->toolcalls_recorded) + " tool outputs recorded";
-  if (!report->collapsed.empty()) {
-    out += ", " + std::to_string(report->collapsed.size()) + " collapsed";
-  }
   return Emit(out + "\n");
 }
 
@@ -207,12 +217,54 @@ int RunRender(Context& ctx, const SessionArgs& a) {
   if (!format.ok()) return ReportError(format.status().WithContext("--format"));
   auto s = OpenSession(ctx, a.id);
   if (!s.ok()) return ReportError(s.status());
-  auto r = (*s)->Render({.budget_tokens = a.budget, .format = *format});
+  if (a.at == 0 && a.budget == 0) {
+    return ReportError(Status::InvalidArgument(
+        "render needs --budget N (or --at N to replay a recorded render)"));
+  }
+  Result<RenderResult> r = a.at != 0 ? (*s)->Replay(a.at)
+                                     : (*s)->Render({.budget_tokens = a.budget,
+                                                     .format = *format,
+                                                     .record = !a.no_record});
   if (!r.ok()) return ReportError(r.status());
   // The render form, and the request around it.
-  nlohmann::json out = session::RenderToJson(a.id, *format, *r);
+  nlohmann::json out = session::RenderToJson(a.id, r->format, *r);
   out["request"] = nlohmann::json::parse(r->request_json);
   return Emit(out.dump() + "\n");
+}
+
+int RunDiff(Context& ctx, const SessionArgs& a) {
+  auto s = OpenSession(ctx, a.id);
+  if (!s.ok()) return ReportError(s.status());
+  auto d = (*s)->Diff(a.at, a.to);
+  if (!d.ok()) return ReportError(d.status());
+  if (ctx.json()) {
+    PrintJson(session::DiffToJson(a.id, *d));
+    return kExitOk;
+  }
+  std::string out = "render " + std::to_string(d->from) + " -> " +
+                    std::to_string(d->to) + ": " +
+                    std::to_string(d->from_tokens) + " -> " +
+                    std::to_string(d->to_tokens) + " tokens\n";
+  auto list = [&out](const char* what, const std::vector<std::string>& keys) {
+    for (const std::string& k : keys)
+      out += std::string(what) + "\t" + k + "\n";
+  };
+  list("entered", d->entered);
+  list("left", d->left);
+  list("collapsed", d->collapsed);
+  for (const CompactionInfo& c : d->compacted) {
+    out += "compacted\tmessages " + std::to_string(c.first_message) + "-" +
+           std::to_string(c.end_message - 1) + "\t" + c.ref + "\n";
+  }
+  return Emit(out);
+}
+
+int RunExpand(Context& ctx, const SessionArgs& a) {
+  auto s = OpenSession(ctx, a.id);
+  if (!s.ok()) return ReportError(s.status());
+  auto lines = (*s)->Expand(a.object);
+  if (!lines.ok()) return ReportError(lines.status());
+  return Emit(*lines);
 }
 
 CLI::App* WithId(CLI::App* sub, SessionArgs* a) {
@@ -260,6 +312,23 @@ void RegisterSessionCommands(CLI::App& app, CommandTable& table) {
                     "Token cap of the metadata index (default 4000)")
         ->type_name("N")
         ->check(UnsignedNumber());
+    sub->add_option("--compact-trigger", a->policy.compact_trigger_percent,
+                    "Free tokens when a render would use more than this % "
+                    "of its budget (default 90)")
+        ->type_name("PCT")
+        ->check(UnsignedNumber());
+    sub->add_option("--compact-target", a->policy.compact_target_percent,
+                    "... down to this % of the budget (default 50)")
+        ->type_name("PCT")
+        ->check(UnsignedNumber());
+    sub->add_option("--keep-turns", a->policy.keep_turns,
+                    "Newest turns never compacted (default 2)")
+        ->type_name("N")
+        ->check(UnsignedNumber());
+    sub->add_option("--summary-tokens", a->policy.compaction_summary_tokens,
+                    "Token cap of a compaction's summary (default 300)")
+        ->type_name("N")
+        ->check(UnsignedNumber());
     table.Add(sub, [a](Context& ctx) { return RunNew(ctx, *a); });
   }
   {
@@ -293,6 +362,9 @@ void RegisterSessionCommands(CLI::App& app, CommandTable& table) {
         ->required();
     sub->add_option("--format,-f", a->format, "openai (default) or anthropic")
         ->type_name("F");
+    sub->add_flag("--append", a->append,
+                  "FILE holds only new messages, continuing what was "
+                  "ingested (tool results may answer earlier calls)");
     table.Add(sub, [a](Context& ctx) { return RunIngest(ctx, *a); });
   }
   struct Verb {
@@ -332,16 +404,50 @@ void RegisterSessionCommands(CLI::App& app, CommandTable& table) {
   {
     auto a = std::make_shared<SessionArgs>();
     CLI::App* sub = WithId(
+        session->add_subcommand("diff",
+                                "What entered, left, collapsed or was "
+                                "compacted between recorded renders N and M"),
+        a.get());
+    sub->add_option("N", a->at, "A render record")
+        ->required()
+        ->check(UnsignedNumber());
+    sub->add_option("M", a->to, "A later (or earlier) render record")
+        ->required()
+        ->check(UnsignedNumber());
+    table.Add(sub, [a](Context& ctx) { return RunDiff(ctx, *a); });
+  }
+  {
+    auto a = std::make_shared<SessionArgs>();
+    CLI::App* sub =
+        WithId(session->add_subcommand("expand",
+                                       "Print the chat messages a compaction "
+                                       "replaced, exactly as stored (NDJSON)"),
+               a.get());
+    sub->add_option("COMPACTION", a->object,
+                    "The compaction's ref (ck:...) or key")
+        ->required();
+    table.Add(sub, [a](Context& ctx) { return RunExpand(ctx, *a); });
+  }
+  {
+    auto a = std::make_shared<SessionArgs>();
+    CLI::App* sub = WithId(
         app.add_subcommand("render",
                            "Print the request the model sees for session ID, "
                            "within --budget tokens (JSON)"),
         a.get());
-    sub->add_option("--budget,-b", a->budget, "Token budget (required)")
-        ->required()
-        ->type_name("N")
-        ->check(UnsignedNumber());
+    auto* budget = sub->add_option("--budget,-b", a->budget, "Token budget")
+                       ->type_name("N")
+                       ->check(UnsignedNumber());
     sub->add_option("--format,-f", a->format, "openai (default) or anthropic")
         ->type_name("F");
+    sub->add_option("--at", a->at,
+                    "Replay recorded render N byte for byte (see session "
+                    "show for how many there are)")
+        ->type_name("N")
+        ->check(UnsignedNumber())
+        ->excludes(budget);
+    sub->add_flag("--no-record", a->no_record,
+                  "Do not record this render (see --at)");
     table.Add(sub, [a](Context& ctx) { return RunRender(ctx, *a); });
   }
 }

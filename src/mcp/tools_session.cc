@@ -1,7 +1,9 @@
 // Session tools: the client's own session (ClientBinding::session) as a
-// context manager — activate, deactivate, pin, render. The session is
-// created on first use. A client never changes another client's session.
+// context manager — activate, deactivate, pin, ingest, render (and replay),
+// diff, expand. The session is created on first use. A client never
+// changes another client's session.
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <utility>
@@ -72,16 +74,70 @@ Result<ToolResult> RunPin(ClientState& c, const Json& a) {
 Result<ToolResult> RunRender(ClientState& c, const Json& a) {
   auto s = OwnSession(c);
   if (!s.ok()) return s.status();
+  const uint64_t at = U64Arg(a, "at", 0);
   RenderOptions o;
   o.budget_tokens = U64Arg(a, "budget_tokens", 0);
+  if ((at == 0) == (o.budget_tokens == 0)) {
+    return Status::InvalidArgument(
+        "give budget_tokens (a new render) or at (a recorded one), not both");
+  }
   Result<LogFormat> f = ParseLogFormat(StrArg(a, "format", "openai"));
   if (!f.ok()) return f.status();
   o.format = *f;
-  Result<RenderResult> r = (*s)->Render(o);
+  Result<RenderResult> r = at != 0 ? (*s)->Replay(at) : (*s)->Render(o);
   if (!r.ok()) return r.status();
-  Json st = session::RenderToJson(c.binding.session, o.format, *r);
+  Json st = session::RenderToJson(c.binding.session, r->format, *r);
   return LimitedTextResult(c, std::move(r->request_json), std::move(st),
                            std::nullopt, 0);
+}
+
+Result<ToolResult> RunIngest(ClientState& c, const Json& a) {
+  auto s = OwnSession(c);
+  if (!s.ok()) return s.status();
+  Result<LogFormat> f = ParseLogFormat(StrArg(a, "format", "openai"));
+  if (!f.ok()) return f.status();
+  auto it = a.find("messages");
+  if (it == a.end() || !it->is_array()) {
+    return Status::InvalidArgument("messages must be an array");
+  }
+  Json log = {{"messages", *it}};
+  if (auto sys = a.find("system"); sys != a.end()) log["system"] = *sys;
+  const std::string text = log.dump();
+  Result<IngestReport> rep = BoolArg(a, "append", true)
+                                 ? (*s)->IngestAppend(text, *f)
+                                 : (*s)->Ingest(text, *f);
+  if (!rep.ok()) return rep.status();
+  ToolResult r;
+  r.content.push_back(TextContent(
+      std::to_string(rep->messages_added) + " messages added to session " +
+      c.binding.session + (rep->reset ? " (log rewritten: chat reset)" : "")));
+  r.structured = {{"session", c.binding.session},
+                  {"messages_added", rep->messages_added},
+                  {"toolcalls_recorded", rep->toolcalls_recorded},
+                  {"reset", rep->reset}};
+  return r;
+}
+
+Result<ToolResult> RunDiff(ClientState& c, const Json& a) {
+  auto s = OwnSession(c);
+  if (!s.ok()) return s.status();
+  Result<RenderDiff> d = (*s)->Diff(U64Arg(a, "from", 0), U64Arg(a, "to", 0));
+  if (!d.ok()) return d.status();
+  ToolResult r;
+  r.structured = session::DiffToJson(c.binding.session, *d);
+  r.content.push_back(TextContent(r.structured.dump()));
+  return r;
+}
+
+Result<ToolResult> RunExpand(ClientState& c, const Json& a) {
+  auto s = OwnSession(c);
+  if (!s.ok()) return s.status();
+  Result<std::string> lines = (*s)->Expand(StrArg(a, "compaction"));
+  if (!lines.ok()) return lines.status();
+  return LimitedTextResult(
+      c, std::move(*lines),
+      {{"session", c.binding.session}, {"compaction", StrArg(a, "compaction")}},
+      std::nullopt, 0);
 }
 
 }  // namespace
@@ -117,12 +173,57 @@ void AddSessionTools(std::vector<ToolDef>& tools) {
        "chat, an index of the rest by ref) as an OpenAI or Anthropic request "
        "JSON within budget_tokens, in a stable-prefix order. Reports what "
        "was dropped to fit, with refs to get it back.",
-       ObjectSchema({{"budget_tokens",
-                      IntProp("Token budget of the request.", 1, 10000000)},
-                     {"format", EnumProp("Request shape (default openai).",
-                                         {"openai", "anthropic"})}},
-                    {"budget_tokens"}),
-       true, false, true, RunRender});
+       ObjectSchema(
+           {{"budget_tokens",
+             IntProp("Token budget of a new render.", 1, 10000000)},
+            {"at", IntProp("Replay recorded render N (1-based) byte for "
+                           "byte instead of rendering anew.",
+                           1, INT64_MAX)},
+            {"format", EnumProp("Request shape (default openai).",
+                                {"openai", "anthropic"})}},
+           {}),
+       false, false, false, RunRender});
+  tools.push_back(
+      {"session_ingest", "Add messages to your session's chat",
+       "Ingest harness messages (OpenAI or Anthropic form) into your "
+       "session's chat. append (default true): the messages continue what "
+       "was ingested, and tool results may answer earlier calls; false: "
+       "messages is the whole log (re-sending it adds only what is new). "
+       "Every tool result becomes a toolcall object the chat refers to by "
+       "ref.",
+       ObjectSchema(
+           {{"messages", Json{{"type", "array"},
+                              {"description", "Log messages, oldest first."},
+                              {"items", {{"type", "object"}}},
+                              {"maxItems", 100000}}},
+            {"system", StringProp("Anthropic: the system prompt (whole "
+                                  "logs only).")},
+            {"append", BoolProp("The messages continue the chat (default "
+                                "true).")},
+            {"format",
+             EnumProp("Log shape (default openai).", {"openai", "anthropic"})}},
+           {"messages"}),
+       false, false, false, RunIngest});
+  tools.push_back(
+      {"session_diff", "Compare two recorded renders",
+       "What entered, left, collapsed or was compacted between two recorded "
+       "renders of your session (numbers from session_render's record), "
+       "with their token breakdowns.",
+       ObjectSchema({{"from", IntProp("A render record.", 1, INT64_MAX)},
+                     {"to", IntProp("Another render record.", 1, INT64_MAX)}},
+                    {"from", "to"}),
+       true, false, true, RunDiff});
+  tools.push_back(
+      {"session_expand", "Get back the messages a compaction replaced",
+       "A compaction in your session's render folds older turns into a "
+       "summary; this returns the messages it replaced exactly as stored "
+       "(one JSON message per line), tool results by ref.",
+       ObjectSchema(
+           {{"compaction", StringProp("The compaction's ref (ck:...) from the "
+                                      "render.",
+                                      1, 1024)}},
+           {"compaction"}),
+       true, false, true, RunExpand});
 }
 
 }  // namespace ctxkit::mcp

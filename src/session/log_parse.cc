@@ -93,13 +93,8 @@ Result<const json*> MessagesOf(const json& root, LogFormat format) {
   return &*it;
 }
 
-Result<ParsedLog> ParseOpenAI(const json& msgs) {
+Result<ParsedLog> ParseOpenAI(const json& msgs, KnownCalls calls) {
   ParsedLog log;
-  struct Call {
-    std::string name;
-    std::string arguments;
-  };
-  std::map<std::string, Call> calls;
   for (size_t i = 0; i < msgs.size(); ++i) {
     const json& m = msgs[i];
     const std::string path = "messages[" + std::to_string(i) + "]";
@@ -166,9 +161,9 @@ Result<ParsedLog> ParseOpenAI(const json& msgs) {
         return Bad(path, "tool_call_id '" + p.message.call_id +
                              "' matches no earlier assistant tool call");
       }
-      p.message.tool = call->second.name;
+      p.message.tool = call->second.first;
       p.message.status = "ok";
-      p.arguments = ArgumentsJson(call->second.arguments);
+      p.arguments = ArgumentsJson(call->second.second);
       CTXKIT_ASSIGN_OR_RETURN(p.output,
                               TextOf(content, path + ".content", false));
       item.messages.push_back(std::move(p));
@@ -180,13 +175,13 @@ Result<ParsedLog> ParseOpenAI(const json& msgs) {
   return log;
 }
 
-Result<ParsedLog> ParseAnthropic(const json& root, const json& msgs) {
+Result<ParsedLog> ParseAnthropic(const json& root, const json& msgs,
+                                 KnownCalls calls) {
   ParsedLog log;
   if (root.is_object() && root.contains("system")) {
     CTXKIT_ASSIGN_OR_RETURN(log.system,
                             TextOf(root["system"], "$.system", false));
   }
-  std::map<std::string, std::pair<std::string, std::string>> calls;
   for (size_t i = 0; i < msgs.size(); ++i) {
     const json& m = msgs[i];
     const std::string path = "messages[" + std::to_string(i) + "]";
@@ -281,14 +276,15 @@ Result<ParsedLog> ParseAnthropic(const json& root, const json& msgs) {
 
 }  // namespace
 
-Result<ParsedLog> ParseLog(std::string_view text, LogFormat format) {
+Result<ParsedLog> ParseLog(std::string_view text, LogFormat format,
+                           const KnownCalls& earlier) {
   if (!core::IsValidUtf8(text)) {
     return Status::InvalidArgument("log: not valid UTF-8");
   }
   CTXKIT_ASSIGN_OR_RETURN(json root, text::ParseJson(text, "log"));
   CTXKIT_ASSIGN_OR_RETURN(const json* msgs, MessagesOf(root, format));
-  if (format == LogFormat::kOpenAI) return ParseOpenAI(*msgs);
-  return ParseAnthropic(root, *msgs);
+  if (format == LogFormat::kOpenAI) return ParseOpenAI(*msgs, earlier);
+  return ParseAnthropic(root, *msgs, earlier);
 }
 
 }  // namespace ctxkit::session

@@ -5,8 +5,10 @@
 #ifndef CTXKIT_SESSION_LOG_PARSE_H_
 #define CTXKIT_SESSION_LOG_PARSE_H_
 
+#include <map>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "ctxkit/session.h"
@@ -34,9 +36,15 @@ struct ParsedLog {
   std::vector<ParsedItem> items;
 };
 
+// Tool calls by id: (tool name, arguments as JSON text).
+using KnownCalls = std::map<std::string, std::pair<std::string, std::string>>;
+
 // Accepts {"messages": [...]} (Anthropic: plus "system") or a bare array
 // of messages. InvalidArgument naming the JSON path of the first problem.
-Result<ParsedLog> ParseLog(std::string_view json, LogFormat format);
+// Tool results may answer the calls in `earlier` (calls ingested before,
+// when the log continues a chat) as well as calls of the log itself.
+Result<ParsedLog> ParseLog(std::string_view json, LogFormat format,
+                           const KnownCalls& earlier = {});
 
 }  // namespace ctxkit::session
 

@@ -1,8 +1,9 @@
 // Rendering: the provider request the model sees, never over budget.
 //
 // Layout (stable-prefix order): the system text; one block per pinned
-// object (seq order); the metadata index (join order, capped); the chat,
-// where each tool message carries its reference line and, while the
+// object (seq order); the metadata index (join order, capped); the
+// compactions (chat order); the chat from the first message no compaction
+// holds, where each tool message carries its reference line and, while the
 // output is active, the output itself; then one block per other active
 // object (activation order). Tokens are the sum of the exact o200k_base
 // counts of every text string emitted (see docs/sessions.md).
@@ -15,113 +16,29 @@
 
 #include "core/status_macros.h"
 #include "ctxkit/session.h"
+#include "session/relief.h"
+#include "session/render_layout.h"
+#include "session/render_record.h"
 #include "session/session_impl.h"
-#include "text/json_parse.h"
 
 namespace ctxkit {
 namespace {
 
 using nlohmann::json;
+using session::Block;
 using session::ChatMessage;
-
-enum class Mode { kShown, kPinned, kCollapsed, kDropped };
-
-struct Block {
-  std::string text;
-  uint64_t tokens = 0;
-};
-
-// A chat tool message or a tail object whose content may be dropped.
-struct Shown {
-  uint64_t active_seq = 0;
-  bool tail = false;
-  size_t index = 0;  // Into chat_text or tail.
-  std::string key;
-  uint64_t version = 0;
-  uint64_t content_tokens = 0;
-  std::string ref;
-};
+using session::IndexBlock;
+using session::Layout;
+using session::Shown;
+using session::TailBlock;
+using session::ToolMode;
 
 std::string N(uint64_t v) { return std::to_string(v); }
-
-std::string RefLine(const ChatMessage& m) {
-  return "[toolcall " + m.call_id + " | " + m.tool + " | " + m.status + " | " +
-         N(m.bytes) + " bytes | " + N(m.tokens) + " tokens | " + m.ref + "] " +
-         m.summary;
-}
-
-std::string ToolText(const ChatMessage& m, Mode mode, uint64_t version,
-                     const std::string& content) {
-  std::string t = RefLine(m);
-  switch (mode) {
-    case Mode::kShown:
-      if (version != m.version) t += "\n(output now at v" + N(version) + ")";
-      return t + "\n" + content;
-    case Mode::kPinned:
-      return t + "\n[output pinned above at v" + N(version) + "]";
-    case Mode::kCollapsed:
-      return t + "\n[collapsed: output not shown; activate " + m.ref +
-             " to see it again]";
-    case Mode::kDropped:
-      return t + "\n[not shown to fit the token budget; activate " + m.ref +
-             " or raise the budget to see it]";
-  }
-  return t;
-}
 
 std::string IndexLineText(const PoolEntry& e) {
   return "- " + e.key + " v" + N(e.version) + " | " + e.kind + " | " +
          N(e.tokens) + " tokens | " + e.title + " | " + e.ref;
 }
-
-constexpr char kIndexHeader[] =
-    "Known objects (metadata only; activate a ref to see its content):";
-constexpr char kIndexMore[] =
-    "- (more objects are known than listed here; see `ctxkit session show`)";
-
-json ParsedArguments(const std::string& text) {
-  json j = ctxkit::text::ParseJsonOrDiscarded(text);
-  if (j.is_object()) return j;
-  return json{{"arguments", text}};
-}
-
-// The metadata index block: lines in join order up to the policy's cap.
-struct IndexBlock {
-  std::vector<const std::string*> lines;  // Into SessionImpl::index_lines().
-  size_t listed = 0;                      // Lines shown.
-  bool more = false;                      // The "more objects" line shown.
-  bool present = false;                   // The block is emitted at all.
-  Block block;
-
-  // The block listing the first `k` lines.
-  std::string Text(size_t k, bool more_line) const {
-    std::string t = kIndexHeader;
-    for (size_t i = 0; i < k; ++i) t += "\n" + *lines[i];
-    if (more_line) t += std::string("\n") + kIndexMore;
-    return t;
-  }
-};
-
-// Everything a render emits, in layout order, each text with its count.
-struct Layout {
-  Block system;
-  std::vector<Block> pinned;
-  IndexBlock index;
-  const std::vector<ChatMessage>* chat = nullptr;
-  std::vector<Block> chat_text;  // One per chat message.
-  uint64_t chat_tokens = 0;      // Tool-call names and argument texts.
-  std::vector<Block> tail;       // Active objects not in the chat.
-  std::vector<Shown> shown;      // Content that may be dropped.
-
-  uint64_t Total() const {
-    uint64_t t =
-        system.tokens + chat_tokens + (index.present ? index.block.tokens : 0);
-    for (const Block& b : pinned) t += b.tokens;
-    for (const Block& b : chat_text) t += b.tokens;
-    for (const Block& b : tail) t += b.tokens;
-    return t;
-  }
-};
 
 // Latest version of an active entry (0 when removed from the store).
 Result<uint64_t> LatestVersion(View& view, const PoolEntry& e) {
@@ -132,8 +49,7 @@ Result<uint64_t> LatestVersion(View& view, const PoolEntry& e) {
 }
 
 // One block per pinned object, in seq order.
-Result<std::vector<Block>> PinnedBlocks(SessionImpl& s) {
-  std::vector<Block> pinned;
+Status GatherPinned(SessionImpl& s, Layout* layout) {
   for (const std::string& id : s.PinnedIds()) {
     const PoolEntry& e = s.state().entries.at(id);
     CTXKIT_ASSIGN_OR_RETURN(auto content,
@@ -141,27 +57,35 @@ Result<std::vector<Block>> PinnedBlocks(SessionImpl& s) {
     CTXKIT_ASSIGN_OR_RETURN(
         Ref ref,
         s.view().RefOf(e.key, {.scope = e.scope, .version = e.pinned_version}));
+    session::PinnedSpec spec{FormatRef(ref), e.key, e.kind};
     Block b;
-    b.text = "[pinned " + e.key + " v" + N(e.pinned_version) + " | " + e.kind +
-             " | " + FormatRef(ref) + "]\n" + *content;
+    b.text = session::PinnedBlockText(spec, e.pinned_version, *content);
     b.tokens = s.Tokens(b.text);
-    pinned.push_back(std::move(b));
+    layout->pinned.push_back(std::move(b));
+    layout->pinned_specs.push_back(std::move(spec));
   }
-  return pinned;
+  return Status::Ok();
 }
 
 // The tail block of an active object outside the chat at its latest
 // version (0: removed), noting its content as droppable.
 Status AddTailBlock(SessionImpl& s, const PoolEntry& e, uint64_t latest,
                     Layout* layout) {
-  Block b;
+  TailBlock t;
+  t.key = e.key;
+  t.kind = e.kind;
   if (latest == 0) {
-    b.text = "[active " + e.key + " | removed from the store]";
+    t.block.text = "[active " + e.key + " | removed from the store]";
   } else {
     CTXKIT_ASSIGN_OR_RETURN(auto content, s.Content(e.key, e.scope, latest));
     CTXKIT_ASSIGN_OR_RETURN(Ref ref, s.view().RefOf(e.key, {.scope = e.scope}));
-    b.text = "[active " + e.key + " v" + N(latest) + " (latest) | " + e.kind +
-             " | " + FormatRef(ref) + "]\n" + *content;
+    CTXKIT_ASSIGN_OR_RETURN(
+        Ref at, s.view().RefOf(e.key, {.scope = e.scope, .version = latest}));
+    t.shown = true;
+    t.ref = FormatRef(at);
+    t.printed_ref = FormatRef(ref);
+    t.block.text =
+        session::TailShownText(e.key, latest, e.kind, t.printed_ref, *content);
     Shown sh;
     sh.active_seq = e.active_seq;
     sh.tail = true;
@@ -169,17 +93,17 @@ Status AddTailBlock(SessionImpl& s, const PoolEntry& e, uint64_t latest,
     sh.key = e.key;
     sh.version = latest;
     sh.content_tokens = s.Tokens(*content);
-    sh.ref = FormatRef(ref);
+    sh.ref = t.printed_ref;
     layout->shown.push_back(std::move(sh));
   }
-  b.tokens = s.Tokens(b.text);
-  layout->tail.push_back(std::move(b));
+  t.block.tokens = s.Tokens(t.block.text);
+  layout->tail.push_back(std::move(t));
   return Status::Ok();
 }
 
-// Active objects: those of the chat are shown in place (their latest
-// versions returned by id), the others in the tail. Pins that lag behind
-// the latest version are reported as conflicts.
+// Active objects: those of the chat (not compacted) are shown in place
+// (their latest versions returned by id), the others in the tail. Pins
+// that lag behind the latest version are reported as conflicts.
 Result<std::map<std::string, uint64_t>> GatherActive(SessionImpl& s,
                                                      Layout* layout,
                                                      RenderResult* result) {
@@ -191,7 +115,7 @@ Result<std::map<std::string, uint64_t>> GatherActive(SessionImpl& s,
     if (latest != 0 && e.pinned_version != 0) {
       result->conflicts.push_back({e.key, e.pinned_version, latest});
     }
-    if (e.from_chat) {
+    if (e.from_chat && !e.compacted) {
       if (latest != 0) chat_latest[id] = latest;
       continue;
     }
@@ -200,12 +124,13 @@ Result<std::map<std::string, uint64_t>> GatherActive(SessionImpl& s,
   return chat_latest;
 }
 
-// The text of chat message `i`, a tool message: its output while active
-// (at `chat_latest`'s version), else a pinned or collapsed note.
+// The text of rendered chat message `rel`, a tool message: its output while
+// active (at `chat_latest`'s version), else a pinned note or the
+// placeholder.
 Result<std::string> ToolMessageText(
-    SessionImpl& s, size_t i,
+    SessionImpl& s, size_t rel,
     const std::map<std::string, uint64_t>& chat_latest, Layout* layout) {
-  const ChatMessage& m = (*layout->chat)[i];
+  const ChatMessage& m = layout->message(rel);
   const auto& entries = s.state().entries;
   auto it = entries.find(m.object_id);
   auto live = chat_latest.find(m.object_id);
@@ -215,43 +140,68 @@ Result<std::string> ToolMessageText(
                             s.Content(e.key, e.scope, live->second));
     Shown sh;
     sh.active_seq = e.active_seq;
-    sh.index = i;
+    sh.index = rel;
     sh.key = e.key;
     sh.version = live->second;
     sh.content_tokens = s.Tokens(*content);
     sh.ref = m.ref;
     layout->shown.push_back(std::move(sh));
-    return ToolText(m, Mode::kShown, live->second, *content);
+    layout->modes[rel] = ToolMode::kShown;
+    if (live->second != m.version) {
+      CTXKIT_ASSIGN_OR_RETURN(
+          Ref ref,
+          s.view().RefOf(e.key, {.scope = e.scope, .version = live->second}));
+      layout->shown_refs[rel] = FormatRef(ref);
+    }
+    return session::ToolText(m, ToolMode::kShown, live->second, *content);
   }
   if (it != entries.end() && it->second.pinned_version != 0) {
-    return ToolText(m, Mode::kPinned, it->second.pinned_version, "");
+    layout->modes[rel] = ToolMode::kPinned;
+    return session::ToolText(m, ToolMode::kPinned, it->second.pinned_version,
+                             "");
   }
-  return ToolText(m, Mode::kCollapsed, 0, "");
+  layout->modes[rel] = ToolMode::kHidden;
+  return session::ToolText(m, ToolMode::kHidden, 0, "");
 }
 
-// The chat, one block per message. Tool-call names and argument texts
-// count as emitted strings.
+// The chat from the first uncompacted message, one block per message.
+// Tool-call names and argument texts count as emitted strings.
 Status GatherChat(SessionImpl& s, bool anthropic,
                   const std::map<std::string, uint64_t>& chat_latest,
                   Layout* layout) {
   CTXKIT_ASSIGN_OR_RETURN(layout->chat, s.Chat());
   const std::vector<ChatMessage>& chat = *layout->chat;
-  layout->chat_text.resize(chat.size());
-  for (size_t i = 0; i < chat.size(); ++i) {
-    const ChatMessage& m = chat[i];
-    Block& b = layout->chat_text[i];
+  layout->first = std::min<size_t>(s.state().compacted_end(), chat.size());
+  const size_t n = chat.size() - layout->first;
+  layout->chat_text.resize(n);
+  layout->modes.assign(n, ToolMode::kText);
+  layout->shown_refs.assign(n, std::string());
+  layout->call_tokens.assign(n, 0);
+  for (size_t rel = 0; rel < n; ++rel) {
+    const ChatMessage& m = layout->message(rel);
     for (const auto& c : m.tool_calls) {
-      layout->chat_tokens += s.Tokens(c.name);
-      layout->chat_tokens += s.Tokens(
-          anthropic ? ParsedArguments(c.arguments).dump() : c.arguments);
+      layout->call_tokens[rel] += s.Tokens(c.name);
+      layout->call_tokens[rel] += s.Tokens(
+          anthropic ? session::ParsedArgumentsText(c.arguments) : c.arguments);
     }
+    Block& b = layout->chat_text[rel];
     if (m.role != "tool") {
       b.text = m.text;
     } else {
       CTXKIT_ASSIGN_OR_RETURN(b.text,
-                              ToolMessageText(s, i, chat_latest, layout));
+                              ToolMessageText(s, rel, chat_latest, layout));
     }
     b.tokens = s.Tokens(b.text);
+  }
+  return Status::Ok();
+}
+
+// One block per compaction, in chat order.
+Status GatherCompactions(SessionImpl& s, Layout* layout) {
+  for (const CompactionInfo& c : s.state().compactions) {
+    CTXKIT_ASSIGN_OR_RETURN(const std::string* text, s.CompactionText(c.ref));
+    layout->compactions.push_back({*text, s.Tokens(*text)});
+    layout->compaction_refs.push_back(c.ref);
   }
   return Status::Ok();
 }
@@ -262,7 +212,7 @@ IndexBlock CollectIndexLines(SessionImpl& s) {
   const session::State& st = s.state();
   IndexBlock index;
   auto& cache = s.index_lines();
-  uint64_t used = s.Tokens(kIndexHeader);
+  uint64_t used = s.Tokens(index.Text(0, false));
   for (const auto& [seq, id] : st.by_seq) {
     const PoolEntry& e = st.entries.at(id);
     if (e.locked || e.from_chat) continue;
@@ -304,16 +254,21 @@ IndexBlock BuildIndex(SessionImpl& s) {
 
 // Replaces droppable content `sh` by a note saying how to see it again.
 void DropContent(SessionImpl& s, const Shown& sh, Layout* layout) {
-  Block& b = sh.tail ? layout->tail[sh.index] : layout->chat_text[sh.index];
   if (sh.tail) {
-    b.text = "[active " + sh.key + " v" + N(sh.version) + " | " +
-             N(sh.content_tokens) +
-             " tokens not shown to fit the token budget; activate " + sh.ref +
-             " or raise the budget to see it]";
-  } else {
-    b.text =
-        ToolText((*layout->chat)[sh.index], Mode::kDropped, sh.version, "");
+    TailBlock& t = layout->tail[sh.index];
+    t.shown = false;
+    t.block.text = "[active " + sh.key + " v" + N(sh.version) + " | " +
+                   N(sh.content_tokens) +
+                   " tokens not shown to fit the token budget; activate " +
+                   sh.ref + " or raise the budget to see it]";
+    t.block.tokens = s.Tokens(t.block.text);
+    return;
   }
+  Block& b = layout->chat_text[sh.index];
+  layout->modes[sh.index] = ToolMode::kHidden;
+  layout->shown_refs[sh.index].clear();
+  b.text = session::ToolText(layout->message(sh.index), ToolMode::kHidden,
+                             sh.version, "");
   b.tokens = s.Tokens(b.text);
 }
 
@@ -341,11 +296,12 @@ uint64_t DropOldestContent(SessionImpl& s, uint64_t budget, Layout* layout,
     cumulative += sh.content_tokens;
     if (tokens <= budget && group != dropping_group) break;
     dropping_group = group;
-    const Block& b =
-        sh.tail ? layout->tail[sh.index] : layout->chat_text[sh.index];
-    tokens -= b.tokens;
+    const uint64_t before = sh.tail ? layout->tail[sh.index].block.tokens
+                                    : layout->chat_text[sh.index].tokens;
     DropContent(s, sh, layout);
-    tokens += b.tokens;
+    const uint64_t after = sh.tail ? layout->tail[sh.index].block.tokens
+                                   : layout->chat_text[sh.index].tokens;
+    tokens = tokens - before + after;
     result->dropped.push_back({sh.key, sh.version, sh.content_tokens, sh.ref});
   }
   return tokens;
@@ -381,159 +337,6 @@ uint64_t ShrinkIndex(SessionImpl& s, uint64_t budget, uint64_t tokens,
   return rest + index->block.tokens;
 }
 
-// Counts every string emitted into the request.
-class Emitter {
- public:
-  explicit Emitter(SessionImpl& s) : s_(s) {}
-  std::string operator()(const std::string& text) {
-    emitted_ += s_.Tokens(text);
-    return text;
-  }
-  uint64_t emitted() const { return emitted_; }
-
- private:
-  SessionImpl& s_;
-  uint64_t emitted_ = 0;
-};
-
-// The stable prefix's system texts: the system text, the pinned blocks and
-// the index, in that order (empty texts included).
-std::vector<const std::string*> PrefixTexts(const Layout& layout) {
-  std::vector<const std::string*> texts = {&layout.system.text};
-  for (const Block& b : layout.pinned) texts.push_back(&b.text);
-  if (layout.index.present) texts.push_back(&layout.index.block.text);
-  return texts;
-}
-
-// Chat message `i` as an OpenAI chat message.
-json OpenAiMessage(const Layout& layout, size_t i, Emitter& emit) {
-  const ChatMessage& m = (*layout.chat)[i];
-  json j = {{"role", m.role}};
-  if (m.role == "tool") {
-    j["tool_call_id"] = m.call_id;
-    j["content"] = emit(layout.chat_text[i].text);
-  } else if (m.role == "assistant" && !m.tool_calls.empty()) {
-    j["content"] = m.text.empty() ? json() : json(emit(m.text));
-    json calls = json::array();
-    for (const auto& c : m.tool_calls) {
-      calls.push_back(
-          {{"id", c.id},
-           {"type", "function"},
-           {"function",
-            {{"name", emit(c.name)}, {"arguments", emit(c.arguments)}}}});
-    }
-    j["tool_calls"] = std::move(calls);
-  } else {
-    j["content"] = emit(layout.chat_text[i].text);
-  }
-  return j;
-}
-
-// An OpenAI chat-completions request: system messages, the chat, the tail
-// as user messages.
-json OpenAiRequest(const Layout& layout, Emitter& emit) {
-  json messages = json::array();
-  std::vector<const std::string*> prefix = PrefixTexts(layout);
-  for (size_t i = 0; i < prefix.size(); ++i) {
-    // The system text is left out when empty; the other blocks never are.
-    if (i == 0 && prefix[i]->empty()) continue;
-    messages.push_back({{"role", "system"}, {"content", emit(*prefix[i])}});
-  }
-  for (size_t i = 0; i < layout.chat->size(); ++i) {
-    messages.push_back(OpenAiMessage(layout, i, emit));
-  }
-  for (const Block& b : layout.tail) {
-    messages.push_back({{"role", "user"}, {"content", emit(b.text)}});
-  }
-  return {{"messages", std::move(messages)}};
-}
-
-// Anthropic messages, consecutive blocks of one role merged into one
-// message.
-class AnthropicMessages {
- public:
-  void Add(const std::string& role, json block) {
-    if (messages_.empty() || messages_.back()["role"] != role) {
-      messages_.push_back({{"role", role}, {"content", json::array()}});
-    }
-    messages_.back()["content"].push_back(std::move(block));
-  }
-  // A cache breakpoint at the last block so far.
-  void MarkCacheBreakpoint() {
-    if (messages_.empty()) return;
-    messages_.back()["content"].back()["cache_control"] = {
-        {"type", "ephemeral"}};
-  }
-  json Take() { return std::move(messages_); }
-
- private:
-  json messages_ = json::array();
-};
-
-// Chat message `m` (text `text` for a tool message) as Anthropic blocks.
-void AddAnthropicMessage(const ChatMessage& m, const std::string& text,
-                         Emitter& emit, AnthropicMessages* out) {
-  if (m.role == "tool") {
-    json b = {{"type", "tool_result"},
-              {"tool_use_id", m.call_id},
-              {"content", emit(text)}};
-    if (m.status == "error") b["is_error"] = true;
-    out->Add("user", std::move(b));
-    return;
-  }
-  if (!m.text.empty()) {
-    out->Add(m.role, {{"type", "text"}, {"text", emit(m.text)}});
-  }
-  for (const auto& c : m.tool_calls) {
-    json input = ParsedArguments(c.arguments);
-    emit(input.dump());
-    out->Add("assistant", {{"type", "tool_use"},
-                           {"id", c.id},
-                           {"name", emit(c.name)},
-                           {"input", std::move(input)}});
-  }
-}
-
-// An Anthropic messages request: system blocks, the chat, the tail as user
-// text, with cache breakpoints at the end of the stable part (the system
-// blocks and the chat; the tail changes turn by turn).
-json AnthropicRequest(const Layout& layout, Emitter& emit) {
-  json sys_blocks = json::array();
-  for (const std::string* text : PrefixTexts(layout)) {
-    if (text->empty()) continue;  // The API refuses empty text blocks.
-    sys_blocks.push_back({{"type", "text"}, {"text", emit(*text)}});
-  }
-  AnthropicMessages messages;
-  for (size_t i = 0; i < layout.chat->size(); ++i) {
-    AddAnthropicMessage((*layout.chat)[i], layout.chat_text[i].text, emit,
-                        &messages);
-  }
-  if (!sys_blocks.empty()) {
-    sys_blocks.back()["cache_control"] = {{"type", "ephemeral"}};
-  }
-  messages.MarkCacheBreakpoint();
-  for (const Block& b : layout.tail) {
-    messages.Add("user", {{"type", "text"}, {"text", emit(b.text)}});
-  }
-  json request = {{"messages", messages.Take()}};
-  if (!sys_blocks.empty()) request["system"] = std::move(sys_blocks);
-  return request;
-}
-
-// Gathers what the session shows: system text, pinned blocks, active
-// objects, the chat and the index.
-Result<Layout> GatherLayout(SessionImpl& s, bool anthropic,
-                            RenderResult* result) {
-  Layout layout;
-  CTXKIT_ASSIGN_OR_RETURN(layout.system.text, s.SystemText());
-  layout.system.tokens = s.Tokens(layout.system.text);
-  CTXKIT_ASSIGN_OR_RETURN(layout.pinned, PinnedBlocks(s));
-  CTXKIT_ASSIGN_OR_RETURN(auto chat_latest, GatherActive(s, &layout, result));
-  CTXKIT_RETURN_IF_ERROR(GatherChat(s, anthropic, chat_latest, &layout));
-  layout.index = BuildIndex(s);
-  return layout;
-}
-
 // Fits the layout to the budget (dropping content, then index lines);
 // returns its total, or FailedPrecondition with the smallest budget the
 // session renders in.
@@ -542,43 +345,106 @@ Result<uint64_t> FitBudget(SessionImpl& s, uint64_t budget, Layout* layout,
   uint64_t tokens = DropOldestContent(s, budget, layout, result);
   tokens = ShrinkIndex(s, budget, tokens, &layout->index);
   if (tokens > budget) {
-    // Everything droppable is gone, so `tokens` is the smallest budget
-    // this session renders in.
+    // Everything droppable is gone and the chat is compacted down to its
+    // last turn, so `tokens` is the smallest budget this session renders
+    // in.
     return Status::FailedPrecondition(
         "render of session '" + s.id() + "' needs a budget of at least " +
         N(tokens) + " tokens, over the budget of " + N(budget) +
-        " (the system prompt, pinned objects and the chat cannot be dropped; "
-        "every unpinned active output and the index already were)");
+        " (the system prompt, pinned objects, the last turn and one "
+        "compaction cannot be dropped; every unpinned active output and the "
+        "index already were)");
   }
   return tokens;
 }
 
 }  // namespace
 
+namespace session {
+
+Result<Layout> GatherLayout(SessionImpl& s, bool anthropic,
+                            RenderResult* result) {
+  Layout layout;
+  CTXKIT_ASSIGN_OR_RETURN(layout.system.text, s.SystemText());
+  layout.system.tokens = s.Tokens(layout.system.text);
+  CTXKIT_ASSIGN_OR_RETURN(layout.system_ref, s.SystemRef());
+  CTXKIT_ASSIGN_OR_RETURN(layout.chat_ref, s.ChatRef());
+  CTXKIT_RETURN_IF_ERROR(GatherPinned(s, &layout));
+  CTXKIT_ASSIGN_OR_RETURN(auto chat_latest, GatherActive(s, &layout, result));
+  CTXKIT_RETURN_IF_ERROR(GatherChat(s, anthropic, chat_latest, &layout));
+  CTXKIT_RETURN_IF_ERROR(GatherCompactions(s, &layout));
+  layout.index = BuildIndex(s);
+  return layout;
+}
+
+}  // namespace session
+
 Result<RenderResult> Session::Render(const RenderOptions& options) {
   if (options.budget_tokens == 0) {
     return Status::InvalidArgument("render budget must be >= 1 token");
   }
   SessionImpl& s = *impl_;
-  CTXKIT_RETURN_IF_ERROR(s.Refresh());
   const bool anthropic = options.format == LogFormat::kAnthropic;
   RenderResult result;
-  result.budget_tokens = options.budget_tokens;
-  CTXKIT_ASSIGN_OR_RETURN(Layout layout, GatherLayout(s, anthropic, &result));
-  CTXKIT_ASSIGN_OR_RETURN(
-      uint64_t tokens, FitBudget(s, options.budget_tokens, &layout, &result));
+  Layout layout;
+  uint64_t tokens = 0;
+  // Budget pressure persists what it frees, so the render runs as a
+  // mutation; it writes nothing when there is no pressure.
+  CTXKIT_RETURN_IF_ERROR(s.Mutate([&](SessionChanges& ch) -> Status {
+    result = RenderResult();
+    result.format = options.format;
+    result.budget_tokens = options.budget_tokens;
+    CTXKIT_ASSIGN_OR_RETURN(layout,
+                            session::GatherLayout(s, anthropic, &result));
+    for (int round = 0; round < session::kReliefRounds; ++round) {
+      CTXKIT_ASSIGN_OR_RETURN(
+          bool changed,
+          session::RelievePressure(s, layout, options.budget_tokens,
+                                   /*must_fit=*/false, ch, &result));
+      if (!changed) break;
+      result.conflicts.clear();
+      CTXKIT_ASSIGN_OR_RETURN(layout,
+                              session::GatherLayout(s, anthropic, &result));
+    }
+    Result<uint64_t> fit =
+        FitBudget(s, options.budget_tokens, &layout, &result);
+    if (!fit.ok()) {
+      // Still too large with everything droppable dropped: compact down to
+      // the last turn and try once more.
+      CTXKIT_ASSIGN_OR_RETURN(
+          bool changed,
+          session::RelievePressure(s, layout, options.budget_tokens,
+                                   /*must_fit=*/true, ch, &result));
+      if (!changed) return fit.status();
+      result.conflicts.clear();
+      result.dropped.clear();
+      CTXKIT_ASSIGN_OR_RETURN(layout,
+                              session::GatherLayout(s, anthropic, &result));
+      fit = FitBudget(s, options.budget_tokens, &layout, &result);
+      if (!fit.ok()) return fit.status();
+    }
+    tokens = *fit;
+    return Status::Ok();
+  }));
   result.index_listed = layout.index.present ? layout.index.listed : 0;
   result.index_total = s.IndexTotal();
+  result.compacted_messages = s.state().compacted_end();
 
-  Emitter emit(s);
-  json request =
-      anthropic ? AnthropicRequest(layout, emit) : OpenAiRequest(layout, emit);
-  if (emit.emitted() != tokens || emit.emitted() > options.budget_tokens) {
+  uint64_t emitted = 0;
+  json request = session::BuildRequest(
+      layout, anthropic, [&](std::string_view t) { return s.Tokens(t); },
+      &emitted);
+  if (emitted != tokens || emitted > options.budget_tokens) {
     return Status::Internal("render counted " + N(tokens) +
-                            " tokens but emitted " + N(emit.emitted()));
+                            " tokens but emitted " + N(emitted));
   }
-  result.tokens = emit.emitted();
+  result.tokens = emitted;
+  result.breakdown = layout.Breakdown();
   result.request_json = request.dump();
+  if (options.record) {
+    CTXKIT_ASSIGN_OR_RETURN(result.record,
+                            session::RecordRender(s, layout, options, result));
+  }
   return result;
 }
 

@@ -6,6 +6,23 @@ namespace ctxkit::session {
 
 using nlohmann::json;
 
+json CompactionToJson(const CompactionInfo& c) {
+  return {{"ref", c.ref},
+          {"first_message", c.first_message},
+          {"end_message", c.end_message},
+          {"turns", c.turns}};
+}
+
+json BreakdownToJson(const RenderBreakdown& b) {
+  return {{"system", b.system},
+          {"pinned", b.pinned},
+          {"index", b.index},
+          {"compactions", b.compactions},
+          {"chat", b.chat},
+          {"active_outputs", b.active_outputs},
+          {"placeholders", b.placeholders}};
+}
+
 json RenderToJson(std::string_view session_id, LogFormat format,
                   const RenderResult& r) {
   json dropped = json::array();
@@ -21,14 +38,39 @@ json RenderToJson(std::string_view session_id, LogFormat format,
                          {"pinned_version", c.pinned_version},
                          {"active_version", c.active_version}});
   }
+  return json{
+      {"session", std::string(session_id)},
+      {"format", std::string(LogFormatName(format))},
+      {"budget_tokens", r.budget_tokens},
+      {"tokens", r.tokens},
+      {"breakdown", BreakdownToJson(r.breakdown)},
+      {"dropped", std::move(dropped)},
+      {"conflicts", std::move(conflicts)},
+      {"index_listed", r.index_listed},
+      {"index_total", r.index_total},
+      {"collapsed", r.collapsed},
+      {"compacted",
+       r.compacted.ref.empty() ? json() : CompactionToJson(r.compacted)},
+      {"compacted_messages", r.compacted_messages},
+      {"record", r.record}};
+}
+
+json DiffToJson(std::string_view session_id, const RenderDiff& d) {
+  json compacted = json::array();
+  for (const CompactionInfo& c : d.compacted) {
+    compacted.push_back(CompactionToJson(c));
+  }
   return json{{"session", std::string(session_id)},
-              {"format", std::string(LogFormatName(format))},
-              {"budget_tokens", r.budget_tokens},
-              {"tokens", r.tokens},
-              {"dropped", std::move(dropped)},
-              {"conflicts", std::move(conflicts)},
-              {"index_listed", r.index_listed},
-              {"index_total", r.index_total}};
+              {"from", d.from},
+              {"to", d.to},
+              {"entered", d.entered},
+              {"left", d.left},
+              {"collapsed", d.collapsed},
+              {"compacted", std::move(compacted)},
+              {"tokens", {{"from", d.from_tokens}, {"to", d.to_tokens}}},
+              {"breakdown",
+               {{"from", BreakdownToJson(d.from_breakdown)},
+                {"to", BreakdownToJson(d.to_breakdown)}}}};
 }
 
 }  // namespace ctxkit::session

@@ -1,7 +1,8 @@
-// The JSON form of a session render's report, shared by the CLI's
-// `session render` and the MCP session_render tool (docs/json.md). The
-// request itself is not part of the form: each face delivers it its own
-// way (the CLI as "request", MCP as the text content).
+// The JSON forms of a session's policy, render reports and render diffs,
+// shared by the CLI's `session` verbs and the MCP session tools
+// (docs/json.md). The request itself is not part of the render form: each
+// face delivers it its own way (the CLI as "request", MCP as the text
+// content).
 
 #ifndef CTXKIT_SESSION_RENDER_JSON_H_
 #define CTXKIT_SESSION_RENDER_JSON_H_
@@ -10,14 +11,26 @@
 #include <string_view>
 
 #include "ctxkit/session.h"
+#include "session/session_state.h"  // PolicyToJson
 
 namespace ctxkit::session {
 
-// session, format, budget_tokens, tokens, dropped ([{ref, key, version,
-// tokens}]), conflicts ([{key, pinned_version, active_version}]),
-// index_listed, index_total.
+// {ref, first_message, end_message, turns}.
+nlohmann::json CompactionToJson(const CompactionInfo& c);
+
+// {system, pinned, index, compactions, chat, active_outputs, placeholders}.
+nlohmann::json BreakdownToJson(const RenderBreakdown& b);
+
+// session, format, budget_tokens, tokens, breakdown, dropped ([{ref, key,
+// version, tokens}]), conflicts ([{key, pinned_version, active_version}]),
+// index_listed, index_total, collapsed (keys), compacted (a compaction or
+// null), compacted_messages, record (0: not recorded).
 nlohmann::json RenderToJson(std::string_view session_id, LogFormat format,
                             const RenderResult& render);
+
+// session, from, to, entered, left, collapsed, compacted, tokens {from,
+// to}, breakdown {from, to}.
+nlohmann::json DiffToJson(std::string_view session_id, const RenderDiff& d);
 
 }  // namespace ctxkit::session
 

@@ -3,8 +3,11 @@
 
 #include "ctxkit/session.h"
 
+#include <optional>
+#include <set>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "core/encoding.h"
 #include "core/sha256.h"
@@ -12,6 +15,8 @@
 #include "ctxkit/toolcall.h"
 #include "session/log_parse.h"
 #include "session/object_info.h"
+#include "session/relief.h"
+#include "session/render_record.h"
 #include "session/session_impl.h"
 #include "store/store_internals.h"
 
@@ -49,6 +54,18 @@ std::vector<std::string> ChainHashes(const session::ParsedLog& log,
     chain.push_back(core::ToHex(h));
   }
   return chain;
+}
+
+// The chain hash after `log`'s items, continuing from hex hash `from`.
+Result<std::string> ContinueChain(const std::string& from,
+                                  const session::ParsedLog& log) {
+  std::optional<std::string> raw = core::FromHex(from);
+  if (!raw) return Status::Corruption("session state: bad ingest hash");
+  std::string h = *raw;
+  for (const session::ParsedItem& item : log.items) {
+    h = core::Sha256(h + core::Sha256(item.canonical));
+  }
+  return core::ToHex(h);
 }
 
 }  // namespace
@@ -140,6 +157,8 @@ Result<SessionSnapshot> Session::Snapshot() {
   for (const auto& [seq, id] : st.by_seq) {
     snap.entries.push_back(st.entries.at(id));
   }
+  snap.compactions = st.compactions;
+  CTXKIT_ASSIGN_OR_RETURN(snap.renders, session::RecordCount(*impl_));
   return snap;
 }
 
@@ -232,11 +251,151 @@ Status Session::SetPolicy(const SessionPolicy& policy) {
   return impl_->Mutate([&](SessionChanges& ch) -> Status {
     impl_->state().policy = policy;
     ch.state = true;
-    CTXKIT_ASSIGN_OR_RETURN(const auto* chat, impl_->Chat());
-    impl_->ApplyPolicy(*chat, ch);
     return Status::Ok();
   });
 }
+
+namespace {
+
+// Where an ingestion starts: the messages kept from the stored chat and
+// the log items already consumed.
+struct IngestStart {
+  bool fresh = false;  // Nothing ingested before.
+  bool reset = false;  // The log was rewritten: the chat is rebuilt.
+  size_t items = 0;    // Log items consumed before this ingestion.
+};
+
+// Records the tool outputs of log items [first, end) and appends their
+// messages to `chat`.
+Status AddItems(SessionImpl& impl, const session::ParsedLog& log, size_t first,
+                std::vector<session::ChatMessage>* chat, SessionChanges& ch,
+                IngestReport* report) {
+  session::State& st = impl.state();
+  View& view = impl.view();
+  for (size_t i = first; i < log.items.size(); ++i) {
+    for (const session::ParsedMessage& p : log.items[i].messages) {
+      session::ChatMessage m = p.message;
+      if (m.role == "tool") {
+        ToolCall call{.call_id = m.call_id,
+                      .tool = m.tool,
+                      .arguments_json = p.arguments,
+                      .status = m.status,
+                      .output = p.output,
+                      .producer = "session:" + impl.id()};
+        CTXKIT_ASSIGN_OR_RETURN(Ref output,
+                                RecordToolCall(view, call, "session"));
+        CTXKIT_ASSIGN_OR_RETURN(ObjectMeta meta, view.Stat(output));
+        meta.version = output.version;  // Not a later writer's version.
+        meta.size_bytes = output.size_bytes;
+        CTXKIT_ASSIGN_OR_RETURN(PoolEntry * e, impl.EnsureEntry(meta, ch));
+        if (!e->from_chat) {
+          e->from_chat = true;
+          e->active = true;
+          e->auto_active = true;
+          e->collapsed = false;
+          e->active_seq = st.next_seq++;
+          ch.dirty.insert(e->id);
+        }
+        m.object_id = e->id;
+        m.ref = e->ref;
+        m.version = e->version;
+        m.bytes = e->size_bytes;
+        m.tokens = e->tokens;
+        m.summary = session::OneLineSummary(p.output);
+        ++report->toolcalls_recorded;
+      }
+      chat->push_back(std::move(m));
+      ++report->messages_added;
+    }
+  }
+  return Status::Ok();
+}
+
+// After a rewritten log: compactions are dropped, and outputs the new chat
+// no longer refers to leave the session unless a user pinned or activated
+// them.
+void PruneAfterReset(SessionImpl& impl,
+                     const std::vector<session::ChatMessage>& chat,
+                     SessionChanges& ch) {
+  session::State& st = impl.state();
+  st.compactions.clear();
+  std::set<std::string> in_chat;
+  for (const session::ChatMessage& m : chat) {
+    if (m.role == "tool") in_chat.insert(m.object_id);
+  }
+  for (auto it = st.entries.begin(); it != st.entries.end();) {
+    PoolEntry& e = it->second;
+    if (e.compacted) {
+      e.compacted = false;
+      ch.dirty.insert(e.id);
+    }
+    if (!e.from_chat || in_chat.count(e.id) != 0) {
+      ++it;
+      continue;
+    }
+    if (e.pinned_version != 0 || (e.active && !e.auto_active)) {
+      e.from_chat = false;
+      ch.dirty.insert(e.id);
+      ++it;
+      continue;
+    }
+    ch.removed.insert(e.id);
+    ch.dirty.erase(e.id);
+    st.by_seq.erase(e.seq);
+    it = st.entries.erase(it);
+  }
+}
+
+// Adds log items [start.items, end) to the chat and commits the cursor.
+Status IngestItems(SessionImpl& impl, const session::ParsedLog& log,
+                   const IngestStart& start, const std::string& system,
+                   uint64_t items_after, const std::string& hash_after,
+                   LogFormat format, SessionChanges& ch, IngestReport* report) {
+  session::State& st = impl.state();
+  report->reset = start.reset;
+  std::vector<session::ChatMessage> chat;
+  if (!start.fresh && !start.reset) {
+    CTXKIT_ASSIGN_OR_RETURN(const auto* old, impl.Chat());
+    chat = *old;
+  }
+  const size_t kept = chat.size();
+  CTXKIT_RETURN_IF_ERROR(AddItems(impl, log, start.items, &chat, ch, report));
+  if (start.reset) PruneAfterReset(impl, chat, ch);
+  CTXKIT_ASSIGN_OR_RETURN(std::string old_system, impl.SystemText());
+  if (system != old_system) {
+    SetOptions opts{.scope = "session", .producer = "session:" + impl.id()};
+    CTXKIT_ASSIGN_OR_RETURN(Ref ref,
+                            impl.view().Set(session::kSystemKey, system, opts));
+    st.system_version = ref.version;
+  }
+  const uint64_t messages = chat.size();
+  bool whole = false;
+  // Only the new messages are stored when the chat continues.
+  CTXKIT_ASSIGN_OR_RETURN(Ref chat_ref,
+                          impl.WriteChat(std::move(chat), kept, &whole));
+  st.chat_version = chat_ref.version;
+  if (whole) st.chat_whole_version = chat_ref.version;
+  st.chat_messages = messages;
+  st.ingest_format = std::string(LogFormatName(format));
+  st.ingested_items = items_after;
+  st.ingest_hash = hash_after;
+  ch.state = true;
+  return Status::Ok();
+}
+
+// The calls of the stored chat, for results that answer them later.
+Result<session::KnownCalls> ChatCalls(SessionImpl& impl) {
+  CTXKIT_ASSIGN_OR_RETURN(const auto* chat, impl.Chat());
+  session::KnownCalls calls;
+  for (const session::ChatMessage& m : *chat) {
+    for (const session::ToolCallRef& c : m.tool_calls) {
+      calls[c.id] = {c.name, c.arguments};
+    }
+  }
+  return calls;
+}
+
+}  // namespace
 
 Result<IngestReport> Session::Ingest(std::string_view log_json,
                                      LogFormat format) {
@@ -247,108 +406,78 @@ Result<IngestReport> Session::Ingest(std::string_view log_json,
   IngestReport report;
   Status s = impl_->Mutate([&](SessionChanges& ch) -> Status {
     report = IngestReport();
-    session::State& st = impl_->state();
-    const std::string format_name(LogFormatName(format));
+    const session::State& st = impl_->state();
     const bool continues = st.ingested_items <= log.items.size() &&
-                           st.ingest_format == format_name &&
+                           st.ingest_format == LogFormatName(format) &&
                            chain[st.ingested_items] == st.ingest_hash;
-    const bool fresh = st.ingest_format.empty();
     if (continues && st.ingested_items == log.items.size()) {
       return Status::Ok();  // Nothing new.
     }
-    report.reset = !continues && !fresh;
-    std::vector<session::ChatMessage> chat;
-    if (continues) {
-      CTXKIT_ASSIGN_OR_RETURN(const auto* old, impl_->Chat());
-      chat = *old;
-    }
-    const size_t kept = chat.size();
-    std::set<std::string> in_chat;
-    const size_t first = continues ? st.ingested_items : 0;
-    View& view = impl_->view();
-    for (size_t i = first; i < log.items.size(); ++i) {
-      for (const session::ParsedMessage& p : log.items[i].messages) {
-        session::ChatMessage m = p.message;
-        if (m.role == "tool") {
-          ToolCall call{.call_id = m.call_id,
-                        .tool = m.tool,
-                        .arguments_json = p.arguments,
-                        .status = m.status,
-                        .output = p.output,
-                        .producer = "session:" + impl_->id()};
-          CTXKIT_ASSIGN_OR_RETURN(Ref output,
-                                  RecordToolCall(view, call, "session"));
-          CTXKIT_ASSIGN_OR_RETURN(ObjectMeta meta, view.Stat(output));
-          meta.version = output.version;  // Not a later writer's version.
-          meta.size_bytes = output.size_bytes;
-          CTXKIT_ASSIGN_OR_RETURN(PoolEntry * e, impl_->EnsureEntry(meta, ch));
-          if (!e->from_chat) {
-            e->from_chat = true;
-            e->active = true;
-            e->auto_active = true;
-            e->collapsed = false;
-            e->active_seq = st.next_seq++;
-            ch.dirty.insert(e->id);
-          }
-          m.object_id = e->id;
-          m.ref = e->ref;
-          m.version = e->version;
-          m.bytes = e->size_bytes;
-          m.tokens = e->tokens;
-          m.summary = session::OneLineSummary(p.output);
-          ++report.toolcalls_recorded;
-        }
-        chat.push_back(std::move(m));
-        ++report.messages_added;
-      }
-    }
-    for (const session::ChatMessage& m : chat) {
-      if (m.role == "tool") in_chat.insert(m.object_id);
-    }
-    if (report.reset) {
-      // Outputs the rewritten chat no longer refers to leave the session,
-      // unless a user pinned or activated them.
-      for (auto it = st.entries.begin(); it != st.entries.end();) {
-        PoolEntry& e = it->second;
-        if (!e.from_chat || in_chat.count(e.id) != 0) {
-          ++it;
-          continue;
-        }
-        if (e.pinned_version != 0 || (e.active && !e.auto_active)) {
-          e.from_chat = false;
-          ch.dirty.insert(e.id);
-          ++it;
-          continue;
-        }
-        ch.removed.insert(e.id);
-        ch.dirty.erase(e.id);
-        st.by_seq.erase(e.seq);
-        it = st.entries.erase(it);
-      }
-    }
-    CTXKIT_ASSIGN_OR_RETURN(std::string old_system, impl_->SystemText());
-    if (log.system != old_system) {
-      SetOptions opts{.scope = "session", .producer = "session:" + impl_->id()};
-      CTXKIT_ASSIGN_OR_RETURN(Ref system,
-                              view.Set(session::kSystemKey, log.system, opts));
-      st.system_version = system.version;
-    }
-    const uint64_t messages = chat.size();
-    // Only the new messages are stored when the chat continues.
-    CTXKIT_ASSIGN_OR_RETURN(Ref chat_ref,
-                            impl_->WriteChat(std::move(chat), kept));
-    st.chat_version = chat_ref.version;
-    st.chat_messages = messages;
-    st.ingest_format = format_name;
-    st.ingested_items = log.items.size();
-    st.ingest_hash = chain.back();
-    ch.state = true;
-    CTXKIT_ASSIGN_OR_RETURN(const auto* stored, impl_->Chat());
-    report.collapsed = impl_->ApplyPolicy(*stored, ch);
-    return Status::Ok();
+    IngestStart start;
+    start.fresh = st.ingest_format.empty();
+    start.reset = !continues && !start.fresh;
+    start.items = continues ? st.ingested_items : 0;
+    return IngestItems(*impl_, log, start, log.system, log.items.size(),
+                       chain.back(), format, ch, &report);
   });
   if (!s.ok()) return s;
   return report;
+}
+
+Result<IngestReport> Session::IngestAppend(std::string_view messages_json,
+                                           LogFormat format) {
+  IngestReport report;
+  Status s = impl_->Mutate([&](SessionChanges& ch) -> Status {
+    report = IngestReport();
+    const session::State& st = impl_->state();
+    IngestStart start;
+    start.fresh = st.ingest_format.empty();
+    if (!start.fresh && st.ingest_format != LogFormatName(format)) {
+      return Status::FailedPrecondition(
+          "session '" + impl_->id() + "' was ingested as " + st.ingest_format +
+          "; append messages in that format");
+    }
+    session::KnownCalls calls;
+    if (!start.fresh) {
+      CTXKIT_ASSIGN_OR_RETURN(calls, ChatCalls(*impl_));
+    }
+    CTXKIT_ASSIGN_OR_RETURN(session::ParsedLog log,
+                            session::ParseLog(messages_json, format, calls));
+    if (!start.fresh && !log.system.empty()) {
+      return Status::InvalidArgument(
+          "appended messages hold a system prompt; the system prompt of a "
+          "session is set by a whole-log ingestion (session ingest without "
+          "--append)");
+    }
+    if (log.items.empty()) return Status::Ok();
+    // The cursor continues as if the whole log had been ingested at once.
+    std::string h = start.fresh ? ChainHashes(log, format).back() : "";
+    if (!start.fresh) {
+      CTXKIT_ASSIGN_OR_RETURN(h, ContinueChain(st.ingest_hash, log));
+    }
+    CTXKIT_ASSIGN_OR_RETURN(std::string system, impl_->SystemText());
+    if (start.fresh) system = log.system;
+    return IngestItems(*impl_, log, start, system,
+                       st.ingested_items + log.items.size(), h, format, ch,
+                       &report);
+  });
+  if (!s.ok()) return s;
+  return report;
+}
+
+Result<RenderResult> Session::Replay(uint64_t n) {
+  CTXKIT_RETURN_IF_ERROR(impl_->Refresh());
+  return session::ReplayRender(*impl_, n);
+}
+
+Result<RenderDiff> Session::Diff(uint64_t from, uint64_t to) {
+  CTXKIT_RETURN_IF_ERROR(impl_->Refresh());
+  return session::DiffRenders(*impl_, from, to);
+}
+
+Result<std::string> Session::Expand(std::string_view compaction) {
+  CTXKIT_RETURN_IF_ERROR(impl_->Refresh());
+  return session::ExpandCompaction(*impl_, compaction);
 }
 
 }  // namespace ctxkit

@@ -3,10 +3,13 @@
 #include "session/session_impl.h"
 
 #include <algorithm>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "core/status_macros.h"
 #include "session/object_info.h"
+#include "session/render_layout.h"
+#include "text/json_parse.h"
 
 namespace ctxkit {
 namespace {
@@ -33,8 +36,7 @@ Status SessionImpl::Load() {
   }
   state_ = std::move(fresh);
   loaded_ = true;
-  lists_generation_ = 0;
-  index_total_generation_ = 0;
+  TouchEntries();
   return Status::Ok();
 }
 
@@ -71,6 +73,7 @@ Status SessionImpl::Mutate(const std::function<Status(SessionChanges&)>& fn) {
       loaded_ = false;  // The copy may hold half a mutation: reload it.
       return s;
     }
+    if (!changes.dirty.empty() || !changes.removed.empty()) TouchEntries();
     if (!changes.any()) return Status::Ok();
     Result<uint64_t> written = backend_->WriteSession(WriteOf(changes));
     if (written.ok()) {
@@ -148,36 +151,68 @@ Result<PoolEntry*> SessionImpl::EnsureEntry(const ObjectMeta& meta,
   return &pos->second;
 }
 
+Status SessionImpl::LoadChat() {
+  const LookupOptions at{.scope = session_scope(),
+                         .version = state_.chat_version};
+  CTXKIT_ASSIGN_OR_RETURN(Ref ref, view_.RefOf(session::kChatKey, at));
+  // The cached version is a prefix of the state's when both are of the
+  // chain the last whole write started.
+  const bool appended =
+      chat_version_ != 0 && chat_encoding_ == session::ChatEncoding::kLines &&
+      chat_version_ >= state_.chat_whole_version &&
+      chat_version_ < state_.chat_version && chat_bytes_ <= ref.size_bytes;
+  Result<std::vector<session::ChatMessage>> more = Status::NotFound("");
+  if (appended) {
+    CTXKIT_ASSIGN_OR_RETURN(
+        std::string tail,
+        view_.ReadRange(ref, chat_bytes_, ref.size_bytes - chat_bytes_));
+    more = session::DecodeChat(tail);
+  }
+  if (more.ok()) {
+    for (auto& m : *more) chat_.push_back(std::move(m));
+  } else {
+    // Not a continuation after all (or not one this build can tell):
+    // read the version whole.
+    CTXKIT_ASSIGN_OR_RETURN(std::string text, view_.Resolve(ref));
+    CTXKIT_ASSIGN_OR_RETURN(chat_, session::DecodeChat(text, &chat_encoding_));
+  }
+  chat_version_ = state_.chat_version;
+  chat_bytes_ = ref.size_bytes;
+  return Status::Ok();
+}
+
 Result<const std::vector<session::ChatMessage>*> SessionImpl::Chat() {
   if (state_.chat_version == 0) {
     chat_.clear();
     chat_version_ = 0;
+    chat_bytes_ = 0;
     return &chat_;
   }
   if (chat_version_ != state_.chat_version) {
-    CTXKIT_ASSIGN_OR_RETURN(
-        std::string text,
-        view_.Get(session::kChatKey,
-                  {.scope = session_scope(), .version = state_.chat_version}));
-    CTXKIT_ASSIGN_OR_RETURN(chat_, session::DecodeChat(text, &chat_encoding_));
-    chat_version_ = state_.chat_version;
+    Status s = LoadChat();
+    if (!s.ok()) {
+      chat_version_ = 0;  // The cache may hold part of a read.
+      return s;
+    }
   }
   return &chat_;
 }
 
 Result<Ref> SessionImpl::WriteChat(std::vector<session::ChatMessage> chat,
-                                   size_t kept) {
+                                   size_t kept, bool* whole) {
   SetOptions opts{.scope = "session",
                   .type = ValueType::kChat,
                   .producer = "session:" + id_};
   CTXKIT_ASSIGN_OR_RETURN(const auto* stored, Chat());
   Result<Ref> written = Status::FailedPrecondition("not appendable");
+  std::string appended;
   if (state_.chat_version != 0 && kept == stored->size() &&
       chat_encoding_ == session::ChatEncoding::kLines) {
     opts.expected_version = state_.chat_version;
-    written =
-        view_.Append(session::kChatKey, session::EncodeChat(chat, kept), opts);
+    appended = session::EncodeChat(chat, kept);
+    written = view_.Append(session::kChatKey, appended, opts);
   }
+  *whole = !written.ok();
   // FailedPrecondition: not a continuation, or another writer moved the
   // chat on since this state was read. A whole value is right either way.
   if (!written.ok() &&
@@ -188,8 +223,41 @@ Result<Ref> SessionImpl::WriteChat(std::vector<session::ChatMessage> chat,
   if (!written.ok()) return written.status();
   chat_ = std::move(chat);
   chat_version_ = written->version;
+  chat_bytes_ = written->size_bytes;
   chat_encoding_ = session::ChatEncoding::kLines;
   return written;
+}
+
+Result<std::string> SessionImpl::ChatRef() {
+  if (state_.chat_version == 0) return std::string();
+  CTXKIT_ASSIGN_OR_RETURN(
+      Ref ref,
+      view_.RefOf(session::kChatKey,
+                  {.scope = session_scope(), .version = state_.chat_version}));
+  return FormatRef(ref);
+}
+
+Result<std::string> SessionImpl::SystemRef() {
+  if (state_.system_version == 0) return std::string();
+  CTXKIT_ASSIGN_OR_RETURN(
+      Ref ref,
+      view_.RefOf(session::kSystemKey, {.scope = session_scope(),
+                                        .version = state_.system_version}));
+  return FormatRef(ref);
+}
+
+Result<const std::string*> SessionImpl::CompactionText(const std::string& ref) {
+  auto it = compaction_texts_.find(ref);
+  if (it != compaction_texts_.end()) return &it->second;
+  CTXKIT_ASSIGN_OR_RETURN(Ref parsed, ParseRef(ref));
+  CTXKIT_ASSIGN_OR_RETURN(std::string text, view_.Resolve(parsed));
+  nlohmann::json content = ctxkit::text::ParseJsonOrDiscarded(text);
+  if (!content.is_object()) {
+    return Status::Corruption("compaction " + ref + " is not a JSON object");
+  }
+  auto [pos, inserted] = compaction_texts_.emplace(
+      ref, session::CompactionBlockText(ref, content));
+  return &pos->second;
 }
 
 Result<std::string> SessionImpl::SystemText() {
@@ -234,53 +302,19 @@ uint64_t SessionImpl::Tokens(std::string_view text) {
   return n;
 }
 
-std::vector<std::string> SessionImpl::ApplyPolicy(
-    const std::vector<session::ChatMessage>& chat, SessionChanges& changes) {
-  std::vector<PoolEntry*> outputs;  // Chat order, each object once.
-  std::set<std::string> seen;
-  for (const session::ChatMessage& m : chat) {
-    if (m.role != "tool" || !seen.insert(m.object_id).second) continue;
-    auto it = state_.entries.find(m.object_id);
-    if (it != state_.entries.end()) outputs.push_back(&it->second);
-  }
-  const size_t keep = state_.policy.keep_tool_outputs;
-  const size_t old_end = outputs.size() > keep ? outputs.size() - keep : 0;
-  std::vector<PoolEntry*> due;
-  uint64_t freed = 0;
-  for (size_t i = 0; i < old_end; ++i) {
-    PoolEntry* e = outputs[i];
-    if (e->active && e->auto_active && e->pinned_version == 0) {
-      due.push_back(e);
-      freed += e->tokens;
-    }
-  }
-  std::vector<std::string> collapsed;
-  if (due.empty() || freed < state_.policy.min_collapse_tokens) {
-    return collapsed;
-  }
-  for (PoolEntry* e : due) {
-    e->active = false;
-    e->auto_active = false;
-    e->collapsed = true;
-    changes.dirty.insert(e->id);
-    collapsed.push_back(e->key);
-  }
-  return collapsed;
-}
-
 uint64_t SessionImpl::IndexTotal() {
-  if (index_total_generation_ != state_.generation || state_.generation == 0) {
+  if (index_total_epoch_ != entries_epoch_) {
     index_total_ = 0;
     for (const auto& [id, e] : state_.entries) {
       if (!e.locked && !e.from_chat) ++index_total_;
     }
-    index_total_generation_ = state_.generation;
+    index_total_epoch_ = entries_epoch_;
   }
   return index_total_;
 }
 
 void SessionImpl::ComputeLists() {
-  if (lists_generation_ == state_.generation && state_.generation != 0) return;
+  if (lists_epoch_ == entries_epoch_) return;
   std::vector<std::pair<uint64_t, std::string>> active;
   pinned_ids_.clear();
   for (const auto& [seq, id] : state_.by_seq) {
@@ -291,7 +325,7 @@ void SessionImpl::ComputeLists() {
   std::sort(active.begin(), active.end());
   active_ids_.clear();
   for (auto& [seq, id] : active) active_ids_.push_back(std::move(id));
-  lists_generation_ = state_.generation;
+  lists_epoch_ = entries_epoch_;
 }
 
 const std::vector<std::string>& SessionImpl::ActiveIds() {

@@ -76,7 +76,22 @@ class SessionImpl {
   // latest); otherwise (a fresh or rewritten chat, a chat in the array
   // form of earlier builds, another writer came first) the whole chat is
   // set. Does not touch the state.
-  Result<Ref> WriteChat(std::vector<session::ChatMessage> chat, size_t kept);
+  // `whole` receives whether the chat was set whole (not appended).
+  Result<Ref> WriteChat(std::vector<session::ChatMessage> chat, size_t kept,
+                        bool* whole);
+  // Static refs (wire form) of the chat and the system prompt at the
+  // state's versions; "" when there is none.
+  Result<std::string> ChatRef();
+  Result<std::string> SystemRef();
+  // The rendered block of the compaction `ref` names (cached by ref: a
+  // static ref's content never changes).
+  Result<const std::string*> CompactionText(const std::string& ref);
+  // The last index snapshot written or read (render_record.cc).
+  struct IndexSnapshot {
+    std::string text;
+    std::string ref;
+  };
+  IndexSnapshot& index_snapshot() { return index_snapshot_; }
   // The system text at the state's system_version (cached per version).
   Result<std::string> SystemText();
   // Content of one version (cached; bounded).
@@ -85,11 +100,6 @@ class SessionImpl {
                                                      uint64_t version);
   // Exact token count of `text` (cached by content).
   uint64_t Tokens(std::string_view text);
-
-  // Collapses chat tool outputs beyond the policy's last N (see session.h);
-  // returns the keys collapsed.
-  std::vector<std::string> ApplyPolicy(
-      const std::vector<session::ChatMessage>& chat, SessionChanges& changes);
 
   // Rendering caches (render.cc).
   struct IndexLine {
@@ -101,12 +111,14 @@ class SessionImpl {
     return index_lines_;
   }
   // Entries the index may list (not locked, not referenced by the chat),
-  // recounted when the generation changes.
+  // recounted when the entries change.
   uint64_t IndexTotal();
   // Ids of active entries (by active_seq) and pinned entries (by seq),
-  // recomputed when the generation changes, so a render never scans the
-  // whole metadata pool.
+  // recomputed when the entries change, so a render never scans the whole
+  // metadata pool.
   const std::vector<std::string>& ActiveIds();
+  // Says pool entries changed in memory (the lists above are stale).
+  void TouchEntries() { ++entries_epoch_; }
   const std::vector<std::string>& PinnedIds();
 
  private:
@@ -122,7 +134,16 @@ class SessionImpl {
   bool loaded_ = false;
 
   uint64_t chat_version_ = 0;
+  uint64_t chat_bytes_ = 0;  // Size of the cached chat version.
   std::vector<session::ChatMessage> chat_;
+  // Reads the chat at the state's version into the cache: only the bytes
+  // after the cached version when the state's version appended to it.
+  Status LoadChat();
+  std::unordered_map<std::string, std::string> compaction_texts_;
+  IndexSnapshot index_snapshot_;
+  // Bumped whenever pool entries may have changed (a load, a commit that
+  // wrote entries); the lists below are recomputed when it moves.
+  uint64_t entries_epoch_ = 1;
   session::ChatEncoding chat_encoding_ = session::ChatEncoding::kLines;
   uint64_t system_version_ = 0;
   std::string system_text_;
@@ -132,10 +153,10 @@ class SessionImpl {
   std::unordered_map<std::string, uint64_t> counts_;
   uint64_t counts_bytes_ = 0;
   std::unordered_map<std::string, IndexLine> index_lines_;
-  uint64_t index_total_generation_ = 0;
+  uint64_t index_total_epoch_ = 0;
   uint64_t index_total_ = 0;
   void ComputeLists();
-  uint64_t lists_generation_ = 0;
+  uint64_t lists_epoch_ = 0;
   std::vector<std::string> active_ids_;
   std::vector<std::string> pinned_ids_;
 };

@@ -1,9 +1,13 @@
 // Session::PinnedRefs: what garbage collection must keep for a session.
 
+#include <nlohmann/json.hpp>
+#include <string>
+
 #include "core/status_macros.h"
 #include "ctxkit/session.h"
 #include "session/session_impl.h"
 #include "session/session_state.h"
+#include "text/json_parse.h"
 
 namespace ctxkit {
 
@@ -27,6 +31,20 @@ Result<std::vector<Ref>> Session::PinnedRefs() {
         Ref ref, impl_->view().Pin(key, {.scope = impl_->session_scope(),
                                          .version = version}));
     out.push_back(std::move(ref));
+  }
+  // Compactions, and the chat versions their messages are read from.
+  for (const CompactionInfo& c : snap.compactions) {
+    CTXKIT_ASSIGN_OR_RETURN(Ref ref, ParseRef(c.ref));
+    CTXKIT_ASSIGN_OR_RETURN(std::string text, impl_->view().Resolve(ref));
+    out.push_back(std::move(ref));
+    nlohmann::json content = ctxkit::text::ParseJsonOrDiscarded(text);
+    if (!content.is_object() || !content.contains("chat") ||
+        !content["chat"].is_string()) {
+      return Status::Corruption("compaction " + c.ref + " names no chat");
+    }
+    CTXKIT_ASSIGN_OR_RETURN(Ref chat,
+                            ParseRef(content["chat"].get<std::string>()));
+    out.push_back(std::move(chat));
   }
   return out;
 }

@@ -146,39 +146,105 @@ Result<std::vector<ChatMessage>> DecodeChat(std::string_view text,
   return array ? DecodeChatArray(text) : DecodeChatLines(text);
 }
 
+json PolicyToJson(const SessionPolicy& p) {
+  return {{"keep_tool_outputs", p.keep_tool_outputs},
+          {"min_collapse_tokens", p.min_collapse_tokens},
+          {"index_max_tokens", p.index_max_tokens},
+          {"compact_trigger_percent", p.compact_trigger_percent},
+          {"compact_target_percent", p.compact_target_percent},
+          {"keep_turns", p.keep_turns},
+          {"compaction_summary_tokens", p.compaction_summary_tokens}};
+}
+
 std::string EncodeState(const State& s) {
-  json j = {{"format", 1},
-            {"id", s.id},
-            {"policy",
-             {{"keep_tool_outputs", s.policy.keep_tool_outputs},
-              {"min_collapse_tokens", s.policy.min_collapse_tokens},
-              {"index_max_tokens", s.policy.index_max_tokens}}},
-            {"next_seq", s.next_seq},
-            {"chat_version", s.chat_version},
-            {"chat_messages", s.chat_messages},
-            {"system_version", s.system_version},
-            {"ingest_format", s.ingest_format},
-            {"ingested_items", s.ingested_items},
-            {"ingest_hash", s.ingest_hash}};
+  json compactions = json::array();
+  for (const CompactionInfo& c : s.compactions) {
+    compactions.push_back({{"ref", c.ref},
+                           {"first", c.first_message},
+                           {"end", c.end_message},
+                           {"turns", c.turns}});
+  }
+  json j = {
+      {"format", 2},
+      {"id", s.id},
+      {"policy",
+       {{"keep_tool_outputs", s.policy.keep_tool_outputs},
+        {"min_collapse_tokens", s.policy.min_collapse_tokens},
+        {"index_max_tokens", s.policy.index_max_tokens},
+        {"compact_trigger_percent", s.policy.compact_trigger_percent},
+        {"compact_target_percent", s.policy.compact_target_percent},
+        {"keep_turns", s.policy.keep_turns},
+        {"compaction_summary_tokens", s.policy.compaction_summary_tokens}}},
+      {"next_seq", s.next_seq},
+      {"chat_version", s.chat_version},
+      {"chat_whole_version", s.chat_whole_version},
+      {"chat_messages", s.chat_messages},
+      {"system_version", s.system_version},
+      {"ingest_format", s.ingest_format},
+      {"ingested_items", s.ingested_items},
+      {"ingest_hash", s.ingest_hash},
+      {"compactions", std::move(compactions)},
+      {"renders", s.renders}};
   return j.dump();
 }
+
+namespace {
+
+// A uint32 field; false when missing, mistyped or too large.
+bool Get32(const json& j, const char* name, uint32_t* out) {
+  uint64_t v = 0;
+  if (!Get(j, name, &v) || v > UINT32_MAX) return false;
+  *out = static_cast<uint32_t>(v);
+  return true;
+}
+
+Status DecodePolicy(const json& j, uint64_t format, SessionPolicy* p) {
+  auto it = j.find("policy");
+  if (it == j.end() || !it->is_object() ||
+      !Get32(*it, "keep_tool_outputs", &p->keep_tool_outputs) ||
+      !Get(*it, "min_collapse_tokens", &p->min_collapse_tokens) ||
+      !Get(*it, "index_max_tokens", &p->index_max_tokens)) {
+    return Corrupt("bad policy");
+  }
+  if (format >= 2 &&
+      (!Get32(*it, "compact_trigger_percent", &p->compact_trigger_percent) ||
+       !Get32(*it, "compact_target_percent", &p->compact_target_percent) ||
+       !Get32(*it, "keep_turns", &p->keep_turns) ||
+       !Get32(*it, "compaction_summary_tokens",
+              &p->compaction_summary_tokens))) {
+    return Corrupt("bad policy");
+  }
+  return Status::Ok();
+}
+
+Status DecodeCompactions(const json& j, State* s) {
+  auto it = j.find("compactions");
+  if (it == j.end() || !it->is_array()) return Corrupt("bad compactions");
+  uint64_t end = 0;
+  for (const json& c : *it) {
+    CompactionInfo info;
+    if (!c.is_object() || !Get(c, "ref", &info.ref) ||
+        !Get(c, "first", &info.first_message) ||
+        !Get(c, "end", &info.end_message) || !Get(c, "turns", &info.turns) ||
+        info.first_message != end || info.end_message <= end) {
+      return Corrupt("bad compactions");
+    }
+    end = info.end_message;
+    s->compactions.push_back(std::move(info));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
 
 Status DecodeState(const std::string& text, State* s) {
   json j = ctxkit::text::ParseJsonOrDiscarded(text);
   if (j.is_discarded() || !j.is_object()) return Corrupt("not a JSON object");
   uint64_t format = 0;
-  if (!Get(j, "format", &format) || format != 1) {
+  if (!Get(j, "format", &format) || format < 1 || format > 2) {
     return Corrupt("unknown format (written by a newer ctxkit?)");
   }
-  auto p = j.find("policy");
-  uint64_t keep = 0;
-  if (p == j.end() || !p->is_object() || !Get(*p, "keep_tool_outputs", &keep) ||
-      !Get(*p, "min_collapse_tokens", &s->policy.min_collapse_tokens) ||
-      !Get(*p, "index_max_tokens", &s->policy.index_max_tokens) ||
-      keep > UINT32_MAX) {
-    return Corrupt("bad policy");
-  }
-  s->policy.keep_tool_outputs = static_cast<uint32_t>(keep);
+  CTXKIT_RETURN_IF_ERROR(DecodePolicy(j, format, &s->policy));
   if (!Get(j, "id", &s->id) || !Get(j, "next_seq", &s->next_seq) ||
       !Get(j, "chat_version", &s->chat_version) ||
       !Get(j, "chat_messages", &s->chat_messages) ||
@@ -187,6 +253,16 @@ Status DecodeState(const std::string& text, State* s) {
       !Get(j, "ingested_items", &s->ingested_items) ||
       !Get(j, "ingest_hash", &s->ingest_hash)) {
     return Corrupt("a field is missing or mistyped");
+  }
+  if (format >= 2) {
+    CTXKIT_RETURN_IF_ERROR(DecodeCompactions(j, s));
+    if (!Get(j, "chat_whole_version", &s->chat_whole_version) ||
+        !Get(j, "renders", &s->renders)) {
+      return Corrupt("a field is missing or mistyped");
+    }
+  } else {
+    // Format 1 did not say; treat the current version as written whole.
+    s->chat_whole_version = s->chat_version;
   }
   return Status::Ok();
 }
@@ -205,7 +281,8 @@ json EntryToJson(const PoolEntry& e, bool with_bookkeeping) {
             {"auto_active", e.auto_active},
             {"collapsed", e.collapsed},
             {"pinned_version", e.pinned_version},
-            {"from_chat", e.from_chat}};
+            {"from_chat", e.from_chat},
+            {"compacted", e.compacted}};
   if (with_bookkeeping) {
     j["seq"] = e.seq;
     j["locked"] = e.locked;
@@ -234,6 +311,10 @@ Result<PoolEntry> DecodeEntry(const std::string& text) {
       !Get(j, "from_chat", &e.from_chat)) {
     return Corrupt("a pool entry is malformed");
   }
+  // Written by builds that could compact; false before.
+  if (j.contains("compacted") && !Get(j, "compacted", &e.compacted)) {
+    return Corrupt("a pool entry is malformed");
+  }
   return e;
 }
 
@@ -243,6 +324,23 @@ Status ValidatePolicy(const SessionPolicy& p) {
   }
   if (p.keep_tool_outputs > 1'000'000) {
     return Status::InvalidArgument("keep_tool_outputs must be <= 1000000");
+  }
+  if (p.compact_target_percent < 1 ||
+      p.compact_target_percent >= p.compact_trigger_percent ||
+      p.compact_trigger_percent > 100) {
+    return Status::InvalidArgument(
+        "compact percentages must satisfy 1 <= target < trigger <= 100 "
+        "(got target " +
+        std::to_string(p.compact_target_percent) + ", trigger " +
+        std::to_string(p.compact_trigger_percent) + ")");
+  }
+  if (p.keep_turns < 1 || p.keep_turns > 1'000'000) {
+    return Status::InvalidArgument("keep_turns must be 1-1000000");
+  }
+  if (p.compaction_summary_tokens < 16 ||
+      p.compaction_summary_tokens > 100'000) {
+    return Status::InvalidArgument(
+        "compaction_summary_tokens must be 16-100000");
   }
   return Status::Ok();
 }

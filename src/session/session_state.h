@@ -20,6 +20,13 @@ namespace ctxkit::session {
 // Store keys (in the session's own scope) of the locked objects.
 inline constexpr char kChatKey[] = "ctxkit.session/chat";
 inline constexpr char kSystemKey[] = "ctxkit.session/system";
+// Compaction objects: kCompactionPrefix + "<first>-<end>" (message range).
+inline constexpr char kCompactionPrefix[] = "ctxkit.session/compaction/";
+// Render records: a stream, one line per render; version N ends with
+// record N.
+inline constexpr char kRecordsKey[] = "ctxkit.session/renders";
+// Snapshots of the rendered metadata index, one version per change.
+inline constexpr char kIndexKey[] = "ctxkit.session/index";
 
 struct ToolCallRef {
   std::string id;
@@ -71,9 +78,23 @@ struct State {
   std::string ingest_format;
   uint64_t ingested_items = 0;
   std::string ingest_hash;  // Hex chain hash of the consumed log prefix.
+  // The last chat version written whole; later versions up to
+  // chat_version only appended to it (so a cached older chat of this chain
+  // is a prefix of the current one).
+  uint64_t chat_whole_version = 0;
+  std::vector<CompactionInfo> compactions;
+  uint64_t renders = 0;
+  // Messages [0, compacted_end()) are folded into compactions.
+  uint64_t compacted_end() const {
+    return compactions.empty() ? 0 : compactions.back().end_message;
+  }
   std::map<std::string, PoolEntry> entries;  // By object id.
   std::map<uint64_t, std::string> by_seq;    // seq -> object id.
 };
+
+// Every SessionPolicy field by its C++ name (the stored state and the
+// faces' JSON share it).
+nlohmann::json PolicyToJson(const SessionPolicy& policy);
 
 std::string EncodeState(const State& state);
 Status DecodeState(const std::string& json, State* state);

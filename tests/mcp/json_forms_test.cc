@@ -313,6 +313,11 @@ TEST_F(JsonFormsTest, RenderReportIsTheSameOnBothFaces) {
   Json cli = Cli({"render", "sess-a", "--budget", "5000"});
   EXPECT_TRUE(cli["request"].contains("messages"));
   cli.erase("request");
+  // Each render is recorded: the MCP one first, then the CLI's.
+  EXPECT_EQ(mcp["record"], 1);
+  EXPECT_EQ(cli["record"], 2);
+  cli.erase("record");
+  mcp.erase("record");
   EXPECT_EQ(cli, mcp);
   EXPECT_EQ(mcp["format"], "openai");
   EXPECT_TRUE(mcp.contains("index_listed"));

@@ -113,6 +113,33 @@ export async function exercise(client, { binaryUri } = {}) {
   assert.ok(text(await call('session_render', { budget_tokens: 4000, format: 'anthropic' }))
                 .includes('PLAN-BODY'));
 
+  // A long session: messages appended turn by turn, compacted under a small
+  // budget, every render recorded (replayed, compared) and a compaction
+  // expanded back to its messages.
+  const turn = (t) => [
+    { role: 'user', content: `question ${t}` },
+    { role: 'assistant', content: null,
+      tool_calls: [{ id: `c${t}`, type: 'function', function: { name: 'grep', arguments: '{}' } }] },
+    { role: 'tool', tool_call_id: `c${t}`, content: `result line ${t}\n`.repeat(40) },
+    { role: 'assistant', content: `answer ${t}` },
+  ];
+  for (let t = 0; t < 12; ++t) {
+    const added = await call('session_ingest', { messages: turn(t) });
+    assert.equal(added.structuredContent.messages_added, 4);
+  }
+  const wide = await call('session_render', { budget_tokens: 100000 });
+  const narrow = await call('session_render', { budget_tokens: 1000 });
+  const compaction = narrow.structuredContent.compacted;
+  assert.ok(compaction && compaction.ref.startsWith('ck:'), 'a compaction');
+  assert.ok(narrow.structuredContent.tokens <= 1000);
+  const back = await call('session_expand', { compaction: compaction.ref });
+  assert.ok(text(back).includes('question 0'));
+  const replay = await call('session_render', { at: wide.structuredContent.record });
+  assert.equal(text(replay), text(wide));
+  const diff = await call('session_diff', {
+    from: wide.structuredContent.record, to: narrow.structuredContent.record });
+  assert.equal(diff.structuredContent.compacted[0].ref, compaction.ref);
+
   // Externalize (SPEC-25).
   const ext = await call('externalize', { query: 'What is the plan?' });
   assert.ok(text(ext).includes('What is the plan?'));

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -36,7 +37,6 @@ TEST_F(CliSessionTest, SessionResumedAcrossProcesses) {
   json ing = Json({"session", "ingest", "run1", log, "--format", "openai"});
   EXPECT_EQ(ing["messages_added"], 16);
   EXPECT_EQ(ing["toolcalls_recorded"], 4);
-  EXPECT_EQ(ing["collapsed"].size(), 2u);
   // A second ingestion (another process) adds nothing.
   EXPECT_EQ(Json({"session", "ingest", "run1", log})["messages_added"], 0);
   Ok({"session", "pin", "run1", "notes/plan", "--version", "1"});
@@ -59,14 +59,24 @@ TEST_F(CliSessionTest, SessionResumedAcrossProcesses) {
     active += e["active"].get<bool>() ? 1 : 0;
   }
   EXPECT_EQ(pinned, 1);
-  EXPECT_EQ(active, 3);  // The plan and the last two tool outputs.
+  // The plan and every tool output: nothing collapses before a render
+  // puts the budget under pressure.
+  EXPECT_EQ(active, 5);
 
   std::string out = Ok({"render", "run1", "--budget", "20000"});
   json rendered = json::parse(out);
   EXPECT_LE(rendered["tokens"].get<uint64_t>(), 20000u);
   EXPECT_EQ(rendered["conflicts"].size(), 1u);
-  // Byte-identical from another process.
-  EXPECT_EQ(Ok({"render", "run1", "--budget", "20000"}), out);
+  EXPECT_EQ(rendered["record"], 1);
+  // Byte-identical from another process, and recorded again.
+  json again = json::parse(Ok({"render", "run1", "--budget", "20000"}));
+  EXPECT_EQ(again["request"], rendered["request"]);
+  EXPECT_EQ(again["record"], 2);
+  // A recorded render replays byte for byte.
+  EXPECT_EQ(json::parse(Ok({"render", "run1", "--at", "1"}))["request"],
+            rendered["request"]);
+  EXPECT_EQ(Run({"render", "run1", "--at", "9"}).exit_code, 1);
+  EXPECT_EQ(Run({"render", "run1"}).exit_code, 2);
 
   // And the library, opening the store afresh, resumes the same session.
   Options o;
@@ -97,6 +107,42 @@ TEST_F(CliSessionTest, AnthropicRenderHasCacheBreakpoints) {
   auto res = Run({"session", "ingest", "a1", bad, "--format", "anthropic"});
   EXPECT_EQ(res.exit_code, 2) << res.err;
   EXPECT_EQ(Ok({"--json", "session", "show", "a1"}), before);
+}
+
+TEST_F(CliSessionTest, AppendCompactDiffAndExpand) {
+  Ok({"session", "new", "c1", "--keep-turns", "1", "--summary-tokens", "64"});
+  const json msgs = testing::OpenAILog(12, 30)["messages"];
+  json head = json::array(), tail = json::array();
+  for (size_t i = 0; i < msgs.size(); ++i) {
+    (i < 25 ? head : tail).push_back(msgs[i]);
+  }
+  Ok({"session", "ingest", "c1", WriteLog("head.json", {{"messages", head}})});
+  json ing = Json(
+      {"session", "ingest", "c1", WriteLog("tail.json", tail), "--append"});
+  EXPECT_EQ(ing["messages_added"], 24);
+  json wide = json::parse(Ok({"render", "c1", "--budget", "100000"}));
+  EXPECT_TRUE(wide["compacted"].is_null());
+  json narrow = json::parse(Ok({"render", "c1", "--budget", "1100"}));
+  EXPECT_LE(narrow["tokens"].get<uint64_t>(), 1100u);
+  ASSERT_FALSE(narrow["compacted"].is_null()) << narrow.dump();
+  const std::string ref = narrow["compacted"]["ref"];
+  // The compaction gives back exactly the messages it replaced.
+  const std::string lines = Ok({"session", "expand", "c1", ref});
+  const uint64_t first = narrow["compacted"]["first_message"];
+  const uint64_t end = narrow["compacted"]["end_message"];
+  EXPECT_EQ(static_cast<uint64_t>(std::count(lines.begin(), lines.end(), '\n')),
+            end - first);
+  EXPECT_NE(lines.find("Please look for thing 0"), std::string::npos);
+  json diff = Json({"session", "diff", "c1", "1", "2"});
+  ASSERT_EQ(diff["compacted"].size(), 1u);
+  EXPECT_EQ(diff["compacted"][0]["ref"], ref);
+  EXPECT_FALSE(diff["collapsed"].empty());
+  // Appending in another format is refused; the session is unchanged.
+  auto before = Ok({"--json", "session", "show", "c1"});
+  auto r = Run({"session", "ingest", "c1", WriteLog("t2.json", tail),
+                "--append", "--format", "anthropic"});
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_EQ(Ok({"--json", "session", "show", "c1"}), before);
 }
 
 }  // namespace

@@ -22,6 +22,32 @@ inline std::string ToolOutput(int turn, int lines) {
   return out;
 }
 
+// The four OpenAI messages of turn `turn`: user question, assistant tool
+// call, tool result of about `lines` lines, assistant answer.
+inline nlohmann::json OpenAITurn(int turn, int lines = 20) {
+  using nlohmann::json;
+  const std::string t = std::to_string(turn);
+  const std::string id = "call_" + t;
+  json msgs = json::array();
+  msgs.push_back({{"role", "user"}, {"content", "Please look for thing " + t}});
+  msgs.push_back(
+      {{"role", "assistant"},
+       {"content", nullptr},
+       {"tool_calls",
+        json::array({{{"id", id},
+                      {"type", "function"},
+                      {"function",
+                       {{"name", "grep"},
+                        {"arguments", "{\"q\":\"thing " + t + "\"}"}}}}})}});
+  msgs.push_back({{"role", "tool"},
+                  {"tool_call_id", id},
+                  {"content", ToolOutput(turn, lines)}});
+  msgs.push_back({{"role", "assistant"},
+                  {"content", "Found " + std::to_string(lines) +
+                                  " matches for thing " + t}});
+  return msgs;
+}
+
 inline nlohmann::json OpenAILog(int turns, int lines = 20,
                                 const std::string& system =
                                     "You are a "
@@ -30,26 +56,7 @@ inline nlohmann::json OpenAILog(int turns, int lines = 20,
   json msgs = json::array();
   msgs.push_back({{"role", "system"}, {"content", system}});
   for (int t = 0; t < turns; ++t) {
-    std::string id = "call_" + std::to_string(t);
-    msgs.push_back({{"role", "user"},
-                    {"content", "Please look for thing " + std::to_string(t)}});
-    msgs.push_back(
-        {{"role", "assistant"},
-         {"content", nullptr},
-         {"tool_calls",
-          json::array({{{"id", id},
-                        {"type", "function"},
-                        {"function",
-                         {{"name", "grep"},
-                          {"arguments", "{\"q\":\"thing " + std::to_string(t) +
-                                            "\"}"}}}}})}});
-    msgs.push_back({{"role", "tool"},
-                    {"tool_call_id", id},
-                    {"content", ToolOutput(t, lines)}});
-    msgs.push_back(
-        {{"role", "assistant"},
-         {"content", "Found " + std::to_string(lines) + " matches for thing " +
-                         std::to_string(t)}});
+    for (json& m : OpenAITurn(t, lines)) msgs.push_back(std::move(m));
   }
   return {{"messages", msgs}};
 }

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "ctxkit/session.h"
 #include "ctxkit/store.h"
 
 namespace ctxkit::testing {
@@ -48,6 +49,14 @@ class SessionStoreFixture : public ::testing::Test {
     auto v = store_->OpenView("", "");
     ASSERT_TRUE(v.ok());
     view_.emplace(std::move(*v));
+  }
+
+  // A new session in the store; nullptr (and a test failure) when refused.
+  std::unique_ptr<Session> NewSession(const std::string& id,
+                                      SessionPolicy policy = {}) {
+    auto s = Session::Create(store(), id, policy);
+    EXPECT_TRUE(s.ok()) << s.status().ToString();
+    return s.ok() ? std::move(*s) : nullptr;
   }
 
   Store& store() { return *store_; }

@@ -1,0 +1,359 @@
+// Budget pressure: collapses and compactions (relief.h).
+
+#include "session/relief.h"
+
+#include <algorithm>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "core/status_macros.h"
+#include "session/object_info.h"
+#include "text/json_parse.h"
+
+namespace ctxkit::session {
+namespace {
+
+using nlohmann::json;
+
+std::string N(uint64_t v) { return std::to_string(v); }
+
+// `percent` of `budget`, without overflow.
+uint64_t Share(uint64_t budget, uint32_t percent) {
+  return budget / 100 * percent + budget % 100 * percent / 100;
+}
+
+// A compaction's block before its summary is known: the header and room
+// for a summary of the policy's size.
+uint64_t BlockEstimate(const SessionPolicy& p) {
+  return p.compaction_summary_tokens + 48;
+}
+
+// What relief will do.
+struct Plan {
+  std::vector<size_t> collapse;  // Rendered message indices (relative).
+  uint64_t collapse_freed = 0;
+  size_t compact_end = 0;  // Relative; 0: no compaction.
+  bool merge = false;      // The new compaction replaces all earlier ones.
+  uint64_t compact_freed = 0;
+};
+
+// The object ids of the newest `keep` distinct tool outputs rendered.
+std::set<std::string> NewestOutputs(const Layout& layout, size_t keep) {
+  std::set<std::string> kept;
+  for (size_t rel = layout.chat_text.size(); rel-- > 0 && kept.size() < keep;) {
+    const ChatMessage& m = layout.message(rel);
+    if (m.role == "tool") kept.insert(m.object_id);
+  }
+  return kept;
+}
+
+// Tokens a shown output's message or tail block would use as a
+// placeholder; the rest of its tokens can be freed.
+uint64_t Freeable(SessionImpl& s, const Layout& layout, const Shown& sh) {
+  if (sh.tail) {
+    const uint64_t t = layout.tail[sh.index].block.tokens;
+    return t > 48 ? t - 48 : 0;
+  }
+  const uint64_t hidden =
+      s.Tokens(ToolText(layout.message(sh.index), ToolMode::kHidden, 0, ""));
+  const uint64_t t = layout.chat_text[sh.index].tokens;
+  return t > hidden ? t - hidden : 0;
+}
+
+// Collapse: the outputs the policy made active, older than the newest
+// keep_tool_outputs, oldest first, until `need` tokens are freed.
+void PlanCollapse(SessionImpl& s, const Layout& layout, uint64_t need,
+                  Plan* plan) {
+  const std::set<std::string> kept =
+      NewestOutputs(layout, s.state().policy.keep_tool_outputs);
+  const auto& entries = s.state().entries;
+  for (const Shown& sh : layout.shown) {
+    if (plan->collapse_freed >= need) break;
+    if (sh.tail) continue;
+    const ChatMessage& m = layout.message(sh.index);
+    auto it = entries.find(m.object_id);
+    if (it == entries.end() || kept.count(m.object_id) != 0) continue;
+    const PoolEntry& e = it->second;
+    if (!e.auto_active || e.pinned_version != 0) continue;
+    plan->collapse.push_back(sh.index);
+    plan->collapse_freed += Freeable(s, layout, sh);
+  }
+}
+
+// Compaction: the smallest turn boundary that frees `need` tokens of the
+// chat (else the last one allowed), never within the newest `keep_turns`
+// turns (1 when the render must fit).
+void PlanCompaction(SessionImpl& s, const Layout& layout, uint64_t need,
+                    bool must_fit, Plan* plan) {
+  const SessionPolicy& p = s.state().policy;
+  const size_t n = layout.chat_text.size();
+  std::vector<size_t> starts;  // Turn starts after the first message.
+  for (size_t rel = 1; rel < n; ++rel) {
+    if (layout.message(rel).role == "user" &&
+        layout.message(rel - 1).role != "user") {
+      starts.push_back(rel);
+    }
+  }
+  const size_t keep = must_fit ? 1 : p.keep_turns;
+  if (starts.size() < keep) return;
+  const size_t allowed = starts.size() + 1 - keep;  // starts[0, allowed).
+  if (allowed == 0) return;
+  std::set<size_t> collapsed(plan->collapse.begin(), plan->collapse.end());
+  plan->merge = must_fit ? !layout.compactions.empty()
+                         : layout.compactions.size() + 1 > kMaxCompactions;
+  uint64_t existing = 0;
+  if (plan->merge) {
+    for (const Block& b : layout.compactions) existing += b.tokens;
+  }
+  const uint64_t block = BlockEstimate(p);
+  uint64_t removed = 0;
+  size_t rel = 0;
+  for (size_t k = 0; k < allowed; ++k) {
+    for (; rel < starts[k]; ++rel) {
+      removed += layout.call_tokens[rel];
+      removed += collapsed.count(rel) != 0
+                     ? s.Tokens(ToolText(layout.message(rel), ToolMode::kHidden,
+                                         0, ""))
+                     : layout.chat_text[rel].tokens;
+    }
+    plan->compact_end = starts[k];
+    const uint64_t gain = removed + existing;
+    plan->compact_freed = gain > block ? gain - block : 0;
+    if (plan->compact_freed >= need) break;
+  }
+}
+
+// One line per turn of messages [first, end).
+std::vector<std::string> TurnLines(const std::vector<ChatMessage>& chat,
+                                   size_t first, size_t end) {
+  std::vector<std::string> lines;
+  size_t i = first;
+  while (i < end) {
+    std::string asked, answered;
+    std::vector<std::string> tools;
+    size_t j = i;
+    for (; j < end; ++j) {
+      const ChatMessage& m = chat[j];
+      if (j > i && m.role == "user" && chat[j - 1].role != "user") break;
+      if (m.role == "user" && asked.empty()) asked = OneLineSummary(m.text);
+      if (m.role == "assistant" && !m.text.empty()) {
+        answered = OneLineSummary(m.text);
+      }
+      for (const ToolCallRef& c : m.tool_calls) tools.push_back(c.name);
+    }
+    std::string line = "- ";
+    line += asked.empty() ? "(no user message)" : "user: " + asked;
+    if (!tools.empty()) {
+      line += " | tools:";
+      for (const std::string& t : tools) line += " " + t;
+    }
+    if (!answered.empty()) line += " | assistant: " + answered;
+    lines.push_back(std::move(line));
+    i = j;
+  }
+  return lines;
+}
+
+std::string JoinTurns(const std::string& head,
+                      const std::vector<std::string>& lines, size_t keep) {
+  std::string out = head;
+  if (keep >= lines.size()) {
+    for (const std::string& l : lines) out += "\n" + l;
+    return out;
+  }
+  const size_t front = (keep + 1) / 2;
+  const size_t back = keep - front;
+  for (size_t i = 0; i < front; ++i) out += "\n" + lines[i];
+  out += "\n- ... " + N(lines.size() - keep) + " more turns ...";
+  for (size_t i = lines.size() - back; i < lines.size(); ++i) {
+    out += "\n" + lines[i];
+  }
+  return out;
+}
+
+// Writes the compaction object for chat messages [first, end) and returns
+// its description.
+Result<CompactionInfo> WriteCompaction(SessionImpl& s, size_t first, size_t end,
+                                       const std::vector<std::string>& merged) {
+  CTXKIT_ASSIGN_OR_RETURN(const auto* chat, s.Chat());
+  const std::string summary = SummarizeTurns(
+      *chat, first, end, s.state().policy.compaction_summary_tokens);
+  json outputs = json::array();
+  std::set<std::string> seen;
+  for (size_t i = first; i < end; ++i) {
+    const ChatMessage& m = (*chat)[i];
+    if (m.role == "tool" && seen.insert(m.ref).second) outputs.push_back(m.ref);
+  }
+  const uint64_t turns = TurnLines(*chat, first, end).size();
+  CTXKIT_ASSIGN_OR_RETURN(std::string chat_ref, s.ChatRef());
+  json content = {{"kind", "ctxkit.compaction"},
+                  {"format", 1},
+                  {"session", s.id()},
+                  {"chat", chat_ref},
+                  {"first", first},
+                  {"end", end},
+                  {"turns", turns},
+                  {"summarizer", "structural-v1"},
+                  {"summary", summary},
+                  {"tool_outputs", std::move(outputs)},
+                  {"replaces", merged}};
+  SetOptions opts{.scope = "session",
+                  .type = ValueType::kJson,
+                  .producer = "session:" + s.id()};
+  CTXKIT_ASSIGN_OR_RETURN(Ref ref, s.view().Set(std::string(kCompactionPrefix) +
+                                                    N(first) + "-" + N(end),
+                                                content.dump(), opts));
+  return CompactionInfo{FormatRef(ref), first, end, turns};
+}
+
+// Applies `plan` to the state.
+Status Apply(SessionImpl& s, const Layout& layout, const Plan& plan,
+             SessionChanges& ch, RenderResult* result) {
+  State& st = s.state();
+  s.TouchEntries();  // The lists of active and pinned ids change.
+  auto hide = [&](PoolEntry& e) {
+    if (!e.active || !e.auto_active) return false;
+    e.active = false;
+    e.auto_active = false;
+    e.collapsed = true;
+    ch.dirty.insert(e.id);
+    return true;
+  };
+  for (size_t rel : plan.collapse) {
+    auto it = st.entries.find(layout.message(rel).object_id);
+    if (it != st.entries.end() && hide(it->second)) {
+      result->collapsed.push_back(it->second.key);
+    }
+  }
+  if (plan.compact_end == 0) return Status::Ok();
+  const size_t first = plan.merge ? 0 : layout.first;
+  const size_t end = layout.first + plan.compact_end;
+  std::vector<std::string> merged;
+  if (plan.merge) {
+    for (const CompactionInfo& c : st.compactions) merged.push_back(c.ref);
+  }
+  CTXKIT_ASSIGN_OR_RETURN(CompactionInfo info,
+                          WriteCompaction(s, first, end, merged));
+  for (size_t rel = 0; rel < plan.compact_end; ++rel) {
+    const ChatMessage& m = layout.message(rel);
+    if (m.role != "tool") continue;
+    auto it = st.entries.find(m.object_id);
+    if (it == st.entries.end() || !it->second.from_chat) continue;
+    it->second.compacted = true;
+    hide(it->second);
+    ch.dirty.insert(m.object_id);
+  }
+  if (plan.merge) st.compactions.clear();
+  st.compactions.push_back(info);
+  result->compacted = info;
+  ch.state = true;
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<bool> RelievePressure(SessionImpl& s, const Layout& layout,
+                             uint64_t budget, bool force, SessionChanges& ch,
+                             RenderResult* result) {
+  const SessionPolicy& p = s.state().policy;
+  const uint64_t total = layout.Total();
+  if (!force && total <= Share(budget, p.compact_trigger_percent)) {
+    return false;
+  }
+  const uint64_t target = Share(budget, p.compact_target_percent);
+  Plan plan;
+  PlanCollapse(s, layout, total - target, &plan);
+  // What is left once everything a render may drop for budget is dropped:
+  // compaction is for a chat that no longer fits, not for large outputs.
+  uint64_t droppable = 0;
+  std::set<size_t> collapsing(plan.collapse.begin(), plan.collapse.end());
+  for (const Shown& sh : layout.shown) {
+    if (sh.tail || collapsing.count(sh.index) == 0) {
+      droppable += Freeable(s, layout, sh);
+    }
+  }
+  const uint64_t rest = total - plan.collapse_freed;
+  const uint64_t fixed = rest > droppable ? rest - droppable : 0;
+  const bool must_fit = force || fixed > budget;
+  if (fixed > target || force) {
+    PlanCompaction(s, layout, fixed > target ? fixed - target : 0, must_fit,
+                   &plan);
+  }
+  if (plan.collapse.empty() && plan.compact_end == 0) return false;
+  if (!must_fit &&
+      plan.collapse_freed + plan.compact_freed < p.min_collapse_tokens) {
+    return false;
+  }
+  CTXKIT_RETURN_IF_ERROR(Apply(s, layout, plan, ch, result));
+  return true;
+}
+
+std::string SummarizeTurns(const std::vector<ChatMessage>& chat, size_t first,
+                           size_t end, uint64_t max_tokens) {
+  const std::vector<std::string> lines = TurnLines(chat, first, end);
+  const std::string head = "Earlier conversation (" + N(lines.size()) +
+                           " turns, summarized; the messages are kept):";
+  auto fits = [&](size_t k) {
+    return CountTokens(JoinTurns(head, lines, k)) <= max_tokens;
+  };
+  if (fits(lines.size())) return JoinTurns(head, lines, lines.size());
+  size_t lo = 0, hi = lines.size();  // The most lines that fit.
+  while (lo < hi) {
+    const size_t mid = (lo + hi + 1) / 2;
+    if (fits(mid)) {
+      lo = mid;
+    } else {
+      hi = mid - 1;
+    }
+  }
+  std::string out = JoinTurns(head, lines, lo);
+  // A head too long for the cap (a tiny cap): cut whole characters.
+  while (CountTokens(out) > max_tokens && !out.empty()) {
+    out.resize(out.size() * 3 / 4);
+    while (!out.empty() &&
+           (static_cast<unsigned char>(out.back()) & 0xC0) == 0x80) {
+      out.pop_back();
+    }
+    if (!out.empty() && static_cast<unsigned char>(out.back()) >= 0xC0) {
+      out.pop_back();
+    }
+  }
+  return out;
+}
+
+Result<std::string> ExpandCompaction(SessionImpl& s,
+                                     std::string_view compaction) {
+  View& view = s.view();
+  Result<std::string> text = Status::NotFound("");
+  if (compaction.starts_with("ck:")) {
+    CTXKIT_ASSIGN_OR_RETURN(Ref ref, ParseRef(compaction));
+    text = view.Resolve(ref);
+  } else {
+    text = view.Get(compaction, {.scope = s.session_scope()});
+  }
+  if (!text.ok()) return text.status();
+  json c = ctxkit::text::ParseJsonOrDiscarded(*text);
+  if (!c.is_object() || c.value("kind", std::string()) != "ctxkit.compaction" ||
+      !c.contains("chat") || !c["chat"].is_string() || !c.contains("first") ||
+      !c["first"].is_number_unsigned() || !c.contains("end") ||
+      !c["end"].is_number_unsigned()) {
+    return Status::InvalidArgument("'" + std::string(compaction) +
+                                   "' is not a compaction");
+  }
+  CTXKIT_ASSIGN_OR_RETURN(Ref chat_ref, ParseRef(c["chat"].get<std::string>()));
+  CTXKIT_ASSIGN_OR_RETURN(std::string chat_text, view.Resolve(chat_ref));
+  CTXKIT_ASSIGN_OR_RETURN(std::vector<ChatMessage> chat, DecodeChat(chat_text));
+  const uint64_t first = c["first"].get<uint64_t>();
+  const uint64_t end = c["end"].get<uint64_t>();
+  if (first > end || end > chat.size()) {
+    return Status::Corruption("compaction " + std::string(compaction) +
+                              " names messages past its chat's end");
+  }
+  std::vector<ChatMessage> part(chat.begin() + first, chat.begin() + end);
+  return EncodeChat(part);
+}
+
+}  // namespace ctxkit::session

@@ -1,0 +1,49 @@
+// Budget pressure (SessionPolicy): collapsing old tool outputs and folding
+// the oldest turns of the chat into compactions, persisted in the session
+// state so later renders keep the same prefix.
+
+#ifndef CTXKIT_SESSION_RELIEF_H_
+#define CTXKIT_SESSION_RELIEF_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ctxkit/session.h"
+#include "ctxkit/status.h"
+#include "session/render_layout.h"
+#include "session/session_impl.h"
+
+namespace ctxkit::session {
+
+// Times a render re-plans after applying relief (each round sees the exact
+// counts of the last one).
+inline constexpr int kReliefRounds = 3;
+// More compactions than this are merged into one.
+inline constexpr size_t kMaxCompactions = 8;
+
+// When `layout` uses more than the policy's trigger share of `budget`,
+// frees tokens down to its target share (see SessionPolicy): collapses
+// outputs, then compacts turns, recording both in `changes` and `result`.
+// Returns true when the state changed (gather the layout again).
+// `must_fit`: the layout does not fit `budget` even with everything
+// droppable dropped; compact down to the last turn, merging compactions,
+// whatever the policy's minimums.
+Result<bool> RelievePressure(SessionImpl& s, const Layout& layout,
+                             uint64_t budget, bool must_fit,
+                             SessionChanges& changes, RenderResult* result);
+
+// The structural summary of chat messages [first, end): one line per turn
+// (what the user asked, the tools called, the last answer), the middle
+// elided to fit `max_tokens`.
+std::string SummarizeTurns(const std::vector<ChatMessage>& chat, size_t first,
+                           size_t end, uint64_t max_tokens);
+
+// The chat messages a compaction replaces (Session::Expand).
+Result<std::string> ExpandCompaction(SessionImpl& s,
+                                     std::string_view compaction);
+
+}  // namespace ctxkit::session
+
+#endif  // CTXKIT_SESSION_RELIEF_H_

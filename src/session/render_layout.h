@@ -1,0 +1,127 @@
+// What a render emits, in layout order, before it is serialized: built from
+// the session state (render.cc), changed by budget pressure (relief.cc),
+// recorded and rebuilt from a record (render_record.cc). The texts of every
+// block come from the functions below, so a replay is byte-exact.
+
+#ifndef CTXKIT_SESSION_RENDER_LAYOUT_H_
+#define CTXKIT_SESSION_RENDER_LAYOUT_H_
+
+#include <cstdint>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "ctxkit/session.h"
+#include "session/session_state.h"
+
+namespace ctxkit::session {
+
+struct Block {
+  std::string text;
+  uint64_t tokens = 0;
+};
+
+// How a chat message appears: its own text, or (a tool message) its output
+// shown, a pointer to its pinned copy, or the placeholder.
+enum class ToolMode : uint8_t { kText, kShown, kPinned, kHidden };
+
+// Shown content that may be dropped to fit the budget.
+struct Shown {
+  uint64_t active_seq = 0;
+  bool tail = false;
+  size_t index = 0;  // Into Layout::chat_text (relative) or Layout::tail.
+  std::string key;
+  uint64_t version = 0;
+  uint64_t content_tokens = 0;
+  std::string ref;
+};
+
+// The metadata index block: lines in join order up to the policy's cap.
+struct IndexBlock {
+  std::vector<const std::string*> lines;  // Into SessionImpl::index_lines().
+  size_t listed = 0;                      // Lines shown.
+  bool more = false;                      // The "more objects" line shown.
+  bool present = false;                   // The block is emitted at all.
+  Block block;
+  // The block listing the first `k` lines.
+  std::string Text(size_t k, bool more_line) const;
+};
+
+struct PinnedSpec {
+  std::string ref;  // Static ref of the pinned version (wire form).
+  std::string key;
+  std::string kind;
+};
+
+struct TailBlock {
+  Block block;
+  bool shown = false;       // Content shown (else a note: dropped or removed).
+  std::string ref;          // Shown: static ref of the version shown.
+  std::string printed_ref;  // Shown: the (dynamic) ref the block prints.
+  std::string key;
+  std::string kind;
+};
+
+struct Layout {
+  Block system;
+  std::string system_ref;  // "" when there is no system prompt.
+  std::vector<Block> pinned;
+  std::vector<PinnedSpec> pinned_specs;
+  IndexBlock index;
+  std::vector<Block> compactions;
+  std::vector<std::string> compaction_refs;
+  // The chat; messages [first, size) are rendered (earlier ones are in the
+  // compactions). Per rendered message, relative to `first`: its text,
+  // mode, tool-call tokens, and for shown outputs the static ref shown.
+  // The session's cached chat, or (nullptr) `owned_chat`, a replay's.
+  const std::vector<ChatMessage>* chat = nullptr;
+  std::vector<ChatMessage> owned_chat;
+  std::string chat_ref;  // "" when there is no chat.
+  size_t first = 0;
+  std::vector<Block> chat_text;
+  std::vector<ToolMode> modes;
+  std::vector<std::string> shown_refs;
+  std::vector<uint64_t> call_tokens;
+  std::vector<TailBlock> tail;
+  std::vector<Shown> shown;
+
+  const std::vector<ChatMessage>& messages() const {
+    return chat != nullptr ? *chat : owned_chat;
+  }
+  const ChatMessage& message(size_t rel) const {
+    return messages()[first + rel];
+  }
+  uint64_t Total() const;
+  RenderBreakdown Breakdown() const;
+};
+
+// Tool-call arguments as the Anthropic form sends them: the parsed object
+// as compact JSON ({"arguments": text} when not an object).
+std::string ParsedArgumentsText(const std::string& arguments);
+
+// Block texts.
+std::string RefLine(const ChatMessage& m);
+// A tool message: its reference line and, by mode, the output at
+// `version` (`content`), a pointer to the pinned copy, or the placeholder
+// (one text whether the output was collapsed or dropped for budget).
+std::string ToolText(const ChatMessage& m, ToolMode mode, uint64_t version,
+                     const std::string& content);
+std::string PinnedBlockText(const PinnedSpec& spec, uint64_t version,
+                            const std::string& content);
+std::string TailShownText(const std::string& key, uint64_t version,
+                          const std::string& kind, const std::string& ref,
+                          const std::string& content);
+// A compaction's block from its static ref and stored content.
+std::string CompactionBlockText(const std::string& ref,
+                                const nlohmann::json& content);
+
+// Serialization: the provider request, with every emitted string counted
+// (docs/sessions.md). `emitted` receives the count.
+nlohmann::json BuildRequest(
+    const Layout& layout, bool anthropic,
+    const std::function<uint64_t(std::string_view)>& count, uint64_t* emitted);
+
+}  // namespace ctxkit::session
+
+#endif  // CTXKIT_SESSION_RENDER_LAYOUT_H_

@@ -1,0 +1,368 @@
+// Render records (render_record.h). One JSON line per render in the stream
+// object kRecordsKey of the session scope (format in docs/sessions.md):
+// the static refs of every block's source and the decisions (which chat
+// outputs were shown, pinned or hidden; which tail objects), never the
+// rendered text. Version N of the stream ends with record N.
+
+#include "session/render_record.h"
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "core/status_macros.h"
+#include "session/render_json.h"
+#include "text/json_parse.h"
+
+namespace ctxkit::session {
+namespace {
+
+using nlohmann::json;
+
+std::string N(uint64_t v) { return std::to_string(v); }
+
+RenderBreakdown BreakdownOf(const json& j) {
+  RenderBreakdown b;
+  b.system = j.value("system", uint64_t{0});
+  b.pinned = j.value("pinned", uint64_t{0});
+  b.index = j.value("index", uint64_t{0});
+  b.compactions = j.value("compactions", uint64_t{0});
+  b.chat = j.value("chat", uint64_t{0});
+  b.active_outputs = j.value("active_outputs", uint64_t{0});
+  b.placeholders = j.value("placeholders", uint64_t{0});
+  return b;
+}
+
+// The static ref of the stored index snapshot holding `text`, writing a
+// new version only when the text changed.
+Result<std::string> IndexSnapshot(SessionImpl& s, const std::string& text) {
+  auto& cache = s.index_snapshot();
+  if (!cache.ref.empty() && cache.text == text) return cache.ref;
+  View& view = s.view();
+  Result<Ref> latest = view.RefOf(kIndexKey, {.scope = s.session_scope()});
+  if (latest.ok()) {
+    CTXKIT_ASSIGN_OR_RETURN(std::string stored, view.Resolve(*latest));
+    if (stored == text) {
+      cache = {text, FormatRef(*latest)};
+      return cache.ref;
+    }
+  } else if (!latest.status().IsNotFound()) {
+    return latest.status();
+  }
+  SetOptions opts{.scope = "session", .producer = "session:" + s.id()};
+  CTXKIT_ASSIGN_OR_RETURN(Ref ref, view.Set(kIndexKey, text, opts));
+  cache = {text, FormatRef(ref)};
+  return cache.ref;
+}
+
+Result<json> EncodeRecord(SessionImpl& s, const Layout& layout,
+                          const RenderOptions& options,
+                          const RenderResult& result) {
+  json pinned = json::array();
+  for (const PinnedSpec& p : layout.pinned_specs) {
+    pinned.push_back({p.ref, p.key, p.kind});
+  }
+  std::string index_ref;
+  if (layout.index.present) {
+    CTXKIT_ASSIGN_OR_RETURN(index_ref,
+                            IndexSnapshot(s, layout.index.block.text));
+  }
+  json shown = json::array(), pinned_out = json::array();
+  for (size_t rel = 0; rel < layout.modes.size(); ++rel) {
+    if (layout.modes[rel] == ToolMode::kShown) {
+      shown.push_back(layout.shown_refs[rel].empty()
+                          ? json::array({rel})
+                          : json::array({rel, layout.shown_refs[rel]}));
+    } else if (layout.modes[rel] == ToolMode::kPinned) {
+      const ChatMessage& m = layout.message(rel);
+      pinned_out.push_back(
+          {rel, s.state().entries.at(m.object_id).pinned_version});
+    }
+  }
+  json tail = json::array();
+  for (const TailBlock& t : layout.tail) {
+    tail.push_back(t.shown ? json::array({t.ref, t.key, t.kind, t.printed_ref})
+                           : json::array({"", t.block.text}));
+  }
+  json dropped = json::array();
+  for (const RenderDrop& d : result.dropped) {
+    dropped.push_back({d.key, d.version, d.tokens, d.ref});
+  }
+  return json{{"v", 1},
+              {"format", LogFormatName(options.format)},
+              {"budget", options.budget_tokens},
+              {"tokens", result.tokens},
+              {"breakdown", BreakdownToJson(result.breakdown)},
+              {"system", layout.system_ref},
+              {"pinned", std::move(pinned)},
+              {"index", index_ref},
+              {"index_listed", result.index_listed},
+              {"index_total", result.index_total},
+              {"compactions", layout.compaction_refs},
+              {"chat", layout.chat_ref},
+              {"first", layout.first},
+              {"shown", std::move(shown)},
+              {"pinned_out", std::move(pinned_out)},
+              {"tail", std::move(tail)},
+              {"dropped", std::move(dropped)}};
+}
+
+Status BadRecord(uint64_t n, const std::string& what) {
+  return Status::Corruption("render record " + N(n) + ": " + what);
+}
+
+// Record `n` as stored.
+Result<json> LoadRecord(SessionImpl& s, uint64_t n) {
+  CTXKIT_ASSIGN_OR_RETURN(uint64_t count, RecordCount(s));
+  if (n == 0 || n > count) {
+    return Status::NotFound("session '" + s.id() + "' has no render record " +
+                            N(n) + " (it has " + N(count) + ")");
+  }
+  View& view = s.view();
+  const LookupOptions at{.scope = s.session_scope(), .version = n};
+  CTXKIT_ASSIGN_OR_RETURN(Ref ref, view.RefOf(kRecordsKey, at));
+  uint64_t offset = 0;
+  if (n > 1) {
+    CTXKIT_ASSIGN_OR_RETURN(
+        Ref prev, view.RefOf(kRecordsKey,
+                             {.scope = s.session_scope(), .version = n - 1}));
+    offset = prev.size_bytes;
+  }
+  CTXKIT_ASSIGN_OR_RETURN(std::string line,
+                          view.ReadRange(ref, offset, ref.size_bytes - offset));
+  json j = ctxkit::text::ParseJsonOrDiscarded(line);
+  if (!j.is_object() || j.value("v", 0) != 1) {
+    return BadRecord(n, "not a record this build reads");
+  }
+  return j;
+}
+
+Result<std::string> ReadRef(View& view, const std::string& wire) {
+  CTXKIT_ASSIGN_OR_RETURN(Ref ref, ParseRef(wire));
+  return view.Resolve(ref);
+}
+
+// The chat a record names, decoded (empty without one).
+Result<std::vector<ChatMessage>> RecordChat(View& view, const json& rec) {
+  const std::string ref = rec.value("chat", std::string());
+  if (ref.empty()) return std::vector<ChatMessage>();
+  CTXKIT_ASSIGN_OR_RETURN(std::string text, ReadRef(view, ref));
+  return DecodeChat(text);
+}
+
+Status RebuildChat(View& view, const json& rec, uint64_t n, Layout* layout) {
+  CTXKIT_ASSIGN_OR_RETURN(layout->owned_chat, RecordChat(view, rec));
+  layout->chat = nullptr;
+  layout->first = rec.value("first", size_t{0});
+  if (layout->first > layout->owned_chat.size()) {
+    return BadRecord(n, "first message past the chat's end");
+  }
+  const size_t count = layout->owned_chat.size() - layout->first;
+  layout->chat_text.resize(count);
+  layout->modes.assign(count, ToolMode::kText);
+  for (size_t rel = 0; rel < count; ++rel) {
+    const ChatMessage& m = layout->message(rel);
+    if (m.role != "tool") {
+      layout->chat_text[rel].text = m.text;
+      continue;
+    }
+    layout->modes[rel] = ToolMode::kHidden;
+    layout->chat_text[rel].text = ToolText(m, ToolMode::kHidden, 0, "");
+  }
+  for (const json& e : rec.at("shown")) {
+    const size_t rel = e.at(0).get<size_t>();
+    if (rel >= count) return BadRecord(n, "a shown output past the chat");
+    const ChatMessage& m = layout->message(rel);
+    const std::string ref = e.size() > 1 ? e.at(1).get<std::string>() : m.ref;
+    CTXKIT_ASSIGN_OR_RETURN(Ref parsed, ParseRef(ref));
+    CTXKIT_ASSIGN_OR_RETURN(std::string content, view.Resolve(parsed));
+    layout->modes[rel] = ToolMode::kShown;
+    layout->chat_text[rel].text =
+        ToolText(m, ToolMode::kShown, parsed.version, content);
+  }
+  for (const json& e : rec.at("pinned_out")) {
+    const size_t rel = e.at(0).get<size_t>();
+    if (rel >= count) return BadRecord(n, "a pinned output past the chat");
+    layout->modes[rel] = ToolMode::kPinned;
+    layout->chat_text[rel].text = ToolText(
+        layout->message(rel), ToolMode::kPinned, e.at(1).get<uint64_t>(), "");
+  }
+  return Status::Ok();
+}
+
+// The layout record `rec` describes, its texts read by static ref.
+Result<Layout> RebuildLayout(SessionImpl& s, const json& rec, uint64_t n) {
+  View& view = s.view();
+  Layout layout;
+  const std::string system = rec.value("system", std::string());
+  if (!system.empty()) {
+    CTXKIT_ASSIGN_OR_RETURN(layout.system.text, ReadRef(view, system));
+  }
+  for (const json& p : rec.at("pinned")) {
+    PinnedSpec spec{p.at(0).get<std::string>(), p.at(1).get<std::string>(),
+                    p.at(2).get<std::string>()};
+    CTXKIT_ASSIGN_OR_RETURN(Ref ref, ParseRef(spec.ref));
+    CTXKIT_ASSIGN_OR_RETURN(std::string content, view.Resolve(ref));
+    layout.pinned.push_back({PinnedBlockText(spec, ref.version, content), 0});
+  }
+  const std::string index = rec.value("index", std::string());
+  if (!index.empty()) {
+    layout.index.present = true;
+    CTXKIT_ASSIGN_OR_RETURN(layout.index.block.text, ReadRef(view, index));
+  }
+  for (const json& c : rec.at("compactions")) {
+    CTXKIT_ASSIGN_OR_RETURN(const std::string* text,
+                            s.CompactionText(c.get<std::string>()));
+    layout.compactions.push_back({*text, 0});
+  }
+  CTXKIT_RETURN_IF_ERROR(RebuildChat(view, rec, n, &layout));
+  for (const json& t : rec.at("tail")) {
+    TailBlock b;
+    const std::string ref = t.at(0).get<std::string>();
+    if (ref.empty()) {
+      b.block.text = t.at(1).get<std::string>();
+    } else {
+      CTXKIT_ASSIGN_OR_RETURN(Ref parsed, ParseRef(ref));
+      CTXKIT_ASSIGN_OR_RETURN(std::string content, view.Resolve(parsed));
+      b.block.text = TailShownText(t.at(1).get<std::string>(), parsed.version,
+                                   t.at(2).get<std::string>(),
+                                   t.at(3).get<std::string>(), content);
+    }
+    layout.tail.push_back(std::move(b));
+  }
+  return layout;
+}
+
+// Keys of the content record `rec` shows (chat outputs by toolcall key),
+// and of the chat outputs it hides, given its chat.
+struct ShownSets {
+  std::set<std::string> shown;
+  std::set<std::string> hidden_in_chat;
+};
+
+ShownSets ShownOf(const json& rec, const std::vector<ChatMessage>& chat) {
+  ShownSets sets;
+  const size_t first = rec.value("first", size_t{0});
+  std::set<size_t> shown_rel;
+  for (const json& e : rec.at("shown")) shown_rel.insert(e.at(0).get<size_t>());
+  for (size_t i = first; i < chat.size(); ++i) {
+    if (chat[i].role != "tool") continue;
+    const std::string key = "toolcall:" + chat[i].call_id;
+    if (shown_rel.count(i - first) != 0) {
+      sets.shown.insert(key);
+    } else {
+      sets.hidden_in_chat.insert(key);
+    }
+  }
+  for (const json& t : rec.at("tail")) {
+    if (!t.at(0).get<std::string>().empty()) {
+      sets.shown.insert(t.at(1).get<std::string>());
+    }
+  }
+  for (const json& p : rec.at("pinned")) {
+    sets.shown.insert(p.at(1).get<std::string>());
+  }
+  return sets;
+}
+
+}  // namespace
+
+Result<uint64_t> RecordCount(SessionImpl& s) {
+  Result<ObjectMeta> meta =
+      s.view().Stat(kRecordsKey, {.scope = s.session_scope()});
+  if (meta.status().IsNotFound()) return uint64_t{0};
+  if (!meta.ok()) return meta.status();
+  return meta->version;
+}
+
+Result<uint64_t> RecordRender(SessionImpl& s, const Layout& layout,
+                              const RenderOptions& options,
+                              const RenderResult& result) {
+  CTXKIT_ASSIGN_OR_RETURN(json rec, EncodeRecord(s, layout, options, result));
+  SetOptions opts{.scope = "session",
+                  .type = ValueType::kStream,
+                  .producer = "session:" + s.id()};
+  CTXKIT_ASSIGN_OR_RETURN(
+      Ref ref, s.view().Append(kRecordsKey, rec.dump() + "\n", opts));
+  return ref.version;
+}
+
+Result<RenderResult> ReplayRender(SessionImpl& s, uint64_t n) {
+  CTXKIT_ASSIGN_OR_RETURN(json rec, LoadRecord(s, n));
+  Result<Layout> layout = Status::Internal("record not read");
+  try {
+    layout = RebuildLayout(s, rec, n);
+  } catch (const json::exception& e) {
+    return BadRecord(n, e.what());
+  }
+  if (!layout.ok()) return layout.status();
+  CTXKIT_ASSIGN_OR_RETURN(LogFormat format,
+                          ParseLogFormat(rec.value("format", std::string())));
+  RenderResult r;
+  r.format = format;
+  uint64_t emitted = 0;
+  json request = BuildRequest(
+      *layout, format == LogFormat::kAnthropic,
+      [&](std::string_view t) { return s.Tokens(t); }, &emitted);
+  r.tokens = rec.value("tokens", uint64_t{0});
+  if (emitted != r.tokens) {
+    return BadRecord(
+        n, "replay emitted " + N(emitted) + " tokens, recorded " + N(r.tokens));
+  }
+  r.request_json = request.dump();
+  r.budget_tokens = rec.value("budget", uint64_t{0});
+  r.breakdown = BreakdownOf(rec.value("breakdown", json::object()));
+  r.index_listed = rec.value("index_listed", uint64_t{0});
+  r.index_total = rec.value("index_total", uint64_t{0});
+  r.compacted_messages = rec.value("first", uint64_t{0});
+  for (const json& d : rec.value("dropped", json::array())) {
+    r.dropped.push_back({d.at(0).get<std::string>(), d.at(1).get<uint64_t>(),
+                         d.at(2).get<uint64_t>(), d.at(3).get<std::string>()});
+  }
+  r.record = n;
+  return r;
+}
+
+Result<RenderDiff> DiffRenders(SessionImpl& s, uint64_t from, uint64_t to) {
+  CTXKIT_ASSIGN_OR_RETURN(json a, LoadRecord(s, from));
+  CTXKIT_ASSIGN_OR_RETURN(json b, LoadRecord(s, to));
+  RenderDiff d;
+  d.from = from;
+  d.to = to;
+  try {
+    CTXKIT_ASSIGN_OR_RETURN(auto chat_a, RecordChat(s.view(), a));
+    CTXKIT_ASSIGN_OR_RETURN(auto chat_b, RecordChat(s.view(), b));
+    const ShownSets sa = ShownOf(a, chat_a), sb = ShownOf(b, chat_b);
+    for (const std::string& k : sb.shown) {
+      if (sa.shown.count(k) == 0) d.entered.push_back(k);
+    }
+    for (const std::string& k : sa.shown) {
+      if (sb.shown.count(k) != 0) continue;
+      (sb.hidden_in_chat.count(k) != 0 ? d.collapsed : d.left).push_back(k);
+    }
+    std::set<std::string> before;
+    for (const json& c : a.at("compactions"))
+      before.insert(c.get<std::string>());
+    for (const json& c : b.at("compactions")) {
+      const std::string ref = c.get<std::string>();
+      if (before.count(ref) != 0) continue;
+      CTXKIT_ASSIGN_OR_RETURN(std::string text, ReadRef(s.view(), ref));
+      json content = ctxkit::text::ParseJsonOrDiscarded(text);
+      if (!content.is_object()) return BadRecord(to, "a bad compaction");
+      d.compacted.push_back({ref, content.value("first", uint64_t{0}),
+                             content.value("end", uint64_t{0}),
+                             content.value("turns", uint64_t{0})});
+    }
+  } catch (const json::exception& e) {
+    return BadRecord(to, e.what());
+  }
+  d.from_tokens = a.value("tokens", uint64_t{0});
+  d.to_tokens = b.value("tokens", uint64_t{0});
+  d.from_breakdown = BreakdownOf(a.value("breakdown", json::object()));
+  d.to_breakdown = BreakdownOf(b.value("breakdown", json::object()));
+  return d;
+}
+
+}  // namespace ctxkit::session
