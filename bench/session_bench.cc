@@ -2,15 +2,21 @@
 //
 //   BM_Render100k      render with 100,000 objects in the metadata pool, 50
 //                      active, budget 100k tokens: per-render latency.
-//   BM_PrefixStability a scripted 50-turn session with tool calls, rendered
-//                      after every turn by the session renderer and by a
-//                      naive renderer (every tool output inlined in order,
-//                      oldest messages trimmed to fit) in the same run: the
-//                      share of each turn's rendered tokens that equal a
-//                      prefix of the previous turn's render.
+//   BM_AgentLoop       the agent loop of a harness: ingest a turn's new
+//                      messages, render, repeat (tool outputs of mixed
+//                      sizes), with ctxkit's renderer, a window renderer
+//                      (every output inlined, the oldest messages trimmed
+//                      to fit) and re-sending everything, in the same run:
+//                      how often a request is a prefix of the next, the
+//                      average share of a request cached, and the cost;
+//                      plus render-record size and replay latency.
+//   BM_RenderCompacted render with 100,000 objects in the metadata pool and
+//                      a 5,000-turn chat compacted by budget pressure.
 
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -103,109 +109,268 @@ BENCHMARK(BM_Render100k)->Unit(benchmark::kMillisecond)->Iterations(200);
 
 const ctxkit::Tokenizer& Tok() { return **ctxkit::Tokenizer::Get(); }
 
-// Tokens of the longest common byte prefix of two renders, as a share of
-// the later render's tokens (the serialized request: what a provider's
-// prompt cache compares).
-double PrefixShare(const std::string& prev, const std::string& cur) {
-  size_t n = 0;
-  while (n < prev.size() && n < cur.size() && prev[n] == cur[n]) ++n;
-  return static_cast<double>(Tok().Count(std::string_view(cur).substr(0, n))) /
-         static_cast<double>(Tok().Count(cur));
+// The request as a provider's prompt cache sees it: the serialized request
+// without its closing brackets, so a request whose messages are a prefix
+// of the next one's is a byte prefix of it.
+std::string_view Open(const std::string& request) {
+  std::string_view v(request);
+  while (!v.empty() && (v.back() == '}' || v.back() == ']')) v.remove_suffix(1);
+  return v;
 }
 
-// The naive renderer: the whole log, every tool output inline, oldest
-// non-system messages trimmed until the text fits the budget (counted as
-// the session renderer counts: every text string).
-std::string NaiveRender(const json& log, uint64_t budget) {
-  json msgs = log["messages"];
-  auto count = [&](const json& m) {
-    uint64_t n = 0;
-    if (m["content"].is_string())
-      n += Tok().Count(m["content"].get<std::string>());
-    if (m.contains("tool_calls")) {
-      for (const auto& c : m["tool_calls"]) {
-        n += Tok().Count(c["function"]["name"].get<std::string>());
-        n += Tok().Count(c["function"]["arguments"].get<std::string>());
-      }
+// Length of the common byte prefix of two requests (closing brackets of
+// the earlier one left out).
+size_t CommonPrefix(const std::string& prev, const std::string& cur) {
+  std::string_view p = Open(prev);
+  size_t n = 0;
+  while (n < p.size() && n < cur.size() && p[n] == cur[n]) ++n;
+  return n;
+}
+
+// Lines of turn t's tool output (~17 tokens a line): 60% small (5-30
+// lines), 30% medium (60-250), 10% large (500-1,000), from a fixed
+// pseudo-random sequence, as real tool outputs vary.
+int OutputLines(int t) {
+  uint64_t x = static_cast<uint64_t>(t) * 0x9E3779B97F4A7C15ull + 12345;
+  x ^= x >> 29;
+  x *= 0xBF58476D1CE4E5B9ull;
+  x ^= x >> 32;
+  const int r = static_cast<int>(x % 1000);
+  const int u = static_cast<int>((x >> 10) % 1000);
+  if (r < 600) return 5 + u * 25 / 1000;
+  if (r < 900) return 60 + u * 190 / 1000;
+  return 500 + u * 500 / 1000;
+}
+
+// The window renderer: the whole log, every tool output inline, oldest
+// non-system messages trimmed until the request fits (counted as the
+// session renderer counts: every text string). `keep_all`: nothing
+// trimmed (re-sending everything).
+// Tokens of one OpenAI message by the documented counting rule (every text
+// string: content, tool-call names and arguments).
+uint64_t MessageTokens(const json& m) {
+  uint64_t n = 0;
+  if (m["content"].is_string())
+    n += Tok().Count(m["content"].get<std::string>());
+  if (m.contains("tool_calls")) {
+    for (const auto& c : m["tool_calls"]) {
+      n += Tok().Count(c["function"]["name"].get<std::string>());
+      n += Tok().Count(c["function"]["arguments"].get<std::string>());
     }
-    return n;
-  };
+  }
+  return n;
+}
+
+// A request's tokens by the same rule.
+uint64_t RequestTokens(const std::string& request) {
+  const json parsed = json::parse(request);
+  uint64_t n = 0;
+  for (const json& m : parsed["messages"]) n += MessageTokens(m);
+  return n;
+}
+
+std::string WindowRender(const json& msgs, uint64_t budget, bool keep_all) {
+  auto count = [](const json& m) { return MessageTokens(m); };
   uint64_t total = 0;
   for (const auto& m : msgs) total += count(m);
   size_t first = 1;  // msgs[0] is the system prompt.
-  while (total > budget && first < msgs.size()) total -= count(msgs[first++]);
+  while (!keep_all && total > budget && first < msgs.size()) {
+    total -= count(msgs[first++]);
+  }
   json out = json::array();
   out.push_back(msgs[0]);
   for (size_t i = first; i < msgs.size(); ++i) out.push_back(msgs[i]);
   return json{{"messages", out}}.dump();
 }
 
-void BM_PrefixStability(benchmark::State& state) {
-  const int kTurns = 50;
-  const int kLines = static_cast<int>(state.range(0));
-  const uint64_t kBudget = static_cast<uint64_t>(state.range(1));
-  // A system prompt of about range(2) tokens (a harness's instructions and
-  // tool definitions), and the policy's collapse batch.
-  std::string system = "You are a coding agent.";
-  while (Tok().Count(system) < static_cast<size_t>(state.range(2))) {
-    system += "\nTool guideline " + std::to_string(system.size()) +
-              ": prefer narrow searches; read files by range; keep answers "
-              "short and cite the files you used.";
+// Cache figures of one renderer over a loop: turns whose request is a
+// prefix of the next one's, the average share of each request's tokens
+// cached (the prefix it shares with the previous request), and the cost
+// in fresh-token units (uncached + 0.1 x cached).
+struct LoopFigures {
+  int prefix_turns = 0;
+  int pairs = 0;
+  double reuse_sum = 0;
+  double kept_sum = 0;  // Share of the previous request kept as prefix.
+  double cost = 0;
+  int over_budget = 0;
+  uint64_t tokens_sum = 0;
+  std::string prev;
+
+  void Add(const std::string& cur, uint64_t budget) {
+    const uint64_t tokens = Tok().Count(cur);
+    tokens_sum += tokens;
+    if (RequestTokens(cur) > budget) ++over_budget;
+    uint64_t cached = 0;
+    if (!prev.empty()) {
+      const size_t n = CommonPrefix(prev, cur);
+      cached = Tok().Count(std::string_view(cur).substr(0, n));
+      ++pairs;
+      if (n == Open(prev).size()) ++prefix_turns;
+      reuse_sum += static_cast<double>(cached) / static_cast<double>(tokens);
+      kept_sum += static_cast<double>(cached) /
+                  static_cast<double>(Tok().Count(Open(prev)));
+    }
+    cost += static_cast<double>(tokens - cached) + 0.1 * cached;
+    prev = cur;
   }
-  ctxkit::SessionPolicy policy;
-  policy.min_collapse_tokens = static_cast<uint64_t>(state.range(3));
-  double ours = 0, naive = 0, ours_min = 1, naive_min = 1;
-  uint64_t ours_tokens = 0, naive_tokens = 0;
+  void Report(benchmark::State& state, const std::string& name) const {
+    state.counters[name + "_prefix_turns_pct"] = 100.0 * prefix_turns / pairs;
+    state.counters[name + "_avg_reuse_pct"] = 100.0 * reuse_sum / pairs;
+    state.counters[name + "_avg_kept_pct"] = 100.0 * kept_sum / pairs;
+    state.counters[name + "_cost_mtok"] = cost / 1e6;
+    state.counters[name + "_over_budget_turns"] = over_budget;
+    state.counters[name + "_avg_tokens"] =
+        static_cast<double>(tokens_sum) / (pairs + 1);
+  }
+};
+
+// The agent loop: each turn ingests its new messages (IngestAppend), then
+// renders; ctxkit's requests, the window renderer's and re-sending
+// everything are measured in the same run. Also reported: the render
+// records' bytes against the rendered bytes, and the p50 of replaying
+// recorded renders (Session::Replay).
+void BM_AgentLoop(benchmark::State& state) {
+  const int kTurns = static_cast<int>(state.range(0));
+  const uint64_t kBudget = static_cast<uint64_t>(state.range(1));
+  const std::string system =
+      "You are a coding agent. Use the tools; cite the files you used.";
+  LoopFigures ours, window, everything;
+  uint64_t rendered_bytes = 0, record_bytes = 0, collapses = 0, compactions = 0;
+  LatencySamples render_samples, replay_samples;
   for (auto _ : state) {
     TempDir dir;
     auto store = OpenStore(dir.Sub("store"));
-    auto session = ctxkit::Session::Create(*store, "turns", policy);
+    auto session = ctxkit::Session::Create(*store, "loop", {});
     Check(session.status(), "create");
-    std::string prev_ours, prev_naive;
-    ours = naive = 0;
-    ours_min = naive_min = 1;
-    for (int t = 1; t <= kTurns; ++t) {
-      json log = ctxkit::testing::OpenAILog(t, kLines, system);
-      Check((*session)->Ingest(log.dump(), ctxkit::LogFormat::kOpenAI).status(),
+    json log = json::array({{{"role", "system"}, {"content", system}}});
+    Check((*session)
+              ->IngestAppend(log.dump(), ctxkit::LogFormat::kOpenAI)
+              .status(),
+          "ingest system");
+    ours = window = everything = LoopFigures();
+    for (int t = 0; t < kTurns; ++t) {
+      json turn = ctxkit::testing::OpenAITurn(t, OutputLines(t));
+      for (const json& m : turn) log.push_back(m);
+      Check((*session)
+                ->IngestAppend(turn.dump(), ctxkit::LogFormat::kOpenAI)
+                .status(),
             "ingest");
+      auto start = Clock::now();
       auto r = (*session)->Render({.budget_tokens = kBudget});
+      render_samples.Add(static_cast<double>(NanosSince(start)));
       Check(r.status(), "render");
-      std::string cur_naive = NaiveRender(log, kBudget);
-      if (t > 1) {
-        double o = PrefixShare(prev_ours, r->request_json);
-        double n = PrefixShare(prev_naive, cur_naive);
-        ours += o;
-        naive += n;
-        ours_min = std::min(ours_min, o);
-        if (std::getenv("CTXKIT_BENCH_VERBOSE") != nullptr) {
-          std::fprintf(
-              stderr, "turn %2d ours %5.1f%% (%llu tokens) naive %5.1f%%\n", t,
-              100 * o, static_cast<unsigned long long>(r->tokens), 100 * n);
-        }
-        naive_min = std::min(naive_min, n);
+      rendered_bytes += r->request_json.size();
+      collapses += r->collapsed.empty() ? 0 : 1;
+      compactions += r->compacted.ref.empty() ? 0 : 1;
+      ours.Add(r->request_json, kBudget);
+      window.Add(WindowRender(log, kBudget, false), kBudget);
+      everything.Add(WindowRender(log, kBudget, true), kBudget);
+      if (std::getenv("CTXKIT_BENCH_VERBOSE") != nullptr) {
+        std::fprintf(stderr, "turn %3d %6llu tokens%s%s\n", t,
+                     static_cast<unsigned long long>(r->tokens),
+                     r->collapsed.empty() ? "" : " collapse",
+                     r->compacted.ref.empty() ? "" : " compaction");
       }
-      prev_ours = r->request_json;
-      prev_naive = cur_naive;
-      ours_tokens = r->tokens;
     }
-    naive_tokens = Tok().Count(prev_naive);
+    auto snap = (*session)->Snapshot();
+    Check(snap.status(), "snapshot");
+    auto sv = store->OpenView("", "loop");
+    auto records = sv->Stat("ctxkit.session/renders", {.scope = "session"});
+    Check(records.status(), "records");
+    record_bytes = records->size_bytes;
+    for (int n = 1; n <= kTurns; n += std::max(1, kTurns / 50)) {
+      auto start = Clock::now();
+      auto replay = (*session)->Replay(static_cast<uint64_t>(n));
+      replay_samples.Add(static_cast<double>(NanosSince(start)));
+      Check(replay.status(), "replay");
+    }
   }
-  state.counters["ours_avg_prefix_pct"] = 100.0 * ours / (kTurns - 1);
-  state.counters["naive_avg_prefix_pct"] = 100.0 * naive / (kTurns - 1);
-  state.counters["ours_min_prefix_pct"] = 100.0 * ours_min;
-  state.counters["naive_min_prefix_pct"] = 100.0 * naive_min;
-  state.counters["ours_last_tokens"] = static_cast<double>(ours_tokens);
-  state.counters["naive_last_json_tokens"] = static_cast<double>(naive_tokens);
+  ours.Report(state, "ours");
+  window.Report(state, "window");
+  everything.Report(state, "everything");
+  state.counters["cost_ours_over_window"] = ours.cost / window.cost;
+  state.counters["ours_collapse_turns"] = static_cast<double>(collapses);
+  state.counters["ours_compaction_turns"] = static_cast<double>(compactions);
+  state.counters["record_bytes_per_turn"] =
+      static_cast<double>(record_bytes) / kTurns;
+  state.counters["record_pct_of_rendered"] =
+      100.0 * static_cast<double>(record_bytes) /
+      static_cast<double>(rendered_bytes);
+  state.counters["render_p50_ms"] = render_samples.Percentile(0.5) / 1e6;
+  state.counters["replay_p50_ms"] = replay_samples.Percentile(0.5) / 1e6;
+  state.counters["replay_p99_ms"] = replay_samples.Percentile(0.99) / 1e6;
 }
-// Args: lines per tool output (~17 tokens each), budget tokens, system
-// prompt tokens, SessionPolicy::min_collapse_tokens.
-BENCHMARK(BM_PrefixStability)
-    ->Args({40, 16000, 0, 2000})
-    ->Args({40, 16000, 0, 8000})
-    ->Args({40, 16000, 2000, 8000})
-    ->Args({40, 32000, 2000, 8000})
+// Args: turns, budget tokens.
+BENCHMARK(BM_AgentLoop)
+    ->Args({50, 100000})
+    ->Args({500, 100000})
+    ->Args({50, 16000})
     ->Unit(benchmark::kMillisecond)
     ->Iterations(1);
+
+// Render with 100,000 objects in the metadata pool and a 5,000-turn chat
+// compacted by budget pressure, budget 100k: per-render latency of an
+// unchanged state (the harness renders again, or another process does).
+void BM_RenderCompacted(benchmark::State& state) {
+  const int kObjects = 100000;
+  const int kTurns = 5000;
+  TempDir dir;
+  auto store = OpenStore(dir.Sub("store"));
+  auto view = store->OpenView("", "");
+  Check(view.status(), "view");
+  std::vector<std::string> keys;
+  keys.reserve(kObjects);
+  std::vector<std::pair<std::string, std::string>> batch;
+  for (int i = 0; i < kObjects; ++i) {
+    keys.push_back("obj/" + std::to_string(i));
+    Check(view->Set(keys.back(),
+                    "variable " + std::to_string(i) + ": " +
+                        ctxkit_bench::MakeText(120, static_cast<uint64_t>(i)))
+              .status(),
+          "set");
+  }
+  auto session = ctxkit::Session::Create(*store, "bench", {});
+  Check(session.status(), "create");
+  Check((*session)->TrackMany(keys), "track");
+  json log =
+      json::array({{{"role", "system"}, {"content", "You are an agent."}}});
+  Check(
+      (*session)->IngestAppend(log.dump(), ctxkit::LogFormat::kOpenAI).status(),
+      "system");
+  for (int t = 0; t < kTurns; ++t) {
+    Check((*session)
+              ->IngestAppend(
+                  ctxkit::testing::OpenAITurn(t, OutputLines(t)).dump(),
+                  ctxkit::LogFormat::kOpenAI)
+              .status(),
+          "ingest");
+    if (t % 10 == 9) {
+      Check((*session)
+                ->Render({.budget_tokens = 100000, .record = false})
+                .status(),
+            "render");
+    }
+  }
+  auto first = (*session)->Render({.budget_tokens = 100000});
+  Check(first.status(), "render");
+  LatencySamples samples;
+  for (auto _ : state) {
+    auto start = Clock::now();
+    auto r = (*session)->Render({.budget_tokens = 100000});
+    samples.Add(static_cast<double>(NanosSince(start)));
+    if (!r.ok()) Check(r.status(), "render");
+    benchmark::DoNotOptimize(r->request_json.data());
+  }
+  samples.Report(state);
+  auto snap = (*session)->Snapshot();
+  state.counters["tokens"] = static_cast<double>(first->tokens);
+  state.counters["compacted_messages"] =
+      static_cast<double>(first->compacted_messages);
+  state.counters["compactions"] = static_cast<double>(snap->compactions.size());
+  state.counters["chat_messages"] = static_cast<double>(snap->chat_messages);
+}
+BENCHMARK(BM_RenderCompacted)->Unit(benchmark::kMillisecond)->Iterations(200);
 
 }  // namespace
 

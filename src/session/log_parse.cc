@@ -93,7 +93,28 @@ Result<const json*> MessagesOf(const json& root, LogFormat format) {
   return &*it;
 }
 
-Result<ParsedLog> ParseOpenAI(const json& msgs, KnownCalls calls) {
+// The calls a log's results may answer: its own, then earlier ones.
+class CallTable {
+ public:
+  explicit CallTable(const KnownCalls& earlier) : earlier_(earlier) {}
+  void Add(const std::string& id, std::string name, std::string arguments) {
+    own_[id] = {std::move(name), std::move(arguments)};
+  }
+  // nullptr when no call has this id.
+  const std::pair<std::string, std::string>* Find(const std::string& id) const {
+    auto it = own_.find(id);
+    if (it != own_.end()) return &it->second;
+    auto e = earlier_.find(id);
+    return e != earlier_.end() ? &e->second : nullptr;
+  }
+
+ private:
+  const KnownCalls& earlier_;
+  KnownCalls own_;
+};
+
+Result<ParsedLog> ParseOpenAI(const json& msgs, const KnownCalls& earlier) {
+  CallTable calls(earlier);
   ParsedLog log;
   for (size_t i = 0; i < msgs.size(); ++i) {
     const json& m = msgs[i];
@@ -144,7 +165,7 @@ Result<ParsedLog> ParseOpenAI(const json& msgs, KnownCalls calls) {
           ToolCallRef r{c["id"].get<std::string>(),
                         f["name"].get<std::string>(), args};
           CTXKIT_RETURN_IF_ERROR(CheckCallId(r.id, cp + ".id"));
-          calls[r.id] = {r.name, args};
+          calls.Add(r.id, r.name, args);
           p.message.tool_calls.push_back(std::move(r));
         }
       }
@@ -156,14 +177,14 @@ Result<ParsedLog> ParseOpenAI(const json& msgs, KnownCalls calls) {
       ParsedMessage p;
       p.message.role = "tool";
       p.message.call_id = m["tool_call_id"].get<std::string>();
-      auto call = calls.find(p.message.call_id);
-      if (call == calls.end()) {
+      const auto* call = calls.Find(p.message.call_id);
+      if (call == nullptr) {
         return Bad(path, "tool_call_id '" + p.message.call_id +
                              "' matches no earlier assistant tool call");
       }
-      p.message.tool = call->second.first;
+      p.message.tool = call->first;
       p.message.status = "ok";
-      p.arguments = ArgumentsJson(call->second.second);
+      p.arguments = ArgumentsJson(call->second);
       CTXKIT_ASSIGN_OR_RETURN(p.output,
                               TextOf(content, path + ".content", false));
       item.messages.push_back(std::move(p));
@@ -176,7 +197,8 @@ Result<ParsedLog> ParseOpenAI(const json& msgs, KnownCalls calls) {
 }
 
 Result<ParsedLog> ParseAnthropic(const json& root, const json& msgs,
-                                 KnownCalls calls) {
+                                 const KnownCalls& earlier) {
+  CallTable calls(earlier);
   ParsedLog log;
   if (root.is_object() && root.contains("system")) {
     CTXKIT_ASSIGN_OR_RETURN(log.system,
@@ -227,7 +249,7 @@ Result<ParsedLog> ParseAnthropic(const json& root, const json& msgs,
           ToolCallRef r{b["id"].get<std::string>(),
                         b["name"].get<std::string>(), input.dump()};
           CTXKIT_RETURN_IF_ERROR(CheckCallId(r.id, bp + ".id"));
-          calls[r.id] = {r.name, r.arguments};
+          calls.Add(r.id, r.name, r.arguments);
           text_msg.tool_calls.push_back(std::move(r));
         } else if (type == "tool_result" && role == "user") {
           if (!b.contains("tool_use_id") || !b["tool_use_id"].is_string()) {
@@ -236,13 +258,13 @@ Result<ParsedLog> ParseAnthropic(const json& root, const json& msgs,
           ParsedMessage p;
           p.message.role = "tool";
           p.message.call_id = b["tool_use_id"].get<std::string>();
-          auto call = calls.find(p.message.call_id);
-          if (call == calls.end()) {
+          const auto* call = calls.Find(p.message.call_id);
+          if (call == nullptr) {
             return Bad(bp, "tool_use_id '" + p.message.call_id +
                                "' matches no earlier tool_use block");
           }
-          p.message.tool = call->second.first;
-          p.arguments = call->second.second;
+          p.message.tool = call->first;
+          p.arguments = call->second;
           bool is_error = false;
           if (b.contains("is_error")) {
             if (!b["is_error"].is_boolean()) {

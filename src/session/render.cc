@@ -213,9 +213,8 @@ IndexBlock CollectIndexLines(SessionImpl& s) {
   IndexBlock index;
   auto& cache = s.index_lines();
   uint64_t used = s.Tokens(index.Text(0, false));
-  for (const auto& [seq, id] : st.by_seq) {
+  for (const std::string& id : s.IndexIds()) {
     const PoolEntry& e = st.entries.at(id);
-    if (e.locked || e.from_chat) continue;
     auto& line = cache[id];
     if (line.version != e.version || line.line.empty()) {
       line.version = e.version;

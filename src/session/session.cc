@@ -353,14 +353,10 @@ Status IngestItems(SessionImpl& impl, const session::ParsedLog& log,
                    LogFormat format, SessionChanges& ch, IngestReport* report) {
   session::State& st = impl.state();
   report->reset = start.reset;
-  std::vector<session::ChatMessage> chat;
-  if (!start.fresh && !start.reset) {
-    CTXKIT_ASSIGN_OR_RETURN(const auto* old, impl.Chat());
-    chat = *old;
-  }
-  const size_t kept = chat.size();
-  CTXKIT_RETURN_IF_ERROR(AddItems(impl, log, start.items, &chat, ch, report));
-  if (start.reset) PruneAfterReset(impl, chat, ch);
+  const bool continues = !start.fresh && !start.reset;
+  std::vector<session::ChatMessage> added;
+  CTXKIT_RETURN_IF_ERROR(AddItems(impl, log, start.items, &added, ch, report));
+  if (start.reset) PruneAfterReset(impl, added, ch);
   CTXKIT_ASSIGN_OR_RETURN(std::string old_system, impl.SystemText());
   if (system != old_system) {
     SetOptions opts{.scope = "session", .producer = "session:" + impl.id()};
@@ -368,31 +364,19 @@ Status IngestItems(SessionImpl& impl, const session::ParsedLog& log,
                             impl.view().Set(session::kSystemKey, system, opts));
     st.system_version = ref.version;
   }
-  const uint64_t messages = chat.size();
   bool whole = false;
   // Only the new messages are stored when the chat continues.
   CTXKIT_ASSIGN_OR_RETURN(Ref chat_ref,
-                          impl.WriteChat(std::move(chat), kept, &whole));
+                          impl.WriteChat(std::move(added), continues, &whole));
   st.chat_version = chat_ref.version;
   if (whole) st.chat_whole_version = chat_ref.version;
-  st.chat_messages = messages;
+  CTXKIT_ASSIGN_OR_RETURN(const auto* chat, impl.Chat());
+  st.chat_messages = chat->size();
   st.ingest_format = std::string(LogFormatName(format));
   st.ingested_items = items_after;
   st.ingest_hash = hash_after;
   ch.state = true;
   return Status::Ok();
-}
-
-// The calls of the stored chat, for results that answer them later.
-Result<session::KnownCalls> ChatCalls(SessionImpl& impl) {
-  CTXKIT_ASSIGN_OR_RETURN(const auto* chat, impl.Chat());
-  session::KnownCalls calls;
-  for (const session::ChatMessage& m : *chat) {
-    for (const session::ToolCallRef& c : m.tool_calls) {
-      calls[c.id] = {c.name, c.arguments};
-    }
-  }
-  return calls;
 }
 
 }  // namespace
@@ -437,12 +421,13 @@ Result<IngestReport> Session::IngestAppend(std::string_view messages_json,
           "session '" + impl_->id() + "' was ingested as " + st.ingest_format +
           "; append messages in that format");
     }
-    session::KnownCalls calls;
+    const session::KnownCalls none;
+    const session::KnownCalls* calls = &none;
     if (!start.fresh) {
-      CTXKIT_ASSIGN_OR_RETURN(calls, ChatCalls(*impl_));
+      CTXKIT_ASSIGN_OR_RETURN(calls, impl_->ChatCalls());
     }
     CTXKIT_ASSIGN_OR_RETURN(session::ParsedLog log,
-                            session::ParseLog(messages_json, format, calls));
+                            session::ParseLog(messages_json, format, *calls));
     if (!start.fresh && !log.system.empty()) {
       return Status::InvalidArgument(
           "appended messages hold a system prompt; the system prompt of a "

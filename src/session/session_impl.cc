@@ -175,6 +175,7 @@ Status SessionImpl::LoadChat() {
     // read the version whole.
     CTXKIT_ASSIGN_OR_RETURN(std::string text, view_.Resolve(ref));
     CTXKIT_ASSIGN_OR_RETURN(chat_, session::DecodeChat(text, &chat_encoding_));
+    ++chat_epoch_;
   }
   chat_version_ = state_.chat_version;
   chat_bytes_ = ref.size_bytes;
@@ -184,6 +185,7 @@ Status SessionImpl::LoadChat() {
 Result<const std::vector<session::ChatMessage>*> SessionImpl::Chat() {
   if (state_.chat_version == 0) {
     chat_.clear();
+    ++chat_epoch_;
     chat_version_ = 0;
     chat_bytes_ = 0;
     return &chat_;
@@ -198,34 +200,64 @@ Result<const std::vector<session::ChatMessage>*> SessionImpl::Chat() {
   return &chat_;
 }
 
-Result<Ref> SessionImpl::WriteChat(std::vector<session::ChatMessage> chat,
-                                   size_t kept, bool* whole) {
+Result<Ref> SessionImpl::WriteChat(std::vector<session::ChatMessage> messages,
+                                   bool continues, bool* whole) {
   SetOptions opts{.scope = "session",
                   .type = ValueType::kChat,
                   .producer = "session:" + id_};
-  CTXKIT_ASSIGN_OR_RETURN(const auto* stored, Chat());
   Result<Ref> written = Status::FailedPrecondition("not appendable");
-  std::string appended;
-  if (state_.chat_version != 0 && kept == stored->size() &&
-      chat_encoding_ == session::ChatEncoding::kLines) {
-    opts.expected_version = state_.chat_version;
-    appended = session::EncodeChat(chat, kept);
-    written = view_.Append(session::kChatKey, appended, opts);
+  if (continues) {
+    CTXKIT_RETURN_IF_ERROR(Chat().status());
+    if (state_.chat_version != 0 &&
+        chat_encoding_ == session::ChatEncoding::kLines) {
+      opts.expected_version = state_.chat_version;
+      written =
+          view_.Append(session::kChatKey, session::EncodeChat(messages), opts);
+    }
   }
   *whole = !written.ok();
-  // FailedPrecondition: not a continuation, or another writer moved the
-  // chat on since this state was read. A whole value is right either way.
-  if (!written.ok() &&
-      written.status().code() == StatusCode::kFailedPrecondition) {
+  if (!*whole) {
+    for (auto& m : messages) chat_.push_back(std::move(m));
+  } else {
+    // FailedPrecondition: not a continuation, or another writer moved the
+    // chat on since this state was read. A whole value is right either way.
+    if (written.status().code() != StatusCode::kFailedPrecondition) {
+      return written.status();
+    }
+    std::vector<session::ChatMessage> chat;
+    if (continues) {
+      CTXKIT_ASSIGN_OR_RETURN(const auto* old, Chat());
+      chat = *old;
+    }
+    for (auto& m : messages) chat.push_back(std::move(m));
     opts.expected_version = 0;
     written = view_.Set(session::kChatKey, session::EncodeChat(chat), opts);
+    if (!written.ok()) {
+      chat_version_ = 0;  // The cache no longer matches a stored version.
+      return written.status();
+    }
+    chat_ = std::move(chat);
+    ++chat_epoch_;
   }
-  if (!written.ok()) return written.status();
-  chat_ = std::move(chat);
   chat_version_ = written->version;
   chat_bytes_ = written->size_bytes;
   chat_encoding_ = session::ChatEncoding::kLines;
   return written;
+}
+
+Result<const session::KnownCalls*> SessionImpl::ChatCalls() {
+  CTXKIT_ASSIGN_OR_RETURN(const auto* chat, Chat());
+  if (calls_epoch_ != chat_epoch_ || calls_scanned_ > chat->size()) {
+    calls_.clear();
+    calls_scanned_ = 0;
+    calls_epoch_ = chat_epoch_;
+  }
+  for (; calls_scanned_ < chat->size(); ++calls_scanned_) {
+    for (const session::ToolCallRef& c : (*chat)[calls_scanned_].tool_calls) {
+      calls_[c.id] = {c.name, c.arguments};
+    }
+  }
+  return &calls_;
 }
 
 Result<std::string> SessionImpl::ChatRef() {
@@ -302,35 +334,40 @@ uint64_t SessionImpl::Tokens(std::string_view text) {
   return n;
 }
 
-uint64_t SessionImpl::IndexTotal() {
-  if (index_total_epoch_ != entries_epoch_) {
-    index_total_ = 0;
-    for (const auto& [id, e] : state_.entries) {
-      if (!e.locked && !e.from_chat) ++index_total_;
-    }
-    index_total_epoch_ = entries_epoch_;
-  }
-  return index_total_;
-}
+uint64_t SessionImpl::IndexTotal() { return IndexIds().size(); }
 
 void SessionImpl::ComputeLists() {
   if (lists_epoch_ == entries_epoch_) return;
-  std::vector<std::pair<uint64_t, std::string>> active;
-  pinned_ids_.clear();
-  for (const auto& [seq, id] : state_.by_seq) {
-    const PoolEntry& e = state_.entries.at(id);
-    if (e.active && !e.locked) active.emplace_back(e.active_seq, id);
-    if (e.pinned_version != 0 && !e.locked) pinned_ids_.push_back(id);
+  // Walks the entries by id (no lookups), then orders each list by its
+  // sequence number.
+  using Keyed = std::vector<std::pair<uint64_t, const std::string*>>;
+  Keyed active, pinned, index;
+  for (const auto& [id, e] : state_.entries) {
+    if (e.locked) continue;
+    if (!e.from_chat) index.emplace_back(e.seq, &id);
+    if (e.active) active.emplace_back(e.active_seq, &id);
+    if (e.pinned_version != 0) pinned.emplace_back(e.seq, &id);
   }
-  std::sort(active.begin(), active.end());
-  active_ids_.clear();
-  for (auto& [seq, id] : active) active_ids_.push_back(std::move(id));
+  auto fill = [](Keyed& keyed, std::vector<std::string>* out) {
+    std::sort(keyed.begin(), keyed.end());
+    out->clear();
+    out->reserve(keyed.size());
+    for (const auto& [seq, id] : keyed) out->push_back(*id);
+  };
+  fill(active, &active_ids_);
+  fill(pinned, &pinned_ids_);
+  fill(index, &index_ids_);
   lists_epoch_ = entries_epoch_;
 }
 
 const std::vector<std::string>& SessionImpl::ActiveIds() {
   ComputeLists();
   return active_ids_;
+}
+
+const std::vector<std::string>& SessionImpl::IndexIds() {
+  ComputeLists();
+  return index_ids_;
 }
 
 const std::vector<std::string>& SessionImpl::PinnedIds() {

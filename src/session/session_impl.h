@@ -15,6 +15,7 @@
 
 #include "ctxkit/session.h"
 #include "ctxkit/store.h"
+#include "session/log_parse.h"
 #include "session/session_state.h"
 #include "storage/backend.h"
 
@@ -69,16 +70,15 @@ class SessionImpl {
 
   // The chat at the state's chat_version (cached per version).
   Result<const std::vector<session::ChatMessage>*> Chat();
-  // Stores `chat` as the next version of the chat object and caches it;
-  // returns the ref written. When the first `kept` messages are the chat at
-  // the state's chat_version, stored one per line, only the messages after
-  // them are appended (conditional on that version still being the
-  // latest); otherwise (a fresh or rewritten chat, a chat in the array
-  // form of earlier builds, another writer came first) the whole chat is
-  // set. Does not touch the state.
-  // `whole` receives whether the chat was set whole (not appended).
-  Result<Ref> WriteChat(std::vector<session::ChatMessage> chat, size_t kept,
-                        bool* whole);
+  // Writes the next version of the chat object and caches it; returns the
+  // ref written. `continues`: `messages` follow the chat at the state's
+  // chat_version, and only they are appended when that version is stored
+  // one message per line and still the latest (a conditional append);
+  // otherwise (a fresh or rewritten chat, `messages` whole; a chat in the
+  // array form of earlier builds; another writer came first) the whole
+  // chat is set. `whole` receives whether it was. Does not touch the state.
+  Result<Ref> WriteChat(std::vector<session::ChatMessage> messages,
+                        bool continues, bool* whole);
   // Static refs (wire form) of the chat and the system prompt at the
   // state's versions; "" when there is none.
   Result<std::string> ChatRef();
@@ -92,6 +92,9 @@ class SessionImpl {
     std::string ref;
   };
   IndexSnapshot& index_snapshot() { return index_snapshot_; }
+  // The tool calls of the chat by id (for results that answer them in a
+  // later append), kept up to date as the chat grows.
+  Result<const session::KnownCalls*> ChatCalls();
   // The system text at the state's system_version (cached per version).
   Result<std::string> SystemText();
   // Content of one version (cached; bounded).
@@ -120,6 +123,9 @@ class SessionImpl {
   // Says pool entries changed in memory (the lists above are stale).
   void TouchEntries() { ++entries_epoch_; }
   const std::vector<std::string>& PinnedIds();
+  // Ids of the entries the index may list (not locked, not from the chat),
+  // in seq order.
+  const std::vector<std::string>& IndexIds();
 
  private:
   Status Load();
@@ -140,6 +146,11 @@ class SessionImpl {
   // after the cached version when the state's version appended to it.
   Status LoadChat();
   std::unordered_map<std::string, std::string> compaction_texts_;
+  session::KnownCalls calls_;
+  size_t calls_scanned_ = 0;  // Messages of chat_ whose calls are in calls_.
+  // Bumped whenever chat_ is replaced rather than extended.
+  uint64_t chat_epoch_ = 0;
+  uint64_t calls_epoch_ = 0;
   IndexSnapshot index_snapshot_;
   // Bumped whenever pool entries may have changed (a load, a commit that
   // wrote entries); the lists below are recomputed when it moves.
@@ -153,12 +164,11 @@ class SessionImpl {
   std::unordered_map<std::string, uint64_t> counts_;
   uint64_t counts_bytes_ = 0;
   std::unordered_map<std::string, IndexLine> index_lines_;
-  uint64_t index_total_epoch_ = 0;
-  uint64_t index_total_ = 0;
   void ComputeLists();
   uint64_t lists_epoch_ = 0;
   std::vector<std::string> active_ids_;
   std::vector<std::string> pinned_ids_;
+  std::vector<std::string> index_ids_;
 };
 
 }  // namespace ctxkit

@@ -101,7 +101,7 @@ void ExpectNothingLost(Session& s, View& view, const RenderResult& r,
 }
 
 TEST_F(LongSessionTest, ALongChatRendersEveryTurnWithinBudgetLosingNothing) {
-  const int kTurns = 300;
+  const int kTurns = 5000;
   const uint64_t kBudget = 6000;
   auto s = NewSession("long", {.keep_tool_outputs = 3,
                                .min_collapse_tokens = 1000,
@@ -160,7 +160,7 @@ TEST_F(LongSessionTest, ALongChatRendersEveryTurnWithinBudgetLosingNothing) {
   OpenStore();
   auto reopened = Session::Open(store(), "long");
   ASSERT_TRUE(reopened.ok());
-  for (int n = 1; n <= kTurns; n += 13) {
+  for (int n = 1; n <= kTurns; n += kTurns / 25) {
     auto replay = (*reopened)->Replay(n);
     ASSERT_TRUE(replay.ok()) << n << ": " << replay.status().ToString();
     EXPECT_EQ(replay->request_json, requests[n - 1]) << n;
