@@ -136,36 +136,6 @@ struct PoolEntry {
   bool compacted = false;
 };
 
-struct SessionSnapshot {
-  std::string id;
-  SessionPolicy policy;
-  uint64_t generation = 0;  // Bumped by every committed mutation.
-  uint64_t chat_messages = 0;
-  uint64_t chat_version = 0;       // Version of the chat object, 0: none.
-  uint64_t system_version = 0;     // Version of the system object, 0: none.
-  std::string ingest_format;       // "" before the first ingestion.
-  uint64_t ingested_items = 0;     // Log messages consumed so far.
-  std::vector<PoolEntry> entries;  // In seq order; locked ones included.
-  // In chat order; together they cover messages [0, the last one's end).
-  std::vector<CompactionInfo> compactions;
-  uint64_t renders = 0;  // Renders recorded (see Session::Replay).
-};
-
-struct IngestReport {
-  uint64_t messages_added = 0;  // Chat messages appended.
-  uint64_t toolcalls_recorded = 0;
-  bool reset = false;  // The log was rewritten: the chat was rebuilt.
-};
-
-struct RenderOptions {
-  uint64_t budget_tokens = 0;  // Required, >= 1.
-  LogFormat format = LogFormat::kOpenAI;
-  // Record the render (see Session::Replay). false: nothing is written
-  // for the record (budget pressure still persists its collapses and
-  // compactions).
-  bool record = true;
-};
-
 // Tokens of a render by part; the parts sum to RenderResult::tokens. A
 // tool message of the chat counts as active_outputs while its output is
 // shown (its reference line included) and as placeholders otherwise; a
@@ -182,6 +152,41 @@ struct RenderBreakdown {
     return system + pinned + index + compactions + chat + active_outputs +
            placeholders;
   }
+};
+
+struct SessionSnapshot {
+  std::string id;
+  SessionPolicy policy;
+  uint64_t generation = 0;  // Bumped by every committed mutation.
+  uint64_t chat_messages = 0;
+  uint64_t chat_version = 0;       // Version of the chat object, 0: none.
+  uint64_t system_version = 0;     // Version of the system object, 0: none.
+  std::string ingest_format;       // "" before the first ingestion.
+  uint64_t ingested_items = 0;     // Log messages consumed so far.
+  std::vector<PoolEntry> entries;  // In seq order; locked ones included.
+  // In chat order; together they cover messages [0, the last one's end).
+  std::vector<CompactionInfo> compactions;
+  uint64_t renders = 0;  // Renders recorded (see Session::Replay).
+  // The last recorded render's tokens, budget and breakdown by part (all
+  // 0 before the first).
+  uint64_t last_render_tokens = 0;
+  uint64_t last_render_budget = 0;
+  RenderBreakdown last_render_breakdown;
+};
+
+struct IngestReport {
+  uint64_t messages_added = 0;  // Chat messages appended.
+  uint64_t toolcalls_recorded = 0;
+  bool reset = false;  // The log was rewritten: the chat was rebuilt.
+};
+
+struct RenderOptions {
+  uint64_t budget_tokens = 0;  // Required, >= 1.
+  LogFormat format = LogFormat::kOpenAI;
+  // Record the render (see Session::Replay). false: nothing is written
+  // for the record (budget pressure still persists its collapses and
+  // compactions).
+  bool record = true;
 };
 
 struct RenderDrop {

@@ -107,17 +107,26 @@ int RunShow(Context& ctx, const SessionArgs& a) {
     nlohmann::json compactions = nlohmann::json::array();
     for (const auto& c : snap->compactions)
       compactions.push_back(session::CompactionToJson(c));
-    PrintJson({{"session", snap->id},
-               {"policy", session::PolicyToJson(snap->policy)},
-               {"generation", snap->generation},
-               {"chat_messages", snap->chat_messages},
-               {"chat_version", snap->chat_version},
-               {"system_version", snap->system_version},
-               {"ingest_format", snap->ingest_format},
-               {"ingested_items", snap->ingested_items},
-               {"compactions", std::move(compactions)},
-               {"renders", snap->renders},
-               {"entries", std::move(entries)}});
+    PrintJson(
+        {{"session", snap->id},
+         {"policy", session::PolicyToJson(snap->policy)},
+         {"generation", snap->generation},
+         {"chat_messages", snap->chat_messages},
+         {"chat_version", snap->chat_version},
+         {"system_version", snap->system_version},
+         {"ingest_format", snap->ingest_format},
+         {"ingested_items", snap->ingested_items},
+         {"compactions", std::move(compactions)},
+         {"renders", snap->renders},
+         {"last_render",
+          snap->renders == 0
+              ? nlohmann::json()
+              : nlohmann::json{{"tokens", snap->last_render_tokens},
+                               {"budget_tokens", snap->last_render_budget},
+                               {"breakdown",
+                                session::BreakdownToJson(
+                                    snap->last_render_breakdown)}}},
+         {"entries", std::move(entries)}});
     return kExitOk;
   }
   std::string out = "session " + snap->id + ": " +
@@ -130,8 +139,15 @@ int RunShow(Context& ctx, const SessionArgs& a) {
            " turns)\t" + c.ref + "\n";
   }
   if (snap->renders != 0) {
-    out += "renders recorded: " + std::to_string(snap->renders) + " (render " +
-           snap->id + " --at N replays one)\n";
+    const RenderBreakdown& b = snap->last_render_breakdown;
+    auto n = [](uint64_t v) { return std::to_string(v); };
+    out += "renders recorded: " + n(snap->renders) + " (render " + snap->id +
+           " --at N replays one); the last used " +
+           n(snap->last_render_tokens) + " of " + n(snap->last_render_budget) +
+           " tokens: system " + n(b.system) + ", pinned " + n(b.pinned) +
+           ", index " + n(b.index) + ", compactions " + n(b.compactions) +
+           ", chat " + n(b.chat) + ", active outputs " + n(b.active_outputs) +
+           ", placeholders " + n(b.placeholders) + "\n";
   }
   for (const auto& e : snap->entries) {
     std::string state = e.active ? "active" : "metadata";

@@ -277,6 +277,17 @@ Result<uint64_t> RecordCount(SessionImpl& s) {
   return meta->version;
 }
 
+Status FillRecordFigures(SessionImpl& s, SessionSnapshot* snap) {
+  CTXKIT_ASSIGN_OR_RETURN(snap->renders, RecordCount(s));
+  if (snap->renders == 0) return Status::Ok();
+  CTXKIT_ASSIGN_OR_RETURN(json rec, LoadRecord(s, snap->renders));
+  snap->last_render_tokens = rec.value("tokens", uint64_t{0});
+  snap->last_render_budget = rec.value("budget", uint64_t{0});
+  snap->last_render_breakdown =
+      BreakdownOf(rec.value("breakdown", json::object()));
+  return Status::Ok();
+}
+
 Result<uint64_t> RecordRender(SessionImpl& s, const Layout& layout,
                               const RenderOptions& options,
                               const RenderResult& result) {

@@ -32,6 +32,10 @@ Result<RenderDiff> DiffRenders(SessionImpl& s, uint64_t from, uint64_t to);
 // Records written so far (the stream's latest version).
 Result<uint64_t> RecordCount(SessionImpl& s);
 
+// Fills the snapshot's render count and last render's figures (reads one
+// record line).
+Status FillRecordFigures(SessionImpl& s, SessionSnapshot* snap);
+
 }  // namespace ctxkit::session
 
 #endif  // CTXKIT_SESSION_RENDER_RECORD_H_

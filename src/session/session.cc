@@ -158,7 +158,7 @@ Result<SessionSnapshot> Session::Snapshot() {
     snap.entries.push_back(st.entries.at(id));
   }
   snap.compactions = st.compactions;
-  CTXKIT_ASSIGN_OR_RETURN(snap.renders, session::RecordCount(*impl_));
+  CTXKIT_RETURN_IF_ERROR(session::FillRecordFigures(*impl_, &snap));
   return snap;
 }
 

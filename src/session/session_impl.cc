@@ -322,7 +322,7 @@ Result<std::shared_ptr<const std::string>> SessionImpl::Content(
 }
 
 uint64_t SessionImpl::Tokens(std::string_view text) {
-  auto it = counts_.find(std::string(text));
+  auto it = counts_.find(text);
   if (it != counts_.end()) return it->second;
   uint64_t n = session::CountTokens(text);
   if (counts_bytes_ + text.size() > kCountCacheBytes) {

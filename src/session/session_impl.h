@@ -161,7 +161,14 @@ class SessionImpl {
   std::unordered_map<std::string, std::shared_ptr<const std::string>> content_;
   uint64_t content_bytes_ = 0;
   // Keyed by the whole text, so a hit is exact, never a hash collision.
-  std::unordered_map<std::string, uint64_t> counts_;
+  // Looked up by string_view (no copy of the text per lookup).
+  struct TextHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view text) const noexcept {
+      return std::hash<std::string_view>{}(text);
+    }
+  };
+  std::unordered_map<std::string, uint64_t, TextHash, std::equal_to<>> counts_;
   uint64_t counts_bytes_ = 0;
   std::unordered_map<std::string, IndexLine> index_lines_;
   void ComputeLists();

@@ -136,6 +136,14 @@ TEST_F(CliSessionTest, AppendCompactDiffAndExpand) {
   json diff = Json({"session", "diff", "c1", "1", "2"});
   ASSERT_EQ(diff["compacted"].size(), 1u);
   EXPECT_EQ(diff["compacted"][0]["ref"], ref);
+  // session show: the records and the last render's breakdown.
+  json show = Json({"session", "show", "c1"});
+  EXPECT_EQ(show["renders"], 2);
+  EXPECT_EQ(show["last_render"]["tokens"], narrow["tokens"]);
+  EXPECT_EQ(show["last_render"]["breakdown"], narrow["breakdown"]);
+  EXPECT_EQ(show["compactions"].size(), 1u);
+  EXPECT_NE(Ok({"session", "show", "c1"}).find("the last used "),
+            std::string::npos);
   EXPECT_FALSE(diff["collapsed"].empty());
   // Appending in another format is refused; the session is unchanged.
   auto before = Ok({"--json", "session", "show", "c1"});
