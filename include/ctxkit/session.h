@@ -299,9 +299,9 @@ class Session {
   // Ingests only the messages that follow what was ingested so far: a
   // bare array (or {"messages": [...]}) of new log messages, in the format
   // of the earlier ingestions (FailedPrecondition for another format).
-  // Tool results may answer calls ingested earlier. System messages in it
-  // are appended to the system prompt. A session with nothing ingested
-  // takes it as a whole log.
+  // Tool results may answer calls ingested earlier. A system message in it
+  // is refused (InvalidArgument: the system prompt is set by a whole-log
+  // ingestion). A session with nothing ingested takes it as a whole log.
   Result<IngestReport> IngestAppend(std::string_view messages_json,
                                     LogFormat format);
 

@@ -101,7 +101,6 @@ void PlanCompaction(SessionImpl& s, const Layout& layout, uint64_t need,
   if (starts.size() < keep) return;
   const size_t allowed = starts.size() + 1 - keep;  // starts[0, allowed).
   if (allowed == 0) return;
-  std::set<size_t> collapsed(plan->collapse.begin(), plan->collapse.end());
   plan->merge = must_fit ? !layout.compactions.empty()
                          : layout.compactions.size() + 1 > kMaxCompactions;
   uint64_t existing = 0;
@@ -113,8 +112,11 @@ void PlanCompaction(SessionImpl& s, const Layout& layout, uint64_t need,
   size_t rel = 0;
   for (size_t k = 0; k < allowed; ++k) {
     for (; rel < starts[k]; ++rel) {
+      // Measured as `need` is: a shown output's content is droppable
+      // anyway (collapsed, or moved to the tail when a user keeps it), so a
+      // compaction frees only its placeholder.
       removed += layout.call_tokens[rel];
-      removed += collapsed.count(rel) != 0
+      removed += layout.modes[rel] == ToolMode::kShown
                      ? s.Tokens(ToolText(layout.message(rel), ToolMode::kHidden,
                                          0, ""))
                      : layout.chat_text[rel].tokens;

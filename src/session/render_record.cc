@@ -1,5 +1,5 @@
-// Render records (render_record.h). One JSON line per render in the stream
-// object kRecordsKey of the session scope (format in docs/sessions.md):
+// Render records (render_record.h). One JSON line per render in the
+// session's record stream (State::records_key, format in docs/sessions.md):
 // the static refs of every block's source and the decisions (which chat
 // outputs were shown, pinned or hidden; which tail objects), never the
 // rendered text. Version N of the stream ends with record N.
@@ -122,12 +122,13 @@ Result<json> LoadRecord(SessionImpl& s, uint64_t n) {
   }
   View& view = s.view();
   const LookupOptions at{.scope = s.session_scope(), .version = n};
-  CTXKIT_ASSIGN_OR_RETURN(Ref ref, view.RefOf(kRecordsKey, at));
+  const std::string& key = s.state().records_key;
+  CTXKIT_ASSIGN_OR_RETURN(Ref ref, view.RefOf(key, at));
   uint64_t offset = 0;
   if (n > 1) {
     CTXKIT_ASSIGN_OR_RETURN(
-        Ref prev, view.RefOf(kRecordsKey,
-                             {.scope = s.session_scope(), .version = n - 1}));
+        Ref prev,
+        view.RefOf(key, {.scope = s.session_scope(), .version = n - 1}));
     offset = prev.size_bytes;
   }
   CTXKIT_ASSIGN_OR_RETURN(std::string line,
@@ -271,7 +272,7 @@ ShownSets ShownOf(const json& rec, const std::vector<ChatMessage>& chat) {
 
 Result<uint64_t> RecordCount(SessionImpl& s) {
   Result<ObjectMeta> meta =
-      s.view().Stat(kRecordsKey, {.scope = s.session_scope()});
+      s.view().Stat(s.state().records_key, {.scope = s.session_scope()});
   if (meta.status().IsNotFound()) return uint64_t{0};
   if (!meta.ok()) return meta.status();
   return meta->version;
@@ -280,7 +281,11 @@ Result<uint64_t> RecordCount(SessionImpl& s) {
 Status FillRecordFigures(SessionImpl& s, SessionSnapshot* snap) {
   CTXKIT_ASSIGN_OR_RETURN(snap->renders, RecordCount(s));
   if (snap->renders == 0) return Status::Ok();
-  CTXKIT_ASSIGN_OR_RETURN(json rec, LoadRecord(s, snap->renders));
+  Result<json> loaded = LoadRecord(s, snap->renders);
+  // The figures are a convenience: a record that cannot be read (collected
+  // by gc) must not make the session unreadable.
+  if (loaded.status().IsNotFound()) return Status::Ok();
+  CTXKIT_ASSIGN_OR_RETURN(json rec, std::move(loaded));
   snap->last_render_tokens = rec.value("tokens", uint64_t{0});
   snap->last_render_budget = rec.value("budget", uint64_t{0});
   snap->last_render_breakdown =
@@ -296,7 +301,7 @@ Result<uint64_t> RecordRender(SessionImpl& s, const Layout& layout,
                   .type = ValueType::kStream,
                   .producer = "session:" + s.id()};
   CTXKIT_ASSIGN_OR_RETURN(
-      Ref ref, s.view().Append(kRecordsKey, rec.dump() + "\n", opts));
+      Ref ref, s.view().Append(s.state().records_key, rec.dump() + "\n", opts));
   return ref.version;
 }
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/encoding.h"
+#include "core/hmac.h"
 #include "core/sha256.h"
 #include "core/status_macros.h"
 #include "ctxkit/toolcall.h"
@@ -94,6 +95,9 @@ Result<std::unique_ptr<Session>> Session::Create(Store& store,
   session::State state;
   state.id = std::string(id);
   state.policy = policy;
+  CTXKIT_ASSIGN_OR_RETURN(std::string nonce, core::SecureRandomBytes(8));
+  state.records_key =
+      std::string(session::kRecordsKey) + "/" + core::ToHex(nonce);
   storage::SessionWrite create;
   create.id = state.id;
   create.expected_generation = 0;  // AlreadyExists when it exists.

@@ -184,7 +184,7 @@ std::string EncodeState(const State& s) {
       {"ingested_items", s.ingested_items},
       {"ingest_hash", s.ingest_hash},
       {"compactions", std::move(compactions)},
-      {"renders", s.renders}};
+      {"records_key", s.records_key}};
   return j.dump();
 }
 
@@ -257,12 +257,14 @@ Status DecodeState(const std::string& text, State* s) {
   if (format >= 2) {
     CTXKIT_RETURN_IF_ERROR(DecodeCompactions(j, s));
     if (!Get(j, "chat_whole_version", &s->chat_whole_version) ||
-        !Get(j, "renders", &s->renders)) {
+        !Get(j, "records_key", &s->records_key) ||
+        !s->records_key.starts_with(kRecordsKey)) {
       return Corrupt("a field is missing or mistyped");
     }
   } else {
     // Format 1 did not say; treat the current version as written whole.
     s->chat_whole_version = s->chat_version;
+    s->records_key = kRecordsKey;  // It rendered no records.
   }
   return Status::Ok();
 }

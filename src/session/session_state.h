@@ -23,7 +23,9 @@ inline constexpr char kSystemKey[] = "ctxkit.session/system";
 // Compaction objects: kCompactionPrefix + "<first>-<end>" (message range).
 inline constexpr char kCompactionPrefix[] = "ctxkit.session/compaction/";
 // Render records: a stream, one line per render; version N ends with
-// record N.
+// record N. Each session gets its own stream, kRecordsKey + "/" + a random
+// suffix chosen at creation (State::records_key), so a session removed and
+// created again under the same id starts from record 1.
 inline constexpr char kRecordsKey[] = "ctxkit.session/renders";
 // Snapshots of the rendered metadata index, one version per change.
 inline constexpr char kIndexKey[] = "ctxkit.session/index";
@@ -83,7 +85,7 @@ struct State {
   // is a prefix of the current one).
   uint64_t chat_whole_version = 0;
   std::vector<CompactionInfo> compactions;
-  uint64_t renders = 0;
+  std::string records_key;  // This session's record stream.
   // Messages [0, compacted_end()) are folded into compactions.
   uint64_t compacted_end() const {
     return compactions.empty() ? 0 : compactions.back().end_message;

@@ -310,6 +310,29 @@ TEST_F(LongSessionTest, DiffSaysWhatEnteredLeftCollapsedAndWasCompacted) {
   EXPECT_EQ(s->Snapshot()->renders, 3u);
 }
 
+TEST_F(LongSessionTest, ASessionCreatedAgainStartsItsOwnRecords) {
+  auto s = NewSession("again");
+  ASSERT_TRUE(s->Ingest(OpenAILog(2).dump(), LogFormat::kOpenAI).ok());
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_TRUE(s->Render({.budget_tokens = 100000}).ok());
+  }
+  s.reset();
+  ASSERT_TRUE(Session::Remove(store(), "again").ok());
+  auto t = NewSession("again");
+  ASSERT_TRUE(t->Ingest(OpenAILog(1).dump(), LogFormat::kOpenAI).ok());
+  auto r = t->Render({.budget_tokens = 100000});
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->record, 1u);
+  auto snap = t->Snapshot();
+  ASSERT_TRUE(snap.ok()) << snap.status().ToString();
+  EXPECT_EQ(snap->renders, 1u);
+  auto replay = t->Replay(1);
+  ASSERT_TRUE(replay.ok());
+  EXPECT_EQ(replay->request_json, r->request_json);
+  EXPECT_TRUE(t->Replay(2).status().IsNotFound());
+  EXPECT_TRUE(t->PinnedRefs().ok());
+}
+
 TEST_F(LongSessionTest, ExpandRefusesWhatIsNotACompaction) {
   auto s = NewSession("e");
   ASSERT_TRUE(view().Set("notes/x", "{\"kind\":\"other\"}").ok());
