@@ -54,6 +54,20 @@ void Check(const ctxkit::Status& s, const char* what) {
   }
 }
 
+// Keys of `n` small variables ("obj/<i>", ~120 bytes each) set in `view`:
+// the metadata pool of the render benchmarks.
+std::vector<std::string> SetSmallVariables(ctxkit::View& view, int n) {
+  std::vector<std::string> keys;
+  keys.reserve(n);
+  for (int i = 0; i < n; ++i) {
+    keys.push_back("obj/" + std::to_string(i));
+    std::string value = "variable " + std::to_string(i) + ": " +
+                        ctxkit_bench::MakeText(120, static_cast<uint64_t>(i));
+    Check(view.Set(keys.back(), value).status(), "set");
+  }
+  return keys;
+}
+
 void BM_Render100k(benchmark::State& state) {
   const int kObjects = 100000;
   const int kActive = 50;
@@ -61,15 +75,8 @@ void BM_Render100k(benchmark::State& state) {
   auto store = OpenStore(dir.Sub("store"));
   auto view = store->OpenView("", "");
   Check(view.status(), "view");
-  std::vector<std::string> keys;
-  keys.reserve(kObjects);
-  for (int i = 0; i < kObjects; ++i) {
-    keys.push_back("obj/" + std::to_string(i));
-    // Small variables; the 50 active ones get ~1,500-token contents below.
-    std::string value = "variable " + std::to_string(i) + ": " +
-                        ctxkit_bench::MakeText(120, static_cast<uint64_t>(i));
-    Check(view->Set(keys.back(), value).status(), "set");
-  }
+  // Small variables; the 50 active ones get ~1,500-token contents below.
+  std::vector<std::string> keys = SetSmallVariables(*view, kObjects);
   for (int i = 0; i < kActive; ++i) {
     Check(view->Set(keys[i * 1999],
                     ctxkit_bench::MakeText(6000, static_cast<uint64_t>(i)))
@@ -319,17 +326,7 @@ void BM_RenderCompacted(benchmark::State& state) {
   auto store = OpenStore(dir.Sub("store"));
   auto view = store->OpenView("", "");
   Check(view.status(), "view");
-  std::vector<std::string> keys;
-  keys.reserve(kObjects);
-  std::vector<std::pair<std::string, std::string>> batch;
-  for (int i = 0; i < kObjects; ++i) {
-    keys.push_back("obj/" + std::to_string(i));
-    Check(view->Set(keys.back(),
-                    "variable " + std::to_string(i) + ": " +
-                        ctxkit_bench::MakeText(120, static_cast<uint64_t>(i)))
-              .status(),
-          "set");
-  }
+  std::vector<std::string> keys = SetSmallVariables(*view, kObjects);
   auto session = ctxkit::Session::Create(*store, "bench", {});
   Check(session.status(), "create");
   Check((*session)->TrackMany(keys), "track");
