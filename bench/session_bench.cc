@@ -283,9 +283,14 @@ void BM_AgentLoop(benchmark::State& state) {
     auto snap = (*session)->Snapshot();
     Check(snap.status(), "snapshot");
     auto sv = store->OpenView("", "loop");
-    auto records = sv->Stat("ctxkit.session/renders", {.scope = "session"});
+    // The session's record stream (its key ends in a suffix chosen at
+    // creation).
+    auto records =
+        sv->List({.scope = "session", .key_prefix = "ctxkit.session/renders/"});
     Check(records.status(), "records");
-    record_bytes = records->size_bytes;
+    if (records->items.size() != 1)
+      Check(ctxkit::Status::Internal("one stream"), "records");
+    record_bytes = records->items[0].size_bytes;
     for (int n = 1; n <= kTurns; n += std::max(1, kTurns / 50)) {
       auto start = Clock::now();
       auto replay = (*session)->Replay(static_cast<uint64_t>(n));
