@@ -35,6 +35,10 @@ const std::map<std::string, std::string>& Skipped() {
       {"sudo make install", "installs into /usr/local"},
       {"PREFIX=~/.local make install", "installs into the user's home"},
       {"export PATH=\"$HOME/.local/bin:$PATH\"", "changes the test's PATH"},
+      // The Python package (tests/python/install_test.sh pip-installs it
+      // into a fresh venv; building it here would compile the library).
+      {"python3 -m venv .venv && .venv/bin/pip install --no-build-isolation .",
+       "builds the Python package from the source tree"},
       // Third-party client, not installed in tests.
       {"claude mcp add ctxkit -- ctxkit mcp", "needs the Claude Code CLI"},
       {"claude mcp add --transport http ctxkit http://127.0.0.1:8765/mcp",

@@ -3,7 +3,8 @@
 # program tests/install/consumer/ against it twice, through
 # find_package(ctxkit) and through `pkg-config --static ctxkit`, and runs
 # each: it must open a store, set and get a value, and print it. Also checks
-# that the installed `ctxkit` binary runs and reads what the program wrote.
+# that the installed `ctxkit` binary (and, when built, the Python package)
+# runs and reads what the program wrote.
 #
 #   tests/install/run.sh BUILD_DIR [EXTRA_CXX_FLAGS]
 #
@@ -65,4 +66,18 @@ check_output pkg-config "$out"
 got=$("$prefix/bin/ctxkit" --home "$tmp/store-pc" --agent installer \
   --session check get greeting)
 [[ "$got" == "$want" ]] || fail "ctxkit get printed '$got', want '$want'"
+
+# 4. A build with the Python package installs it into site-packages under
+# the prefix; the installed package reads the same store.
+package=$(find "$prefix" -path '*-packages/ctxkit/__init__.py' -print -quit)
+if grep -q '^CTXKIT_BUILD_PYTHON:BOOL=ON' "$build/CMakeCache.txt"; then
+  [[ -n "$package" ]] || fail "Python package not installed"
+  python=$(sed -n 's/^Python3_EXECUTABLE:[A-Z]*=//p' "$build/CMakeCache.txt")
+  got=$(cd "$tmp" && PYTHONPATH=$(dirname "$(dirname "$package")") "$python" -c "
+import ctxkit
+view = ctxkit.Store('$tmp/store-pc').view(agent='installer', session='check')
+print(view.get('greeting').decode())")
+  [[ "$got" == "$want" ]] || fail "installed Python package read '$got', want '$want'"
+  echo "install test: python: $got"
+fi
 echo "install test: ok"

@@ -1,0 +1,370 @@
+// ctxkit.Session: the context manager of one conversation. Messages are
+// given as Python lists/dicts (or JSON text); a render's request comes back
+// as JSON text and, parsed, as Python objects.
+//
+// A C++ Session is not thread-safe, so each Python Session serializes its
+// calls with a mutex taken while the GIL is released.
+#include <memory>
+#include <mutex>
+
+#include "binding.h"
+#include "ctxkit/session.h"
+
+namespace ctxkit::python {
+namespace {
+
+class PySession {
+ public:
+  explicit PySession(std::unique_ptr<Session> session)
+      : session_(std::move(session)) {}
+
+  const std::string& id() const { return session_->id(); }
+
+  // Runs fn(session) without the GIL, one call at a time; unwraps.
+  template <typename Fn>
+  auto Run(Fn&& fn) {
+    return Call([&] {
+      std::lock_guard<std::mutex> lock(mu_);
+      return fn(*session_);
+    });
+  }
+
+ private:
+  std::mutex mu_;
+  std::unique_ptr<Session> session_;
+};
+
+// JSON text for messages given as str/bytes (used as is) or Python objects.
+std::string JsonText(const py::object& value) {
+  if (py::isinstance<py::str>(value) || py::isinstance<py::bytes>(value)) {
+    return value.cast<std::string>();
+  }
+  return py::module_::import("json").attr("dumps")(value).cast<std::string>();
+}
+
+py::object ParseJson(const std::string& text) {
+  return py::module_::import("json").attr("loads")(text);
+}
+
+SessionPolicy MakePolicy(uint32_t keep_tool_outputs,
+                         uint64_t min_collapse_tokens,
+                         uint64_t index_max_tokens,
+                         uint32_t compact_trigger_percent,
+                         uint32_t compact_target_percent, uint32_t keep_turns,
+                         uint32_t compaction_summary_tokens) {
+  SessionPolicy p;
+  p.keep_tool_outputs = keep_tool_outputs;
+  p.min_collapse_tokens = min_collapse_tokens;
+  p.index_max_tokens = index_max_tokens;
+  p.compact_trigger_percent = compact_trigger_percent;
+  p.compact_target_percent = compact_target_percent;
+  p.keep_turns = keep_turns;
+  p.compaction_summary_tokens = compaction_summary_tokens;
+  return p;
+}
+
+void BindPolicy(py::module_& m) {
+  const SessionPolicy d;
+  py::class_<SessionPolicy>(m, "SessionPolicy", R"doc(
+How a session keeps within budget (docs/sessions.md argues each default):
+keep_tool_outputs newest outputs stay shown; relief frees at least
+min_collapse_tokens; the metadata index lists up to index_max_tokens;
+a render over compact_trigger_percent of its budget collapses outputs and
+compacts the oldest turns down to compact_target_percent, never within
+the newest keep_turns turns; a compaction summary is at most
+compaction_summary_tokens.)doc")
+      .def(py::init(&MakePolicy), py::kw_only(),
+           py::arg("keep_tool_outputs") = d.keep_tool_outputs,
+           py::arg("min_collapse_tokens") = d.min_collapse_tokens,
+           py::arg("index_max_tokens") = d.index_max_tokens,
+           py::arg("compact_trigger_percent") = d.compact_trigger_percent,
+           py::arg("compact_target_percent") = d.compact_target_percent,
+           py::arg("keep_turns") = d.keep_turns,
+           py::arg("compaction_summary_tokens") = d.compaction_summary_tokens)
+      .def_readwrite("keep_tool_outputs", &SessionPolicy::keep_tool_outputs)
+      .def_readwrite("min_collapse_tokens", &SessionPolicy::min_collapse_tokens)
+      .def_readwrite("index_max_tokens", &SessionPolicy::index_max_tokens)
+      .def_readwrite("compact_trigger_percent",
+                     &SessionPolicy::compact_trigger_percent)
+      .def_readwrite("compact_target_percent",
+                     &SessionPolicy::compact_target_percent)
+      .def_readwrite("keep_turns", &SessionPolicy::keep_turns)
+      .def_readwrite("compaction_summary_tokens",
+                     &SessionPolicy::compaction_summary_tokens);
+}
+
+void BindBreakdown(py::module_& m) {
+  py::class_<RenderBreakdown>(m, "RenderBreakdown",
+                              "Tokens of a render, by part.")
+      .def_readonly("system", &RenderBreakdown::system)
+      .def_readonly("pinned", &RenderBreakdown::pinned)
+      .def_readonly("index", &RenderBreakdown::index)
+      .def_readonly("compactions", &RenderBreakdown::compactions)
+      .def_readonly("chat", &RenderBreakdown::chat)
+      .def_readonly("active_outputs", &RenderBreakdown::active_outputs)
+      .def_readonly("placeholders", &RenderBreakdown::placeholders)
+      .def_property_readonly("total", &RenderBreakdown::Total);
+  py::class_<CompactionInfo>(m, "CompactionInfo",
+                             "Turns folded into one compaction.")
+      .def_readonly("ref", &CompactionInfo::ref)
+      .def_readonly("first_message", &CompactionInfo::first_message)
+      .def_readonly("end_message", &CompactionInfo::end_message)
+      .def_readonly("turns", &CompactionInfo::turns);
+}
+
+void BindSnapshot(py::module_& m) {
+  py::class_<PoolEntry>(m, "PoolEntry", "One object the session knows of.")
+      .def_readonly("id", &PoolEntry::id)
+      .def_readonly("key", &PoolEntry::key)
+      .def_readonly("scope", &PoolEntry::scope)
+      .def_readonly("kind", &PoolEntry::kind)
+      .def_readonly("title", &PoolEntry::title)
+      .def_readonly("version", &PoolEntry::version)
+      .def_readonly("tokens", &PoolEntry::tokens)
+      .def_readonly("ref", &PoolEntry::ref)
+      .def_readonly("active", &PoolEntry::active)
+      .def_readonly("collapsed", &PoolEntry::collapsed)
+      .def_readonly("pinned_version", &PoolEntry::pinned_version)
+      .def_readonly("from_chat", &PoolEntry::from_chat)
+      .def_readonly("compacted", &PoolEntry::compacted);
+  py::class_<SessionSnapshot>(m, "SessionSnapshot",
+                              "A session's state (Session.snapshot).")
+      .def_readonly("id", &SessionSnapshot::id)
+      .def_readonly("policy", &SessionSnapshot::policy)
+      .def_readonly("generation", &SessionSnapshot::generation)
+      .def_readonly("chat_messages", &SessionSnapshot::chat_messages)
+      .def_readonly("ingest_format", &SessionSnapshot::ingest_format)
+      .def_readonly("ingested_items", &SessionSnapshot::ingested_items)
+      .def_readonly("entries", &SessionSnapshot::entries)
+      .def_readonly("compactions", &SessionSnapshot::compactions)
+      .def_readonly("renders", &SessionSnapshot::renders)
+      .def_readonly("last_render_tokens", &SessionSnapshot::last_render_tokens)
+      .def_readonly("last_render_budget", &SessionSnapshot::last_render_budget)
+      .def_readonly("last_render_breakdown",
+                    &SessionSnapshot::last_render_breakdown);
+  py::class_<IngestReport>(m, "IngestReport", "What one ingestion changed.")
+      .def_readonly("messages_added", &IngestReport::messages_added)
+      .def_readonly("toolcalls_recorded", &IngestReport::toolcalls_recorded)
+      .def_readonly("reset", &IngestReport::reset);
+}
+
+void BindRenderResult(py::module_& m) {
+  py::class_<RenderDrop>(m, "RenderDrop", "Active content left out for budget.")
+      .def_readonly("key", &RenderDrop::key)
+      .def_readonly("version", &RenderDrop::version)
+      .def_readonly("tokens", &RenderDrop::tokens)
+      .def_readonly("ref", &RenderDrop::ref);
+  py::class_<RenderConflict>(
+      m, "RenderConflict",
+      "An object both pinned and active at other versions.")
+      .def_readonly("key", &RenderConflict::key)
+      .def_readonly("pinned_version", &RenderConflict::pinned_version)
+      .def_readonly("active_version", &RenderConflict::active_version);
+  py::class_<RenderResult>(m, "RenderResult",
+                           "The request the model sees, and why.")
+      .def_property_readonly("format",
+                             [](const RenderResult& r) {
+                               return std::string(LogFormatName(r.format));
+                             })
+      .def_readonly("request_json", &RenderResult::request_json,
+                    "The request body, byte for byte (what caches key on).")
+      .def_property_readonly(
+          "request",
+          [](const RenderResult& r) { return ParseJson(r.request_json); },
+          "request_json parsed into Python objects.")
+      .def_readonly("tokens", &RenderResult::tokens)
+      .def_readonly("budget_tokens", &RenderResult::budget_tokens)
+      .def_readonly("dropped", &RenderResult::dropped)
+      .def_readonly("conflicts", &RenderResult::conflicts)
+      .def_readonly("index_listed", &RenderResult::index_listed)
+      .def_readonly("index_total", &RenderResult::index_total)
+      .def_readonly("breakdown", &RenderResult::breakdown)
+      .def_readonly("collapsed", &RenderResult::collapsed)
+      .def_readonly("compacted", &RenderResult::compacted)
+      .def_readonly("compacted_messages", &RenderResult::compacted_messages)
+      .def_readonly("record", &RenderResult::record,
+                    "Record number; 0: not recorded.");
+  py::class_<RenderDiff>(m, "RenderDiff",
+                         "What changed between two recorded renders.")
+      .def_readonly("from_record", &RenderDiff::from)
+      .def_readonly("to_record", &RenderDiff::to)
+      .def_readonly("entered", &RenderDiff::entered)
+      .def_readonly("left", &RenderDiff::left)
+      .def_readonly("collapsed", &RenderDiff::collapsed)
+      .def_readonly("compacted", &RenderDiff::compacted)
+      .def_readonly("from_tokens", &RenderDiff::from_tokens)
+      .def_readonly("to_tokens", &RenderDiff::to_tokens)
+      .def_readonly("from_breakdown", &RenderDiff::from_breakdown)
+      .def_readonly("to_breakdown", &RenderDiff::to_breakdown);
+}
+
+LogFormat Format(const std::string& name) {
+  return Unwrap(ParseLogFormat(name));
+}
+
+void BindSessionClass(py::module_& m) {
+  py::class_<PySession>(m, "Session", R"doc(
+The context manager of one conversation: ingest the chat log, render the
+request the model sees within a token budget, activate/pin/deactivate
+objects, replay and diff recorded renders.
+
+Session.create(store, id) / Session.open(store, id). Calls on one Session
+object are serialized; several Session objects (in any processes) may work
+on one session id.)doc")
+      .def_static(
+          "create",
+          [](Store& store, const std::string& id,
+             std::optional<SessionPolicy> policy) {
+            SessionPolicy p = policy.value_or(SessionPolicy{});
+            return std::make_unique<PySession>(
+                Call([&] { return Session::Create(store, id, p); }));
+          },
+          py::arg("store"), py::arg("id"), py::arg("policy") = py::none(),
+          py::keep_alive<0, 1>(),
+          "Creates a session (AlreadyExistsError if it exists).")
+      .def_static(
+          "open",
+          [](Store& store, const std::string& id) {
+            return std::make_unique<PySession>(
+                Call([&] { return Session::Open(store, id); }));
+          },
+          py::arg("store"), py::arg("id"), py::keep_alive<0, 1>())
+      .def_static(
+          "list",
+          [](Store& store) {
+            return Call([&] { return Session::List(store); });
+          },
+          py::arg("store"), "Ids of every session in the store.")
+      .def_static(
+          "remove",
+          [](Store& store, const std::string& id) {
+            return Call([&] { return Session::Remove(store, id); });
+          },
+          py::arg("store"), py::arg("id"),
+          "Removes a session; returns objects removed.")
+      .def_property_readonly("id", &PySession::id)
+      .def("snapshot",
+           [](PySession& s) {
+             return s.Run([](Session& x) { return x.Snapshot(); });
+           })
+      .def("pinned_refs",
+           [](PySession& s) {
+             std::vector<Ref> refs =
+                 s.Run([](Session& x) { return x.PinnedRefs(); });
+             return refs;
+           })
+      .def(
+          "ingest",
+          [](PySession& s, const py::object& messages,
+             const std::string& format, bool append) {
+            std::string json = JsonText(messages);
+            LogFormat f = Format(format);
+            return s.Run([&](Session& x) {
+              return append ? x.IngestAppend(json, f) : x.Ingest(json, f);
+            });
+          },
+          py::arg("messages"), py::kw_only(), py::arg("format") = "openai",
+          py::arg("append") = false,
+          "Ingests the whole log (a list of messages, {'messages': [...]} or, "
+          "for\n"
+          "anthropic, {'system': ..., 'messages': [...]}), or with append=True "
+          "only\n"
+          "the messages after those ingested so far. format: openai or "
+          "anthropic.")
+      .def(
+          "render",
+          [](PySession& s, uint64_t budget_tokens, const std::string& format,
+             bool record) {
+            RenderOptions options;
+            options.budget_tokens = budget_tokens;
+            options.format = Format(format);
+            options.record = record;
+            return s.Run([&](Session& x) { return x.Render(options); });
+          },
+          py::arg("budget_tokens"), py::kw_only(), py::arg("format") = "openai",
+          py::arg("record") = true,
+          "The request within budget_tokens (FailedPreconditionError below "
+          "the\n"
+          "minimum, which the message names). Recorded unless record=False.")
+      .def(
+          "replay",
+          [](PySession& s, uint64_t n) {
+            return s.Run([&](Session& x) { return x.Replay(n); });
+          },
+          py::arg("record"), "Recorded render number n, rebuilt byte for byte.")
+      .def(
+          "diff",
+          [](PySession& s, uint64_t from, uint64_t to) {
+            return s.Run([&](Session& x) { return x.Diff(from, to); });
+          },
+          py::arg("from_record"), py::arg("to_record"))
+      .def(
+          "expand",
+          [](PySession& s, const std::string& compaction) {
+            std::string ndjson =
+                s.Run([&](Session& x) { return x.Expand(compaction); });
+            py::list messages;
+            size_t begin = 0;
+            while (begin < ndjson.size()) {
+              size_t end = ndjson.find('\n', begin);
+              if (end == std::string::npos) end = ndjson.size();
+              if (end > begin)
+                messages.append(ParseJson(ndjson.substr(begin, end - begin)));
+              begin = end + 1;
+            }
+            return messages;
+          },
+          py::arg("compaction"),
+          "The exact messages a compaction (ref or key) replaced.")
+      .def(
+          "activate",
+          [](PySession& s, const std::string& object, uint64_t version) {
+            s.Run([&](Session& x) { return x.Activate(object, version); });
+          },
+          py::arg("object"), py::arg("version") = 0)
+      .def(
+          "deactivate",
+          [](PySession& s, const std::string& object) {
+            s.Run([&](Session& x) { return x.Deactivate(object); });
+          },
+          py::arg("object"))
+      .def(
+          "pin",
+          [](PySession& s, const std::string& object, uint64_t version) {
+            s.Run([&](Session& x) { return x.Pin(object, version); });
+          },
+          py::arg("object"), py::arg("version") = 0)
+      .def(
+          "unpin",
+          [](PySession& s, const std::string& object) {
+            s.Run([&](Session& x) { return x.Unpin(object); });
+          },
+          py::arg("object"))
+      .def(
+          "track",
+          [](PySession& s, const std::vector<std::string>& objects) {
+            s.Run([&](Session& x) { return x.TrackMany(objects); });
+          },
+          py::arg("objects"),
+          "Adds objects (keys or refs) to the session's pool.")
+      .def(
+          "set_policy",
+          [](PySession& s, const SessionPolicy& policy) {
+            s.Run([&](Session& x) { return x.SetPolicy(policy); });
+          },
+          py::arg("policy"))
+      .def("__repr__",
+           [](const PySession& s) { return "Session('" + s.id() + "')"; });
+}
+
+}  // namespace
+
+void BindSession(py::module_& m) {
+  BindPolicy(m);
+  BindBreakdown(m);
+  BindSnapshot(m);
+  BindRenderResult(m);
+  BindSessionClass(m);
+}
+
+}  // namespace ctxkit::python

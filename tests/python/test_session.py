@@ -1,0 +1,109 @@
+"""Sessions through Python: ingest message lists, render, append, replay,
+compaction and expansion."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+import ctxkit
+from conftest import openai_log, tool_turn
+
+
+def test_ingest_render_and_request(store: ctxkit.Store) -> None:
+    session = ctxkit.Session.create(store, "chat1")
+    report = session.ingest(openai_log(3))
+    assert report.messages_added == 12   # the system prompt is not chat
+    result = session.render(100_000)
+    request = result.request
+    assert request == json.loads(result.request_json)
+    assert request["messages"][0]["role"] == "system"
+    assert result.tokens <= 100_000 and result.breakdown.total == result.tokens
+    assert result.record == 1
+    snap = session.snapshot()
+    assert snap.chat_messages == 12 and snap.renders == 1
+    assert ctxkit.Session.list(store) == ["chat1"]
+    with pytest.raises(ctxkit.AlreadyExistsError):
+        ctxkit.Session.create(store, "chat1")
+
+
+def test_append_equals_whole_log(store: ctxkit.Store) -> None:
+    whole = ctxkit.Session.create(store, "whole")
+    whole.ingest(openai_log(4))
+    appended = ctxkit.Session.create(store, "appended")
+    appended.ingest(openai_log(2))
+    appended.ingest(tool_turn(2) + tool_turn(3), append=True)
+    # The same request but for the refs, which name each session's objects.
+    assert _without_refs(appended.render(50_000).request_json) == \
+        _without_refs(whole.render(50_000).request_json)
+    with pytest.raises(ctxkit.InvalidArgumentError):
+        appended.ingest([{"role": "system", "content": "again"}], append=True)
+
+
+def _without_refs(text: str) -> str:
+    return re.sub(r"ck:[A-Za-z0-9._~:=-]+", "REF", text)
+
+
+def test_replay_is_byte_exact(store: ctxkit.Store) -> None:
+    session = ctxkit.Session.create(store, "replay")
+    session.ingest(openai_log(2))
+    first = session.render(20_000)
+    session.ingest(tool_turn(2), append=True)
+    session.render(20_000)
+    assert session.replay(first.record).request_json == first.request_json
+    diff = session.diff(1, 2)
+    assert diff.to_tokens > diff.from_tokens
+
+
+def test_compaction_expands_to_the_exact_messages(store: ctxkit.Store) -> None:
+    policy = ctxkit.SessionPolicy(min_collapse_tokens=100, keep_turns=1)
+    session = ctxkit.Session.create(store, "long", policy)
+    log = openai_log(30, lines=40)
+    session.ingest(log)
+    result = session.render(4_000)
+    assert result.tokens <= 4_000 and result.compacted_messages > 0
+    compaction = session.snapshot().compactions[0]
+    messages = session.expand(compaction.ref)
+    # Exactly the chat object's messages [first, end), as stored.
+    chat = store.view(session="long").get("ctxkit.session/chat").decode()
+    stored = [json.loads(line) for line in chat.splitlines()]
+    assert messages == stored[compaction.first_message:compaction.end_message]
+    assert messages[0]["text"] == log[1 + compaction.first_message]["content"]
+
+
+def test_budget_below_minimum_names_it(store: ctxkit.Store) -> None:
+    session = ctxkit.Session.create(store, "tiny")
+    session.ingest(openai_log(2))
+    with pytest.raises(ctxkit.FailedPreconditionError, match="budget"):
+        session.render(5)
+    with pytest.raises(ctxkit.InvalidArgumentError):
+        session.render(0)
+    with pytest.raises(ctxkit.InvalidArgumentError):
+        session.render(100, format="gemini")
+    assert session.snapshot().renders == 0
+
+
+def test_bad_messages_are_rejected_whole(store: ctxkit.Store) -> None:
+    session = ctxkit.Session.create(store, "bad")
+    with pytest.raises(ctxkit.InvalidArgumentError):
+        session.ingest("{not json")
+    with pytest.raises(TypeError):
+        session.ingest([{"role": "user", "content": object()}])
+    assert session.snapshot().chat_messages == 0
+
+
+def test_activate_and_pin(store: ctxkit.Store) -> None:
+    view = store.view(session="pinning")
+    view.set("spec", "The spec says: always validate input.")
+    session = ctxkit.Session.create(store, "pinning")
+    session.ingest(openai_log(1))
+    session.track(["spec"])
+    session.pin("spec")
+    rendered = session.render(10_000)
+    assert "always validate input" in rendered.request_json
+    assert rendered.breakdown.pinned > 0
+    session.unpin("spec")
+    with pytest.raises(ctxkit.NotFoundError):
+        session.activate("no-such-object")
