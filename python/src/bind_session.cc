@@ -13,38 +13,7 @@
 namespace ctxkit::python {
 namespace {
 
-class PySession {
- public:
-  explicit PySession(std::unique_ptr<Session> session)
-      : session_(std::move(session)) {}
-
-  const std::string& id() const { return session_->id(); }
-
-  // Runs fn(session) without the GIL, one call at a time; unwraps.
-  template <typename Fn>
-  auto Run(Fn&& fn) {
-    return Call([&] {
-      std::lock_guard<std::mutex> lock(mu_);
-      return fn(*session_);
-    });
-  }
-
- private:
-  std::mutex mu_;
-  std::unique_ptr<Session> session_;
-};
-
-// JSON text for messages given as str/bytes (used as is) or Python objects.
-std::string JsonText(const py::object& value) {
-  if (py::isinstance<py::str>(value) || py::isinstance<py::bytes>(value)) {
-    return value.cast<std::string>();
-  }
-  return py::module_::import("json").attr("dumps")(value).cast<std::string>();
-}
-
-py::object ParseJson(const std::string& text) {
-  return py::module_::import("json").attr("loads")(text);
-}
+using PySession = Serialized<Session>;
 
 SessionPolicy MakePolicy(uint32_t keep_tool_outputs,
                          uint64_t min_collapse_tokens,
@@ -242,7 +211,8 @@ on one session id.)doc")
           },
           py::arg("store"), py::arg("id"),
           "Removes a session; returns objects removed.")
-      .def_property_readonly("id", &PySession::id)
+      .def_property_readonly("id",
+                             [](const PySession& s) { return s.get().id(); })
       .def("snapshot",
            [](PySession& s) {
              return s.Run([](Session& x) { return x.Snapshot(); });
@@ -353,8 +323,9 @@ on one session id.)doc")
             s.Run([&](Session& x) { return x.SetPolicy(policy); });
           },
           py::arg("policy"))
-      .def("__repr__",
-           [](const PySession& s) { return "Session('" + s.id() + "')"; });
+      .def("__repr__", [](const PySession& s) {
+        return "Session('" + s.get().id() + "')";
+      });
 }
 
 }  // namespace

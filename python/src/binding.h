@@ -15,6 +15,8 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -75,6 +77,31 @@ auto Call(Fn&& fn) {
   throw StatusError(Status::InvalidArgument(message));
 }
 
+// A C++ object that is not thread-safe (Session, Notebook,
+// ContextManager), shared by Python threads: Run(fn) calls fn(object)
+// without the GIL, one call at a time, and unwraps its Result/Status.
+template <typename T>
+class Serialized {
+ public:
+  explicit Serialized(std::unique_ptr<T> object) : object_(std::move(object)) {}
+  Serialized(const Serialized&) = delete;
+  Serialized& operator=(const Serialized&) = delete;
+
+  template <typename Fn>
+  auto Run(Fn&& fn) {
+    return Call([&] {
+      std::lock_guard<std::mutex> lock(mu_);
+      return fn(*object_);
+    });
+  }
+  // For accessors of immutable state (ids, roots): no lock needed.
+  const T& get() const { return *object_; }
+
+ private:
+  std::mutex mu_;
+  std::unique_ptr<T> object_;
+};
+
 // The LookupOptions of the `version=` and `scope=` keyword arguments.
 inline LookupOptions Lookup(uint64_t version, const std::string& scope) {
   return LookupOptions{.scope = scope, .version = version};
@@ -98,6 +125,17 @@ class BytesArg {
 // cut inside a character, binary content) become U+FFFD, never an error.
 py::str Text(std::string_view text);
 py::list TextList(const std::vector<std::string>& texts);
+
+// `root` when given, else <store home>/<folder> (the CLI's default for
+// notes and tool outputs when the home is explicit).
+std::string DefaultRoot(const View& view,
+                        const std::optional<std::string>& root,
+                        const char* folder);
+
+// JSON text for a value given as str/bytes (used as is) or as Python
+// objects (json.dumps); and JSON text parsed into Python objects.
+std::string JsonText(const py::object& value);
+py::object ParseJson(const std::string& text);
 
 // A key (str) or a Ref: the first argument of most reading calls.
 using KeyOrRef = std::variant<Ref, std::string>;
@@ -124,6 +162,9 @@ void BindSummary(py::module_& m, py::class_<View>& view);
 void BindIndex(py::module_& m, py::class_<View>& view);
 void BindSession(py::module_& m);
 void BindExternalize(py::module_& m);
+void BindNotes(py::module_& m);
+void BindCapture(py::module_& m);
+void BindSpawn(py::module_& m);
 
 }  // namespace ctxkit::python
 

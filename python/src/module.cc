@@ -19,4 +19,7 @@ release the GIL while they do I/O.)doc");
   python::BindIndex(m, view);
   python::BindSession(m);
   python::BindExternalize(m);
+  python::BindNotes(m);
+  python::BindCapture(m);
+  python::BindSpawn(m);
 }
