@@ -1,0 +1,34 @@
+"""The README's Python quick start runs as written (twice: a second run on
+the same store must work too), against the package of this build."""
+
+from __future__ import annotations
+
+import os
+import pathlib
+import re
+import subprocess
+import sys
+
+import ctxkit
+
+README = pathlib.Path(__file__).resolve().parents[2] / "README.md"
+
+
+def quick_start() -> str:
+    text = README.read_text()
+    section = text[text.index("## Using it from Python"):]
+    return re.search(r"```python\n(.*?)```", section, re.DOTALL).group(1)
+
+
+def test_quick_start_runs_as_written(tmp_path: pathlib.Path) -> None:
+    env = dict(os.environ, CTXKIT_HOME=str(tmp_path / "home"),
+               PYTHONPATH=str(pathlib.Path(ctxkit.__file__).parents[1]))
+    for _ in range(2):
+        out = subprocess.run([sys.executable, "-c", quick_start()], env=env,
+                             capture_output=True, text=True, timeout=120)
+        assert out.returncode == 0, out.stderr
+        lines = out.stdout.splitlines()
+        assert lines[0].startswith("ck:") and lines[0].endswith(":logs/build")
+        assert lines[1:3] == ["step 0: ok", "step 1: ok"]
+        assert lines[3] == "5001" and lines[4] == "logs/build"
+        assert lines[5] == "['system', 'user']"
