@@ -67,18 +67,6 @@ int RunDu(Context& ctx) {
   return s.ok() ? kExitOk : ReportError(s);
 }
 
-// Every ref string inside a JSON document (externalize manifests).
-void RefsInJson(const nlohmann::json& j, std::vector<Ref>* out) {
-  if (j.is_string()) {
-    const std::string& text = j.get_ref<const std::string&>();
-    if (text.starts_with("ck:")) {
-      if (Result<Ref> ref = ParseRef(text); ref.ok()) out->push_back(*ref);
-    }
-  } else if (j.is_structured()) {
-    for (const auto& item : j) RefsInJson(item, out);
-  }
-}
-
 // A session's pins, and its externalized collections: every version of
 // each manifest and every ref any of them names.
 Status AddSessionRefs(Store& store, const std::string& id,
@@ -104,7 +92,8 @@ Status AddSessionRefs(Store& store, const std::string& id,
         CTXKIT_ASSIGN_OR_RETURN(Ref ref, view.Pin(m.key, pinned_at));
         keep->push_back(ref);
         CTXKIT_ASSIGN_OR_RETURN(std::string text, view.Resolve(ref));
-        RefsInJson(ctxkit::text::ParseJsonOrDiscarded(text), keep);
+        ctxkit::text::RefsInJson(ctxkit::text::ParseJsonOrDiscarded(text),
+                                 keep);
       }
     }
     filter.cursor = page.next_cursor;

@@ -1,7 +1,9 @@
 // Session::PinnedRefs: what garbage collection must keep for a session.
 
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
+#include <string_view>
 
 #include "core/status_macros.h"
 #include "ctxkit/session.h"
@@ -45,6 +47,27 @@ Result<std::vector<Ref>> Session::PinnedRefs() {
     CTXKIT_ASSIGN_OR_RETURN(Ref chat,
                             ParseRef(content["chat"].get<std::string>()));
     out.push_back(std::move(chat));
+  }
+  // Everything a render record names, so every recorded render replays
+  // (records are what the model saw; gc keeps them until the session goes).
+  Result<std::string> records = impl_->view().Get(
+      impl_->state().records_key, {.scope = impl_->session_scope()});
+  if (!records.ok() && !records.status().IsNotFound()) return records.status();
+  if (records.ok()) {
+    std::set<std::string> seen;
+    std::vector<Ref> named;
+    for (std::string_view rest = *records; !rest.empty();) {
+      size_t end = rest.find('\n');
+      std::string_view line = rest.substr(0, end);
+      rest = end == std::string_view::npos ? std::string_view()
+                                           : rest.substr(end + 1);
+      named.clear();
+      ctxkit::text::RefsInJson(ctxkit::text::ParseJsonOrDiscarded(line),
+                               &named);
+      for (Ref& ref : named) {
+        if (seen.insert(FormatRef(ref)).second) out.push_back(std::move(ref));
+      }
+    }
   }
   return out;
 }

@@ -118,4 +118,15 @@ Result<json> ParseJson(std::string_view text, std::string_view what) {
   return Status::InvalidArgument(std::string(what) + " is not valid JSON");
 }
 
+void RefsInJson(const nlohmann::json& j, std::vector<Ref>* out) {
+  if (j.is_string()) {
+    const std::string& text = j.get_ref<const std::string&>();
+    if (text.starts_with("ck:")) {
+      if (Result<Ref> ref = ParseRef(text); ref.ok()) out->push_back(*ref);
+    }
+  } else if (j.is_structured()) {
+    for (const auto& item : j) RefsInJson(item, out);
+  }
+}
+
 }  // namespace ctxkit::text

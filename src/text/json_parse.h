@@ -19,7 +19,9 @@
 
 #include <nlohmann/json.hpp>
 #include <string_view>
+#include <vector>
 
+#include "ctxkit/ref.h"
 #include "ctxkit/status.h"
 
 namespace ctxkit::text {
@@ -52,6 +54,10 @@ Result<nlohmann::json> ParseJson(std::string_view text, std::string_view what);
 // document, or a discarded value (is_discarded()) when `text` is not JSON
 // (a raw NUL byte included) or is nested deeper than kMaxJsonDepth.
 nlohmann::json ParseJsonOrDiscarded(std::string_view text);
+
+// Appends every ref named in `j`: each string, at any depth, that starts
+// with "ck:" and parses as a ref (manifests, render records).
+void RefsInJson(const nlohmann::json& j, std::vector<Ref>* out);
 
 }  // namespace ctxkit::text
 

@@ -333,6 +333,43 @@ TEST_F(LongSessionTest, ASessionCreatedAgainStartsItsOwnRecords) {
   EXPECT_TRUE(t->PinnedRefs().ok());
 }
 
+TEST_F(LongSessionTest, GcKeepsWhatRecordsNameSoEveryRenderReplays) {
+  auto s = NewSession("kept");
+  ASSERT_TRUE(s->Ingest(OpenAILog(2).dump(), LogFormat::kOpenAI).ok());
+  View v = *store().OpenView("", "kept");
+  ASSERT_TRUE(v.Set("spec", "the first spec, shown at render 1").ok());
+  ASSERT_TRUE(s->Activate("spec").ok());
+  auto first = s->Render({.budget_tokens = 100000});
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  // A new version replaces the one render 1 showed, in the pool and the
+  // index; then gc runs with nothing old protected but what the session
+  // names.
+  ASSERT_TRUE(v.Set("spec", "the second spec").ok());
+  ASSERT_TRUE(s->Track("spec").ok());
+  auto second = s->Render({.budget_tokens = 100000});
+  ASSERT_TRUE(second.ok());
+  auto snap = s->Snapshot();
+  ASSERT_TRUE(snap.ok());
+  for (const PoolEntry& e : snap->entries) {
+    if (e.key == "spec") {
+      EXPECT_EQ(e.version, 2u);  // Only the first record names v1.
+    }
+  }
+  auto pinned = s->PinnedRefs();
+  ASSERT_TRUE(pinned.ok()) << pinned.status().ToString();
+  auto gc = store().CollectGarbage(
+      {.retention_seconds = 0, .apply = true, .keep = *pinned});
+  ASSERT_TRUE(gc.ok()) << gc.status().ToString();
+  auto replay = s->Replay(first->record);
+  ASSERT_TRUE(replay.ok()) << replay.status().ToString();
+  EXPECT_EQ(replay->request_json, first->request_json);
+  EXPECT_NE(first->request_json.find("the first spec"), std::string::npos);
+  // Without the session's refs the same gc would have taken version 1.
+  EXPECT_TRUE(std::any_of(pinned->begin(), pinned->end(), [](const Ref& r) {
+    return r.key == "spec" && r.version == 1;
+  }));
+}
+
 TEST_F(LongSessionTest, ExpandRefusesWhatIsNotACompaction) {
   auto s = NewSession("e");
   ASSERT_TRUE(view().Set("notes/x", "{\"kind\":\"other\"}").ok());
