@@ -119,8 +119,10 @@ struct FindHit {
   // in the top candidates of that method.
   uint32_t bm25_rank = 0;
   uint32_t embedding_rank = 0;
-  // The start of the chunk's text (at most FindOptions::preview_bytes,
-  // cut before a split UTF-8 character), with line breaks kept.
+  // The matching passage: the chunk's text from the start of its line that
+  // holds the most query terms (the chunk's start when none does), at most
+  // FindOptions::preview_bytes, cut before a split UTF-8 character, line
+  // breaks kept.
   std::string preview;
 };
 

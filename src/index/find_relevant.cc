@@ -398,7 +398,45 @@ void TrimPartialChar(std::string* s) {
   if (lead >= 0xC0 && n - (i - 1) < want) s->resize(i - 1);
 }
 
+// How much of a hit's chunk is read to choose its preview.
+constexpr uint64_t kPassageBytes = 64 << 10;
+
+// Whether `line` (ASCII-lowercased) holds `term` or a word starting with
+// its stem (the index stems words, so "failure" matches "failed").
+bool HoldsTerm(std::string_view line, std::string_view term) {
+  size_t stem =
+      std::max<size_t>(std::min<size_t>(term.size(), 4),
+                       term.size() > 5 ? term.size() - 3 : term.size());
+  return line.find(term.substr(0, stem)) != std::string_view::npos;
+}
+
+// Offset of the line of `text` holding the most distinct query terms (the
+// first such line); 0 when no line holds any.
+size_t MatchingLine(std::string_view text,
+                    const std::vector<std::string>& terms) {
+  size_t best = 0;
+  size_t best_count = 0;
+  std::string lower;
+  for (size_t begin = 0; begin < text.size();) {
+    size_t end = text.find('\n', begin);
+    if (end == std::string_view::npos) end = text.size();
+    lower.assign(text.substr(begin, end - begin));
+    for (char& c : lower) {
+      if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    }
+    size_t count = 0;
+    for (const std::string& term : terms) count += HoldsTerm(lower, term);
+    if (count > best_count) {
+      best = begin;
+      best_count = count;
+    }
+    begin = end + 1;
+  }
+  return best;
+}
+
 Result<FindHit> LoadHit(SqliteDb* db, View& view, int64_t chunk,
+                        const std::vector<std::string>& terms,
                         size_t preview_bytes) {
   CTXKIT_ASSIGN_OR_RETURN(
       auto q, db->Prepare("SELECT c.obj, c.offset, c.length, c.tokens, o.key, "
@@ -421,9 +459,9 @@ Result<FindHit> LoadHit(SqliteDb* db, View& view, int64_t chunk,
   h.ref.size_bytes = static_cast<uint64_t>(q->Int(8));
   h.ref.tag = q->Text(9);
   Result<std::string> text = view.ReadRange(
-      h.ref, h.byte_offset, std::min<uint64_t>(h.byte_length, preview_bytes));
+      h.ref, h.byte_offset, std::min<uint64_t>(h.byte_length, kPassageBytes));
   if (text.ok()) {
-    h.preview = std::move(*text);
+    h.preview = text->substr(MatchingLine(*text, terms), preview_bytes);
     TrimPartialChar(&h.preview);
   }
   return h;
@@ -540,8 +578,8 @@ Result<FindResult> FindRelevant(View& view, std::string_view query,
                            : Bm25Order(by_bm25);
   result.method = std::string(fused ? kMethodFused : kMethodBm25);
   for (const auto& [chunk, f] : order) {
-    CTXKIT_ASSIGN_OR_RETURN(
-        FindHit h, LoadHit(db.get(), view, chunk, options.preview_bytes));
+    CTXKIT_ASSIGN_OR_RETURN(FindHit h, LoadHit(db.get(), view, chunk, terms,
+                                               options.preview_bytes));
     h.score = f.score;
     h.method = result.method;
     h.bm25_rank = f.bm25_rank;

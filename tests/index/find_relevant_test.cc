@@ -55,6 +55,16 @@ TEST_F(FindRelevantTest, RanksTheDocumentAboutTheQueryFirst) {
   EXPECT_EQ(r.variables_indexed, 0u);  // Nothing changed: no reindexing.
 }
 
+TEST_F(FindRelevantTest, ThePreviewIsTheMatchingPassageNotTheChunkStart) {
+  std::string log;
+  for (int i = 0; i < 40; ++i) log += "step " + std::to_string(i) + " ok\n";
+  log += "step 40 TLS handshake failed: certificate expired\n";
+  ASSERT_TRUE(view().Set("logs/build", log).ok());
+  FindResult r = Find("handshake failure");
+  ASSERT_FALSE(r.hits.empty());
+  EXPECT_EQ(r.hits[0].preview.substr(0, 24), "step 40 TLS handshake fa");
+}
+
 TEST_F(FindRelevantTest, HitsAreStaticRefsToRangesHoldingTheTerms) {
   PutCorpus();
   FindResult r = Find("refresh endpoint");
@@ -67,7 +77,9 @@ TEST_F(FindRelevantTest, HitsAreStaticRefsToRangesHoldingTheTerms) {
   EXPECT_GT(h.tokens, 0u);
   std::string text = Text(h);
   EXPECT_THAT(text, HasSubstr("refresh endpoint"));
-  EXPECT_EQ(h.preview, text.substr(0, h.preview.size()));
+  // The preview is the passage that matched, inside the chunk.
+  EXPECT_THAT(h.preview, HasSubstr("refresh endpoint"));
+  EXPECT_NE(text.find(h.preview), std::string::npos);
   // The ref is a capability that round-trips through its wire form.
   auto parsed = ParseRef(FormatRef(h.ref));
   ASSERT_TRUE(parsed.ok());
