@@ -140,10 +140,10 @@ void BindViewCalls(py::class_<View>& view) {
           py::arg("context_lines") = 0, py::arg("preview_bytes") = 200,
           py::arg("keys") = std::vector<std::string>{},
           py::arg("refs") = std::vector<Ref>{}, py::arg("scope") = "",
-          py::arg("type") = py::none(), py::arg("prefix") = "",
+          py::arg("type") = py::none(), py::arg("key_prefix") = "",
           "Literal (or RE2 regex) matches in the named values, or in every "
           "value\n"
-          "the view sees (filtered by scope/type/prefix), streamed, not "
+          "the view sees (filtered by scope/type/key_prefix), streamed, not "
           "loaded.")
       .def(
           "len",

@@ -70,12 +70,12 @@ model, optional api_key); without one, ranking is BM25 alone.)doc")
         return Call([&] { return FindRelevant(v, query, options); });
       },
       py::arg("query"), py::arg("target") = py::none(), py::kw_only(),
-      py::arg("scope") = "", py::arg("prefix") = "", py::arg("top_k") = 5,
+      py::arg("scope") = "", py::arg("key_prefix") = "", py::arg("top_k") = 5,
       py::arg("chunk_tokens") = 256, py::arg("preview_bytes") = 240,
       py::arg("embeddings") = py::none(),
       "The top_k passages most relevant to query, in one value (target: a key\n"
       "or Ref) or across every value the view sees (filtered by "
-      "scope/prefix).");
+      "scope/key_prefix).");
 }
 
 }  // namespace ctxkit::python

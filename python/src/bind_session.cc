@@ -195,20 +195,22 @@ on one session id.)doc")
           "open",
           [](Store& store, const std::string& id, bool create) {
             return std::make_unique<PySession>(Call([&] {
-              Result<std::unique_ptr<Session>> opened = Session::Open(store, id);
+              Result<std::unique_ptr<Session>> opened =
+                  Session::Open(store, id);
               if (!create || opened.ok() || !opened.status().IsNotFound()) {
                 return opened;
               }
               opened = Session::Create(store, id, SessionPolicy{});
               // Another process may have created it in between.
-              if (!opened.ok() && opened.status().code() == StatusCode::kAlreadyExists) {
+              if (!opened.ok() &&
+                  opened.status().code() == StatusCode::kAlreadyExists) {
                 return Session::Open(store, id);
               }
               return opened;
             }));
           },
-          py::arg("store"), py::arg("id"), py::kw_only(), py::arg("create") = false,
-          py::keep_alive<0, 1>(),
+          py::arg("store"), py::arg("id"), py::kw_only(),
+          py::arg("create") = false, py::keep_alive<0, 1>(),
           "Opens a session (NotFoundError), or with create=True creates it\n"
           "with the default policy when there is none.")
       .def_static(

@@ -326,8 +326,9 @@ void BindValueCalls(py::class_<View>& view) {
             return Call([&] { return v.List(filter); });
           },
           py::kw_only(), py::arg("scope") = "", py::arg("type") = py::none(),
-          py::arg("prefix") = "", py::arg("tags") = std::vector<std::string>{},
-          py::arg("limit") = 100, py::arg("cursor") = "",
+          py::arg("key_prefix") = "",
+          py::arg("tags") = std::vector<std::string>{}, py::arg("limit") = 100,
+          py::arg("cursor") = "",
           "One page of the objects the view sees, filtered; sorted by key.")
       .def(
           "versions",

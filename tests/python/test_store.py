@@ -102,9 +102,9 @@ def test_list_with_filters_and_cursor(view: ctxkit.View) -> None:
     for i in range(5):
         view.set(f"docs/{i}", str(i), tags=["even"] if i % 2 == 0 else [])
     view.set("other", '{"x": 1}', type="json")
-    page = view.list(prefix="docs/", limit=3)
+    page = view.list(key_prefix="docs/", limit=3)
     assert [o.key for o in page.items] == ["docs/0", "docs/1", "docs/2"]
-    rest = view.list(prefix="docs/", limit=3, cursor=page.next_cursor)
+    rest = view.list(key_prefix="docs/", limit=3, cursor=page.next_cursor)
     assert [o.key for o in rest.items] == ["docs/3", "docs/4"]
     assert rest.next_cursor == ""
     assert [o.key for o in view.list(tags=["even"]).items] == ["docs/0", "docs/2", "docs/4"]
