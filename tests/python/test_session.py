@@ -107,3 +107,23 @@ def test_activate_and_pin(store: ctxkit.Store) -> None:
     session.unpin("spec")
     with pytest.raises(ctxkit.NotFoundError):
         session.activate("no-such-object")
+
+
+def test_anthropic_messages_as_python_objects(store: ctxkit.Store) -> None:
+    log = {"system": "You are terse.", "messages": [
+        {"role": "user", "content": "list the files"},
+        {"role": "assistant", "content": [
+            {"type": "text", "text": "Listing."},
+            {"type": "tool_use", "id": "toolu_1", "name": "ls", "input": {"path": "."}}]},
+        {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "toolu_1", "content": "a.txt\nb.txt"}]},
+        {"role": "assistant", "content": "Two files."}]}
+    session = ctxkit.Session.create(store, "claude")
+    report = session.ingest(log, format="anthropic")
+    assert report.messages_added == 4 and report.toolcalls_recorded == 1
+    request = session.render(10_000, format="anthropic").request
+    assert request["system"][0]["text"] == "You are terse."
+    assert [m["role"] for m in request["messages"]] == ["user", "assistant", "user", "assistant"]
+    assert "a.txt" in json.dumps(request)
+    with pytest.raises(ctxkit.FailedPreconditionError):
+        session.ingest([{"role": "user", "content": "hi"}], format="openai", append=True)
