@@ -22,6 +22,9 @@ packages=(
   # venv for `pip install .`; pytest for its tests.
   python3 python3-dev python3-venv pybind11-dev python3-pytest
   bubblewrap  # the Python REPL's sandbox for model-written code
+  # The PostgreSQL storage backend: libpq to build it; the server for its
+  # tests (tests/pg/server.sh runs a throwaway one for `make test`).
+  postgresql-15 libpq-dev
 )
 
 missing=()

@@ -67,6 +67,15 @@ struct Options {
   // ResolveHome("")). A relative path is taken from the working directory.
   // Created with parents when missing.
   std::string home;
+  // Where durable state lives. Empty: the embedded SQLite engine under
+  // `home` (the default). Otherwise a libpq connection string
+  // ("postgresql://host/db?..." or "host=... dbname=..."): the store lives
+  // in that PostgreSQL database, in the connection's current schema, shared
+  // by every process and machine that opens it (docs/postgres.md); `home`
+  // then holds only what is local to this machine (search indexes, spill
+  // files). Unavailable when the server cannot be reached. No error
+  // message ever shows the URL's password.
+  std::string store_url;
   // Byte ceiling of the memory tier (cached values + session-only values).
   uint64_t memory_ceiling_bytes = 256ull << 20;
   // Session-only values larger than this spill to disk at once.
@@ -94,6 +103,10 @@ struct Options {
 // faces' helper (the CLI's --home default): the one library function that
 // reads the environment, and no library code calls it with an empty flag.
 Result<std::string> ResolveHome(std::string_view flag);
+
+// The store URL: `flag` if non-empty, else $CTXKIT_STORE_URL, else "" (the
+// embedded store). The faces' helper, like ResolveHome.
+std::string ResolveStoreUrl(std::string_view flag);
 
 // Which of the view's scopes an operation names.
 //   ""           Set: global. Lookups: session, then agent, then global.

@@ -115,7 +115,8 @@ class GarbageReport:
     def blob_files(self) -> int: ...
 
 class Store:
-    def __init__(self, home: Optional[str] = None, *, read_only: bool = False,
+    def __init__(self, home: Optional[str] = None, *,
+                 store_url: Optional[str] = None, read_only: bool = False,
                  memory_ceiling_bytes: int = ..., durability: str = "full",
                  busy_timeout_ms: int = 30000) -> None: ...
     def view(self, *, agent: str = "", session: str = "") -> View: ...

@@ -21,11 +21,13 @@ Durability ParseDurability(const std::string& name) {
 }
 
 std::unique_ptr<Store> OpenStore(const std::optional<std::string>& home,
+                                 const std::optional<std::string>& store_url,
                                  bool read_only, uint64_t memory_ceiling_bytes,
                                  const std::string& durability,
                                  int busy_timeout_ms) {
   Options options;
   options.home = Unwrap(ResolveHome(home.value_or("")));
+  options.store_url = ResolveStoreUrl(store_url.value_or(""));
   options.read_only = read_only;
   options.memory_ceiling_bytes = memory_ceiling_bytes;
   options.durability = ParseDurability(durability);
@@ -120,13 +122,16 @@ void BindMetadata(py::module_& m) {
 
 void BindStoreClass(py::module_& m) {
   py::class_<Store>(m, "Store", R"doc(
-An open store: one home directory (SQLite database and blob files).
+An open store: one home directory (SQLite database and blob files), or a
+PostgreSQL database shared by many machines (store_url).
 
 Store(home=None) opens (creating when missing) the home given, or
-$CTXKIT_HOME, or the default home the CLI uses. Thread-safe. Views and
-sessions keep their store alive.)doc")
+$CTXKIT_HOME, or the default home the CLI uses. store_url (else
+$CTXKIT_STORE_URL) names a PostgreSQL store instead, a libpq connection
+string; the home then keeps only this machine's caches (docs/postgres.md).
+Thread-safe. Views and sessions keep their store alive.)doc")
       .def(py::init(&OpenStore), py::arg("home") = py::none(), py::kw_only(),
-           py::arg("read_only") = false,
+           py::arg("store_url") = py::none(), py::arg("read_only") = false,
            py::arg("memory_ceiling_bytes") = Options{}.memory_ceiling_bytes,
            py::arg("durability") = "full",
            py::arg("busy_timeout_ms") = Options{}.busy_timeout_ms)

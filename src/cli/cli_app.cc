@@ -29,9 +29,9 @@ constexpr char kFooter[] = R"(Exit codes:
   5  unavailable (session-only value held by another process)
   6  I/O, database or resource error
   7  internal error (a bug in ctxkit)
-Environment: CTXKIT_HOME, CTXKIT_AGENT, CTXKIT_SESSION back --home, --agent,
---session. Without either, the store lives in $XDG_DATA_HOME/ctxkit, else
-~/.local/share/ctxkit. Errors go to stderr as "ctxkit: <message>".)";
+Environment: CTXKIT_HOME, CTXKIT_STORE_URL, CTXKIT_AGENT, CTXKIT_SESSION back
+--home, --store, --agent, --session. Without either, the store lives in
+$XDG_DATA_HOME/ctxkit, else ~/.local/share/ctxkit. Errors go to stderr as "ctxkit: <message>".)";
 
 // `ctxkit --describe`: a small JSON self-description for agent harnesses,
 // including the recommended retention of context notes.
@@ -168,6 +168,7 @@ Result<Store*> Context::OpenStore() {
   if (!home.ok()) return home.status();
   Options opts;
   opts.home = *home;
+  opts.store_url = options_->store;
   Result<std::unique_ptr<Store>> store = Store::Open(opts);
   if (!store.ok()) return store.status();
   store_ = std::move(*store);
@@ -229,6 +230,13 @@ int Main(int argc, char** argv, std::span<const RegisterVerbs> extra) {
       ->envname("CTXKIT_HOME")
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast)
       ->type_name("DIR");
+  app.add_option("--store", options.store,
+                 "A PostgreSQL store to use instead of the embedded one: a "
+                 "libpq connection string, e.g. postgresql://host/db "
+                 "(docs/postgres.md); the home then keeps only local caches")
+      ->envname("CTXKIT_STORE_URL")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast)
+      ->type_name("URL");
   app.add_option("--agent", options.agent,
                  "Agent id of the view: sees the agent:<ID> scope")
       ->envname("CTXKIT_AGENT")

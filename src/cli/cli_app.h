@@ -54,6 +54,9 @@ extern const char kVersion[];
 
 struct GlobalOptions {
   std::string home;  // --home or CTXKIT_HOME; empty: ResolveHome default.
+  // --store or CTXKIT_STORE_URL: a PostgreSQL store's connection string;
+  // empty: the embedded store under the home.
+  std::string store;
 
   // The resolved home when --home or CTXKIT_HOME named one, else "" (the
   // default home keeps the spec's default directories).

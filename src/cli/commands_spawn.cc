@@ -85,6 +85,7 @@ Result<Opened> OpenManifest(Context& ctx, const std::string& path) {
   }
   Options options;
   options.home = o.manifest.store_home;
+  options.store_url = ctx.options().store;
   Result<std::unique_ptr<Store>> store = Store::Open(options);
   if (!store.ok()) return store.status();
   o.own_store = std::move(*store);
@@ -125,11 +126,15 @@ Result<std::pair<std::string, Ref>> ParseRefArg(View& parent,
 }
 
 // The child's environment: ours, with the ctxkit variables replaced.
-std::vector<std::string> ChildEnv(const Manifest& m, const std::string& path) {
+// `store_url`: the parent's PostgreSQL store (--store), which the child
+// shares; empty for the embedded store.
+std::vector<std::string> ChildEnv(const Manifest& m, const std::string& path,
+                                  const std::string& store_url) {
   std::vector<std::string> env;
   for (char** e = environ; *e != nullptr; ++e) {
     std::string_view kv(*e);
     if (kv.starts_with("CTXKIT_HOME=") || kv.starts_with("CTXKIT_AGENT=") ||
+        kv.starts_with("CTXKIT_STORE_URL=") ||
         kv.starts_with("CTXKIT_SESSION=") ||
         kv.starts_with(std::string(kManifestEnv) + "=") ||
         kv.starts_with(std::string(kSpawnPrintsEnv) + "=")) {
@@ -138,6 +143,7 @@ std::vector<std::string> ChildEnv(const Manifest& m, const std::string& path) {
     env.emplace_back(kv);
   }
   env.push_back("CTXKIT_HOME=" + m.store_home);
+  if (!store_url.empty()) env.push_back("CTXKIT_STORE_URL=" + store_url);
   env.push_back("CTXKIT_AGENT=" + m.child_agent);
   if (!m.child_session.empty()) {
     env.push_back("CTXKIT_SESSION=" + m.child_session);
@@ -173,7 +179,8 @@ int RunSpawn(Context& ctx, const SpawnArgs& a) {
   if (!spawned.ok()) return ReportError(spawned.status());
 
   Result<int> exit_code = RunForeground(
-      a.command, ChildEnv(spawned->manifest, spawned->manifest_path));
+      a.command,
+      ChildEnv(spawned->manifest, spawned->manifest_path, ctx.options().store));
   if (!exit_code.ok()) return ReportError(exit_code.status());
   Result<Ref> result = CollectResult(**view, spawned->manifest);
 

@@ -14,6 +14,13 @@ Status VersionMoved(std::string_view key, uint64_t at, uint64_t expected) {
       ", not " + std::to_string(expected) + "; another writer came first");
 }
 
+Status ReadOnlyError(std::string_view what) {
+  return Status::PermissionDenied(
+      std::string(what) +
+      ": the store is open read-only (its files may not be written by this "
+      "process, or it was opened with Options::read_only)");
+}
+
 Result<std::vector<WriteResult>> Backend::PutBatch(
     std::span<const PutRequest> requests) {
   std::vector<WriteResult> out;

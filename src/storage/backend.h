@@ -1,6 +1,7 @@
 // The storage engine interface. Everything above storage/ talks to a
-// Backend and never knows which engine sits behind it (the embedded SQLite
-// engine today; a PostgreSQL engine can implement the same interface).
+// Backend and never knows which engine sits behind it: the embedded SQLite
+// engine (the default), the PostgreSQL engine (many machines, one store),
+// or the memory engine of session-only values.
 //
 // A Backend owns durable objects, their versions, their content (inline or
 // as blobs) and their tags. Each mutating call is one atomic transaction:
@@ -329,6 +330,10 @@ class Backend {
 // finds (scope, key) at version `at` rather than `expected`.
 Status VersionMoved(std::string_view key, uint64_t at, uint64_t expected);
 
+// The one error every engine returns for a write refused because the store
+// is open read-only.
+Status ReadOnlyError(std::string_view what);
+
 struct SqliteOptions {
   std::string home;  // Created when missing (unless read_only).
   // Nothing under `home` is created or written: the store must exist, and
@@ -345,6 +350,25 @@ struct SqliteOptions {
 
 Result<std::unique_ptr<Backend>> OpenSqliteBackend(
     const SqliteOptions& options);
+
+struct PostgresOptions {
+  // A libpq connection string (postgresql://... or key=value ...); the
+  // store lives in the connection's current schema (docs/postgres.md).
+  std::string url;
+  // No table is made or migrated, and every write fails with
+  // PermissionDenied (the session is read-only).
+  bool read_only = false;
+  // kFull: synchronous_commit=on (acknowledged writes survive a crash of
+  // the server and of its machine). kProcess: off (they survive the
+  // client's crash; the server may lose its last moments of commits).
+  Durability durability = Durability::kFull;
+};
+
+// The PostgreSQL engine: every table in one database schema, shared by
+// every process and machine that opens the same URL. Unavailable when the
+// server cannot be reached; a later call reconnects.
+Result<std::unique_ptr<Backend>> OpenPostgresBackend(
+    const PostgresOptions& options);
 
 }  // namespace ctxkit::storage
 

@@ -15,6 +15,7 @@
 #include "storage/blob_files.h"
 #include "storage/change_sequence.h"
 #include "storage/checkpointer.h"
+#include "storage/engine_rules.h"
 #include "storage/file_util.h"
 #include "storage/filename.h"
 #include "storage/sqlite_db.h"
@@ -94,16 +95,6 @@ class SqliteBackend final : public Backend {
     return CheckSchema(db_.get(), DatabasePath(options_.home));
   }
 
-  // FailedPrecondition unless (scope, key)'s latest version is `expected`.
-  Status CheckLatestLocked(const Scope& scope, const std::string& key,
-                           uint64_t expected) REQUIRES(mu_) {
-    Result<ObjectRecord> found = FindObjectLocked(scope, key);
-    if (!found.ok() && !found.status().IsNotFound()) return found.status();
-    const uint64_t at = found.ok() ? found->latest_version : 0;
-    if (at != expected) return VersionMoved(key, at, expected);
-    return Status::Ok();
-  }
-
   Result<WriteResult> Put(const PutRequest& req) override {
     CTXKIT_ASSIGN_OR_RETURN(std::vector<WriteResult> written,
                             PutBatch(std::span<const PutRequest>(&req, 1)));
@@ -138,21 +129,13 @@ class SqliteBackend final : public Backend {
   // large content's blob file written.
   Result<WriteResult> PutLocked(const PutRequest& req) REQUIRES(mu_) {
     if (req.expected_version != 0) {
-      CTXKIT_RETURN_IF_ERROR(
-          CheckLatestLocked(req.scope, req.key, req.expected_version));
+      CTXKIT_RETURN_IF_ERROR(CheckLatest(FindObjectLocked(req.scope, req.key),
+                                         req.key, req.expected_version));
     }
     ObjectRecord obj;
     CTXKIT_ASSIGN_OR_RETURN(
         obj, FindOrCreateLocked(req.scope, req.key, req.type, req.now_unix_ns));
-    VersionRecord v;
-    v.object_id = obj.id;
-    v.version = obj.latest_version + 1;
-    v.type = req.type;
-    v.hash = req.hash;
-    v.size_bytes = req.content.size();
-    v.created_unix_ns = req.now_unix_ns;
-    v.producer = req.producer;
-    v.tokens = req.tokens;
+    VersionRecord v = PutVersion(obj, req);
     const bool inline_content = req.content.size() <= options_.inline_max_bytes;
     if (!inline_content) {
       CTXKIT_RETURN_IF_ERROR(
@@ -162,7 +145,6 @@ class SqliteBackend final : public Backend {
     if (IsAppendableType(req.type)) {
       // An appendable value's content is its chunks; this set starts a new
       // run that later appends continue.
-      v.stream_base = v.version;
       CTXKIT_RETURN_IF_ERROR(InsertChunkLocked(obj.id, v.version, v.stream_base,
                                                0, req.content, req.hash,
                                                inline_content));
@@ -185,53 +167,32 @@ class SqliteBackend final : public Backend {
     CTXKIT_RETURN_IF_ERROR(txn.Begin());
     Result<ObjectRecord> found = FindObjectLocked(req.scope, req.key);
     if (!found.ok() && !found.status().IsNotFound()) return found.status();
-    const uint64_t at = found.ok() ? found->latest_version : 0;
-    if (req.expected_version != 0 && at != req.expected_version) {
-      return VersionMoved(req.key, at, req.expected_version);
+    std::optional<VersionRecord> latest;
+    if (found.ok() && !found->deleted) {
+      CTXKIT_ASSIGN_OR_RETURN(
+          latest, GetVersionLocked(found->id, found->latest_version));
     }
-    const bool continues = found.ok() && !found->deleted;
-    ValueType type = req.type;
-    uint64_t base = 0;
-    uint64_t offset = 0;
-    if (continues) {
-      VersionRecord latest;
-      CTXKIT_ASSIGN_OR_RETURN(latest, GetVersionLocked(found->id, at));
-      if (!IsAppendableType(latest.type) || latest.stream_base == 0) {
-        return Status::FailedPrecondition(
-            "'" + req.key + "' holds a " +
-            std::string(ValueTypeName(latest.type)) +
-            (IsAppendableType(latest.type)
-                 ? " value written whole by an earlier build; set it again "
-                   "before appending"
-                 : " value; append works only on streams and chats"));
-      }
-      type = latest.type;
-      base = latest.stream_base;
-      offset = latest.size_bytes;
-    }
+    CTXKIT_ASSIGN_OR_RETURN(AppendPlan plan,
+                            PlanAppend(req, found.ok() ? &*found : nullptr,
+                                       latest ? &*latest : nullptr));
     ObjectRecord obj;
     CTXKIT_ASSIGN_OR_RETURN(
-        obj, FindOrCreateLocked(req.scope, req.key, type, req.now_unix_ns));
-    VersionRecord v;
-    v.object_id = obj.id;
-    v.version = obj.latest_version + 1;
-    v.type = type;
-    v.hash = req.hash;
-    v.size_bytes = offset + req.bytes.size();
-    v.created_unix_ns = req.now_unix_ns;
-    v.producer = req.producer;
-    v.stream_base = continues ? base : v.version;
+        obj,
+        FindOrCreateLocked(req.scope, req.key, plan.type, req.now_unix_ns));
+    VersionRecord v = AppendVersion(obj, req, plan);
     const bool inline_content = req.bytes.size() <= options_.inline_max_bytes;
     if (!inline_content) {
       CTXKIT_RETURN_IF_ERROR(
           RegisterBlobLocked(req.hash, req.bytes, req.now_unix_ns));
     }
     CTXKIT_RETURN_IF_ERROR(InsertChunkLocked(obj.id, v.version, v.stream_base,
-                                             offset, req.bytes, req.hash,
+                                             plan.offset, req.bytes, req.hash,
                                              inline_content));
     CTXKIT_RETURN_IF_ERROR(InsertVersionLocked(v, std::nullopt));
     CTXKIT_RETURN_IF_ERROR(UpdateObjectLocked(&obj, v));
-    if (!continues) CTXKIT_RETURN_IF_ERROR(ReplaceTagsLocked(&obj, req.tags));
+    if (!plan.continues) {
+      CTXKIT_RETURN_IF_ERROR(ReplaceTagsLocked(&obj, req.tags));
+    }
     CTXKIT_RETURN_IF_ERROR(CommitLocked(&txn));
     return WriteResult{std::move(obj), std::move(v)};
   }
@@ -247,13 +208,7 @@ class SqliteBackend final : public Backend {
     if (obj.deleted) {
       return Status::NotFound("'" + std::string(key) + "' was removed");
     }
-    VersionRecord v;
-    v.object_id = obj.id;
-    v.version = obj.latest_version + 1;
-    v.state = state;
-    v.type = obj.type;
-    v.created_unix_ns = now_unix_ns;
-    v.producer = std::string(producer);
+    VersionRecord v = TombstoneVersion(obj, state, producer, now_unix_ns);
     CTXKIT_RETURN_IF_ERROR(InsertVersionLocked(v, std::nullopt));
     auto q = db_->Prepare(
         "UPDATE objects SET latest_version = ?, deleted = 1, updated_ns = ? "
@@ -264,10 +219,7 @@ class SqliteBackend final : public Backend {
                                .Bind(3, obj.id)
                                .Run());
     q->reset();
-    obj.latest_version = v.version;
-    obj.deleted = true;
-    obj.tokens.reset();
-    obj.updated_unix_ns = now_unix_ns;
+    RemoveRecord(&obj, v);
     CTXKIT_RETURN_IF_ERROR(CommitLocked(&txn));
     return WriteResult{std::move(obj), std::move(v)};
   }
@@ -470,11 +422,7 @@ class SqliteBackend final : public Backend {
 
   Result<std::string> Read(const VersionRecord& v, uint64_t offset,
                            uint64_t length) override {
-    if (v.state != VersionState::kPresent) {
-      return Status::NotFound("version " + std::to_string(v.version) +
-                              " holds no content (" +
-                              std::string(VersionStateName(v.state)) + ")");
-    }
+    CTXKIT_RETURN_IF_ERROR(CheckHasContent(v));
     if (offset >= v.size_bytes) return std::string();
     length = std::min(length, v.size_bytes - offset);
     if (v.stream_base == 0) return ReadVersionContent(v, offset, length);
@@ -679,10 +627,7 @@ class SqliteBackend final : public Backend {
     VersionRecord v;
     v.object_id = object_id;
     v.version = q.Int(first_col);
-    int64_t state = q.Int(first_col + 1);
-    v.state = state == 1   ? VersionState::kDeleted
-              : state == 2 ? VersionState::kMissing
-                           : VersionState::kPresent;
+    v.state = VersionStateFromCode(q.Int(first_col + 1));
     v.type = core::ValueTypeFromCode(q.Int(first_col + 2))
                  .value_or(ValueType::kText);
     v.hash = q.IsNull(first_col + 3) ? std::string() : q.Blob(first_col + 3);
@@ -707,11 +652,8 @@ class SqliteBackend final : public Backend {
     CTXKIT_ASSIGN_OR_RETURN(obj, GetObjectLocked(id));
     Scope scope = to != nullptr ? *to : obj.scope;
     std::string key = to_key ? std::string(*to_key) : obj.key;
-    Result<ObjectRecord> there = FindObjectLocked(scope, key);
-    if (there.ok() && !there->deleted && there->id != obj.id) {
-      return Status::AlreadyExists("'" + key + "' already exists in " +
-                                   scope.ToString());
-    }
+    CTXKIT_RETURN_IF_ERROR(
+        CheckDestinationFree(FindObjectLocked(scope, key), obj.id, scope, key));
     auto q = db_->Prepare("UPDATE objects SET scope = ?, key = ? WHERE id = ?");
     if (!q.ok()) return q.status();
     std::string scope_text = scope.ToString();
@@ -935,20 +877,14 @@ class SqliteBackend final : public Backend {
                                .Bind(4, v.created_unix_ns)
                                .Bind(5, obj->id)
                                .Run());
-    obj->type = v.type;
-    obj->latest_version = v.version;
-    obj->deleted = false;
-    obj->size_bytes = v.size_bytes;
-    obj->updated_unix_ns = v.created_unix_ns;
-    obj->tokens = v.tokens;
+    AdvanceRecord(obj, v);
     return Status::Ok();
   }
 
   // Sets the object's tags, touching the tags table only when they change.
   Status ReplaceTagsLocked(ObjectRecord* obj, std::vector<std::string> tags)
       REQUIRES(mu_) {
-    std::sort(tags.begin(), tags.end());
-    tags.erase(std::unique(tags.begin(), tags.end()), tags.end());
+    tags = NormalizedTags(std::move(tags));
     if (tags == obj->tags) return Status::Ok();
     if (!obj->tags.empty()) {
       auto del = db_->Prepare("DELETE FROM tags WHERE object_id = ?");

@@ -11,6 +11,7 @@
 #include <random>
 #include <thread>
 
+#include "storage/backend.h"
 #include "storage/fault_injection.h"
 
 namespace ctxkit::storage {
@@ -252,13 +253,6 @@ WriteTransaction::~WriteTransaction() {
 
 // Transaction control runs on cached prepared statements: sqlite3_exec
 // would parse the SQL again on every write.
-Status ReadOnlyError(std::string_view what) {
-  return Status::PermissionDenied(
-      std::string(what) +
-      ": the store is open read-only (its files may not be written by this "
-      "process, or it was opened with Options::read_only)");
-}
-
 Status WriteTransaction::Begin() {
   if (db_->read_only()) return ReadOnlyError("write");
   auto q = db_->Prepare("BEGIN IMMEDIATE");

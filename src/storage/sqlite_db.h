@@ -132,9 +132,6 @@ class SqliteDb {
 // writers never deadlock upgrading read locks) and rolls it back on
 // destruction unless Commit() succeeded. On a read-only database Begin
 // fails with PermissionDenied (ReadOnlyError) before anything is touched.
-// The one error every refused write on a read-only database returns.
-Status ReadOnlyError(std::string_view what);
-
 // The smallest string greater than every string starting with `prefix`,
 // or "" when there is none (a prefix of 0xff bytes): `key >= prefix AND
 // key < PrefixUpperBound(prefix)` selects a prefix through an index.

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "core/status_macros.h"
+#include "storage/engine_rules.h"
 
 namespace ctxkit::storage {
 namespace {
@@ -78,10 +79,7 @@ Status CheckRunGone(SqliteDb* db, int64_t object_id, uint64_t base) {
   q->Bind(1, object_id).Bind(2, static_cast<int64_t>(base));
   CTXKIT_ASSIGN_OR_RETURN(bool row, q->Step());
   if (!row) return Status::Ok();
-  return Status::FailedPrecondition(
-      "collecting part of a run of appends of object " +
-      std::to_string(object_id) + " would leave version " +
-      std::to_string(q->Int(0)) + " without its earlier chunks");
+  return RunLeftBehind(object_id, static_cast<uint64_t>(q->Int(0)));
 }
 
 }  // namespace
@@ -106,10 +104,7 @@ Result<SqliteCollected> SqliteCollectLocked(
   for (const VersionKey& key : keys) {
     CTXKIT_ASSIGN_OR_RETURN(uint64_t latest, LatestVersion(db, key.object_id));
     if (key.version >= latest && latest != 0) {
-      return Status::InvalidArgument(
-          "version " + std::to_string(key.version) + " of object " +
-          std::to_string(key.object_id) +
-          " is its latest; garbage collection keeps it");
+      return LatestIsKept(key.object_id, key.version);
     }
     CTXKIT_ASSIGN_OR_RETURN(Held held, ReadHeld(db, key));
     if (!held.found) continue;

@@ -37,4 +37,10 @@ Result<std::string> ResolveHome(std::string_view flag) {
   return home;
 }
 
+std::string ResolveStoreUrl(std::string_view flag) {
+  if (!flag.empty()) return std::string(flag);
+  const char* env = std::getenv("CTXKIT_STORE_URL");
+  return env != nullptr ? std::string(env) : std::string();
+}
+
 }  // namespace ctxkit

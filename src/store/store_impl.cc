@@ -93,6 +93,31 @@ StoreImpl::StoreImpl(Options options, std::unique_ptr<storage::Backend> backend,
           storage::MemoryBackendOptions{&memory_,
                                         options_.spill_threshold_bytes})) {}
 
+// The durable engine `options` name; settles options->read_only for the
+// embedded one (a store this process may not write opens read-only).
+Result<std::unique_ptr<storage::Backend>> StoreImpl::OpenBackend(
+    Options* options) {
+  if (!options->store_url.empty()) {
+    storage::PostgresOptions pg;
+    pg.url = options->store_url;
+    pg.read_only = options->read_only;
+    pg.durability = options->durability;
+    return storage::OpenPostgresBackend(pg);
+  }
+  if (!options->read_only) {
+    options->read_only =
+        !storage::MayWrite(options->home) ||
+        !storage::MayWrite(storage::DatabasePath(options->home));
+  }
+  storage::SqliteOptions sqlite;
+  sqlite.home = options->home;
+  sqlite.read_only = options->read_only;
+  sqlite.durability = options->durability;
+  sqlite.inline_max_bytes = options->inline_max_bytes;
+  sqlite.busy_timeout_ms = options->busy_timeout_ms;
+  return storage::OpenSqliteBackend(sqlite);
+}
+
 Result<std::unique_ptr<StoreImpl>> StoreImpl::Open(const Options& in) {
   Options options = in;
   if (in.home.empty()) {
@@ -104,18 +129,8 @@ Result<std::unique_ptr<StoreImpl>> StoreImpl::Open(const Options& in) {
   if (options.memory_ceiling_bytes == 0) {
     return Status::InvalidArgument("memory ceiling must be positive");
   }
-  if (!options.read_only) {
-    options.read_only = !storage::MayWrite(options.home) ||
-                        !storage::MayWrite(storage::DatabasePath(options.home));
-  }
-  storage::SqliteOptions sqlite;
-  sqlite.home = options.home;
-  sqlite.read_only = options.read_only;
-  sqlite.durability = options.durability;
-  sqlite.inline_max_bytes = options.inline_max_bytes;
-  sqlite.busy_timeout_ms = options.busy_timeout_ms;
   std::unique_ptr<storage::Backend> backend;
-  CTXKIT_ASSIGN_OR_RETURN(backend, storage::OpenSqliteBackend(sqlite));
+  CTXKIT_ASSIGN_OR_RETURN(backend, OpenBackend(&options));
   // The instance tag marks refs to this instance's session-only values; it
   // only needs to differ between instances alive at the same time.
   std::random_device rd;

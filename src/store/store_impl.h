@@ -89,6 +89,8 @@ class StoreImpl {
   }
 
  private:
+  static Result<std::unique_ptr<storage::Backend>> OpenBackend(
+      Options* options);
   // Where a key was found: the engine holding it and its record.
   struct Located {
     storage::Backend* engine = nullptr;

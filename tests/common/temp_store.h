@@ -10,6 +10,7 @@
 #include <memory>
 #include <string>
 
+#include "common/pg_store.h"
 #include "ctxkit/status.h"
 #include "ctxkit/store.h"
 
@@ -26,16 +27,25 @@ inline std::string MakeTempDir(const std::string& prefix) {
   return path;
 }
 
-// Opens a store at `dir`/`subdir`. Process durability: a test never needs
-// its store to survive a machine crash, and fsyncs would only slow it down.
-// Opening the same directory again is another instance of the same store
-// (as another process would see it).
-inline Result<std::unique_ptr<Store>> OpenTempStore(
-    const std::string& dir, const std::string& subdir = "store") {
+// The options of the store at `dir`/`subdir`: its home there and, in the
+// "pg." test variants (CTXKIT_TEST_PG_URL set), its durable state in a
+// schema of the test server named after that home. Process durability: a
+// test never needs its store to survive a machine crash, and fsyncs would
+// only slow it down.
+inline Options TempStoreOptions(const std::string& dir,
+                                const std::string& subdir = "store") {
   Options o;
   o.home = dir + "/" + subdir;
   o.durability = Durability::kProcess;
-  return Store::Open(o);
+  o.store_url = PgStoreUrlFor(o.home);
+  return o;
+}
+
+// Opens the store of TempStoreOptions. Opening the same directory again is
+// another instance of the same store (as another process would see it).
+inline Result<std::unique_ptr<Store>> OpenTempStore(
+    const std::string& dir, const std::string& subdir = "store") {
+  return Store::Open(TempStoreOptions(dir, subdir));
 }
 
 }  // namespace ctxkit::testing

@@ -39,6 +39,7 @@ TEST_F(SessionStorageTest, ConcurrentMutationsAreAllKept) {
       Options o;
       o.home = home();
       o.durability = Durability::kProcess;
+      o.store_url = testing::PgStoreUrlFor(o.home);
       auto st = Store::Open(o);
       if (!st.ok()) return failures[w].push_back(st.status());
       auto s = Session::Open(**st, "shared");

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "common/pg_store.h"
 #include "ctxkit/session.h"
 #include "ctxkit/store.h"
 
@@ -43,6 +44,7 @@ class SessionStoreFixture : public ::testing::Test {
     Options o;
     o.home = home();
     o.durability = Durability::kProcess;
+    o.store_url = PgStoreUrlFor(o.home);
     auto s = Store::Open(o);
     ASSERT_TRUE(s.ok()) << s.status().ToString();
     store_ = std::move(*s);

@@ -1,6 +1,8 @@
 // The Backend contract (src/storage/backend.h), run against every engine:
-// the embedded SQLite engine and the memory engine the store keeps its
-// session-only values in. A third engine joins by adding a factory below.
+// the embedded SQLite engine, the memory engine the store keeps its
+// session-only values in, and the PostgreSQL engine (in the "pg." variant
+// of this suite, which has a server: tests/common/pg_store.h; skipped
+// elsewhere). Another engine joins by adding a factory below.
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -9,7 +11,10 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
+#include "common/pg_store.h"
 #include "core/sha256.h"
 #include "storage/backend.h"
 #include "storage/memory_backend.h"
@@ -19,7 +24,8 @@ namespace ctxkit::storage {
 namespace {
 
 struct Engine {
-  std::string home;  // Empty for the memory engine.
+  bool skip = false;  // The engine cannot run here.
+  std::string home;   // Empty for the memory engine.
   std::unique_ptr<MemoryTier> tier;
   std::unique_ptr<Backend> backend;
 };
@@ -54,10 +60,33 @@ Engine OpenMemory() {
   return e;
 }
 
+// A store in a schema of its own on the test server.
+Engine OpenPostgres() {
+  Engine e;
+  if (testing::PgTestUrl().empty()) {
+    e.skip = true;
+    return e;
+  }
+  static int n = 0;
+  Result<std::string> url = testing::PgStoreUrl(
+      "contract-" + std::to_string(::getpid()) + "-" + std::to_string(++n));
+  EXPECT_TRUE(url.ok()) << url.status().ToString();
+  if (!url.ok()) return e;
+  PostgresOptions options;
+  options.url = *url;
+  options.durability = Durability::kProcess;
+  auto backend = OpenPostgresBackend(options);
+  EXPECT_TRUE(backend.ok()) << backend.status().ToString();
+  if (backend.ok()) e.backend = std::move(*backend);
+  return e;
+}
+
 class BackendContractTest : public ::testing::TestWithParam<EngineFactory> {
  protected:
   void SetUp() override {
     engine_ = GetParam()();
+    if (engine_.skip)
+      GTEST_SKIP() << "no PostgreSQL server (CTXKIT_TEST_PG_URL)";
     ASSERT_NE(engine_.backend, nullptr);
   }
   void TearDown() override {
@@ -125,6 +154,39 @@ TEST_P(BackendContractTest, PutMakesVersionsAndReadsRanges) {
   ASSERT_TRUE(latest.ok());
   EXPECT_EQ(latest->version, 2u);
   EXPECT_TRUE(b().GetVersion(v1->object.id, 3).status().IsNotFound());
+}
+
+// Values of several storage pieces (the PostgreSQL engine keeps 256 KiB
+// pieces; SQLite, blob files): any range reads back exactly, whole values
+// and runs of appends alike.
+TEST_P(BackendContractTest, LargeValuesReadAnyRange) {
+  std::string big(700 << 10, '\0');
+  for (size_t i = 0; i < big.size(); ++i) {
+    big[i] = static_cast<char>('a' + (i * 7 + i / 4096) % 26);
+  }
+  auto whole = Put("big", big);
+  ASSERT_TRUE(whole.ok()) << whole.status().ToString();
+  const size_t cut = 300 << 10;
+  auto s1 = Append("log", big.substr(0, cut));
+  auto s2 = Append("log", big.substr(cut, 5));
+  auto s3 = Append("log", big.substr(cut + 5));
+  ASSERT_TRUE(s1.ok() && s2.ok() && s3.ok());
+  for (const VersionRecord& v : {whole->version, s3->version}) {
+    ASSERT_EQ(v.size_bytes, big.size());
+    for (auto [offset, length] :
+         std::vector<std::pair<size_t, size_t>>{{0, 10},
+                                                {(256 << 10) - 3, 6},
+                                                {cut - 2, 9},
+                                                {100, 600 << 10},
+                                                {big.size() - 7, 100},
+                                                {big.size(), 5}}) {
+      auto got = b().Read(v, offset, length);
+      ASSERT_TRUE(got.ok()) << got.status().ToString();
+      EXPECT_EQ(*got, big.substr(std::min(offset, big.size()), length))
+          << "offset " << offset << " length " << length;
+    }
+  }
+  EXPECT_EQ(ReadAll(s1->version), big.substr(0, cut));
 }
 
 TEST_P(BackendContractTest, ScanHandsOverTheRangeInPieces) {
@@ -379,9 +441,12 @@ TEST_P(BackendContractTest, StatsAndUsageCountWhatIsStored) {
 
 INSTANTIATE_TEST_SUITE_P(Engines, BackendContractTest,
                          ::testing::Values(EngineFactory(OpenSqlite),
-                                           EngineFactory(OpenMemory)),
+                                           EngineFactory(OpenMemory),
+                                           EngineFactory(OpenPostgres)),
                          [](const auto& info) {
-                           return info.index == 0 ? "Sqlite" : "Memory";
+                           return std::string(info.index == 0   ? "Sqlite"
+                                              : info.index == 1 ? "Memory"
+                                                                : "Postgres");
                          });
 
 // The memory engine's own contract: owners and spilling.

@@ -41,8 +41,7 @@ Durability ParseDurability(const std::string& s) {
 
 std::unique_ptr<Store> OpenOrDie(const std::string& home,
                                  Durability durability) {
-  Options o;
-  o.home = home;
+  Options o = OptionsFor(home);  // The parent's store, on either engine.
   o.durability = durability;
   auto store = Store::Open(o);
   if (!store.ok()) {

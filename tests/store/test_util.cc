@@ -130,7 +130,7 @@ std::string TempDir::Sub(std::string_view name) const {
 // ---------------------------------------------------------------------------
 
 void StoreTest::SetUp() {
-  options_.home = dir_.path() + "/home";
+  options_ = OptionsFor(dir_.path() + "/home");
   auto store = Store::Open(options_);
   ASSERT_TRUE(store.ok()) << store.status().ToString();
   store_ = std::move(store).value();
@@ -144,6 +144,7 @@ void StoreTest::TearDown() {
 
 void StoreTest::Reopen(Options options) {
   options.home = options_.home;
+  options.store_url = options_.store_url;
   options_ = options;
   view_.reset();
   store_.reset();
@@ -155,6 +156,7 @@ void StoreTest::Reopen(Options options) {
 
 std::unique_ptr<Store> StoreTest::OpenSecond(Options options) const {
   options.home = options_.home;
+  options.store_url = options_.store_url;
   auto store = Store::Open(options);
   EXPECT_TRUE(store.ok()) << store.status().ToString();
   if (!store.ok()) return nullptr;

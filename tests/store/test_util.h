@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/pg_store.h"
 #include "ctxkit/ref.h"
 #include "ctxkit/status.h"
 #include "ctxkit/store.h"
@@ -102,6 +103,7 @@ class TempDir {
 inline Options OptionsFor(const std::string& home) {
   Options o;
   o.home = home;
+  o.store_url = PgStoreUrlFor(home);  // "" but in the "pg." variants.
   return o;
 }
 

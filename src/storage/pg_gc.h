@@ -1,0 +1,23 @@
+// CollectVersions' row work in the PostgreSQL engine (as sqlite_gc.h is
+// the SQLite engine's): version rows and stream chunks, then the contents
+// no remaining version or chunk references. Runs inside a write
+// transaction the caller opened, which orders it after every writer that
+// could still reference a content.
+
+#ifndef CTXKIT_STORAGE_PG_GC_H_
+#define CTXKIT_STORAGE_PG_GC_H_
+
+#include <vector>
+
+#include "ctxkit/status.h"
+#include "storage/backend.h"
+#include "storage/pg_conn.h"
+
+namespace ctxkit::storage {
+
+Result<CollectReport> PgCollect(PgConn* conn,
+                                const std::vector<VersionKey>& keys);
+
+}  // namespace ctxkit::storage
+
+#endif  // CTXKIT_STORAGE_PG_GC_H_
