@@ -29,13 +29,49 @@
 namespace ctxkit::storage {
 namespace {
 
-std::string LikePrefix(std::string_view prefix) {
-  std::string out;
-  for (char c : prefix) {
-    if (c == '%' || c == '_' || c == '\\') out += '\\';
-    out += c;
+// The smallest valid UTF-8 string greater than every string that starts
+// with `prefix` (valid UTF-8), or "" when there is none: the last code
+// point goes up by one (past the surrogates), dropping trailing U+10FFFFs.
+// In the "C" collation's byte order `key >= prefix AND key < bound` is then
+// exactly the prefix, as an index range (text parameters must be valid
+// UTF-8, so SQLite's bytewise bound does not do here).
+std::string Utf8PrefixUpperBound(std::string prefix) {
+  while (!prefix.empty()) {
+    size_t start = prefix.size() - 1;
+    while (start > 0 &&
+           (static_cast<unsigned char>(prefix[start]) & 0xC0) == 0x80) {
+      --start;
+    }
+    const auto* b =
+        reinterpret_cast<const unsigned char*>(prefix.data() + start);
+    const size_t n = prefix.size() - start;
+    uint32_t cp =
+        n == 1   ? b[0]
+        : n == 2 ? (b[0] & 0x1Fu) << 6 | (b[1] & 0x3Fu)
+        : n == 3 ? (b[0] & 0x0Fu) << 12 | (b[1] & 0x3Fu) << 6 | (b[2] & 0x3Fu)
+                 : (b[0] & 0x07u) << 18 | (b[1] & 0x3Fu) << 12 |
+                       (b[2] & 0x3Fu) << 6 | (b[3] & 0x3Fu);
+    prefix.resize(start);
+    if (cp >= 0x10FFFF) continue;
+    cp = cp + 1 == 0xD800 ? 0xE000 : cp + 1;
+    if (cp < 0x80) {
+      prefix += static_cast<char>(cp);
+    } else if (cp < 0x800) {
+      prefix += static_cast<char>(0xC0 | cp >> 6);
+      prefix += static_cast<char>(0x80 | (cp & 0x3F));
+    } else if (cp < 0x10000) {
+      prefix += static_cast<char>(0xE0 | cp >> 12);
+      prefix += static_cast<char>(0x80 | (cp >> 6 & 0x3F));
+      prefix += static_cast<char>(0x80 | (cp & 0x3F));
+    } else {
+      prefix += static_cast<char>(0xF0 | cp >> 18);
+      prefix += static_cast<char>(0x80 | (cp >> 12 & 0x3F));
+      prefix += static_cast<char>(0x80 | (cp >> 6 & 0x3F));
+      prefix += static_cast<char>(0x80 | (cp & 0x3F));
+    }
+    return prefix;
   }
-  return out + "%";
+  return prefix;
 }
 
 class PgBackend final : public Backend {
@@ -64,11 +100,12 @@ class PgBackend final : public Backend {
       std::span<const PutRequest> requests) override {
     if (options_.read_only) return ReadOnlyError("set");
     core::MutexLock lock(&mu_);
+    CTXKIT_RETURN_IF_ERROR(conn_->EnsureConnected());
     for (const PutRequest& req : requests) {
       CTXKIT_RETURN_IF_ERROR(
           PgUploadContent(conn_.get(), req.hash, req.content));
     }
-    CTXKIT_RETURN_IF_ERROR(BeginWriteLocked());
+    CTXKIT_RETURN_IF_ERROR(BeginWriteLocked(requests.size()));
     std::vector<WriteResult> out;
     out.reserve(requests.size());
     for (const PutRequest& req : requests) {
@@ -83,8 +120,9 @@ class PgBackend final : public Backend {
   Result<WriteResult> Append(const AppendRequest& req) override {
     if (options_.read_only) return ReadOnlyError("append");
     core::MutexLock lock(&mu_);
+    CTXKIT_RETURN_IF_ERROR(conn_->EnsureConnected());
     CTXKIT_RETURN_IF_ERROR(PgUploadContent(conn_.get(), req.hash, req.bytes));
-    CTXKIT_RETURN_IF_ERROR(BeginWriteLocked());
+    CTXKIT_RETURN_IF_ERROR(BeginWriteLocked(1));
     Result<WriteResult> written = AppendLocked(req);
     if (!written.ok()) return AbortLocked(written.status());
     CTXKIT_RETURN_IF_ERROR(CommitLocked());
@@ -96,7 +134,7 @@ class PgBackend final : public Backend {
                              VersionState state) override {
     if (options_.read_only) return ReadOnlyError("remove");
     core::MutexLock lock(&mu_);
-    CTXKIT_RETURN_IF_ERROR(BeginWriteLocked());
+    CTXKIT_RETURN_IF_ERROR(BeginWriteLocked(1));
     Result<WriteResult> written =
         RemoveLocked(scope, key, producer, now_unix_ns, state);
     if (!written.ok()) return AbortLocked(written.status());
@@ -114,11 +152,11 @@ class PgBackend final : public Backend {
 
   Status RecordTokenCounts(const std::vector<TokenCount>& counts) override {
     // Counts are a cache: a read-only store counts again next time. They
-    // change no object record, so they take no stamp.
+    // take a (gap) stamp, so other processes drop cached records whose
+    // counts they lacked, as with the SQLite engine.
     if (counts.empty() || options_.read_only) return Status::Ok();
     core::MutexLock lock(&mu_);
-    CTXKIT_RETURN_IF_ERROR(conn_->EnsureConnected());
-    CTXKIT_RETURN_IF_ERROR(conn_->Run("BEGIN"));
+    CTXKIT_RETURN_IF_ERROR(BeginWriteLocked(1));
     for (const TokenCount& c : counts) {
       PgParams p;
       p.Int(static_cast<int64_t>(c.tokens))
@@ -133,7 +171,7 @@ class PgBackend final : public Backend {
                      .status();
       if (!s.ok()) return AbortLocked(s);
     }
-    return CommitPlainLocked();
+    return CommitLocked();
   }
 
   Result<ObjectRecord> FindObject(const Scope& scope,
@@ -212,10 +250,13 @@ class PgBackend final : public Backend {
       sql += " AND o.type = " + next();
     }
     if (!query.key_prefix.empty()) {
-      // With the "C" collation the planner turns a LIKE prefix into an
-      // index range.
-      p.Text(LikePrefix(query.key_prefix));
-      sql += " AND o.key LIKE " + next() + " ESCAPE '\\'";
+      p.Text(query.key_prefix);
+      sql += " AND o.key >= " + next();
+      const std::string upper = Utf8PrefixUpperBound(query.key_prefix);
+      if (!upper.empty()) {
+        p.Text(upper);
+        sql += " AND o.key < " + next();
+      }
     }
     if (query.after) {
       p.Text(query.after->first);
@@ -295,7 +336,7 @@ class PgBackend final : public Backend {
       const std::vector<VersionKey>& keys) override {
     if (options_.read_only) return ReadOnlyError("gc");
     core::MutexLock lock(&mu_);
-    CTXKIT_RETURN_IF_ERROR(BeginWriteLocked());
+    CTXKIT_RETURN_IF_ERROR(BeginWriteLocked(1));
     Result<CollectReport> report = PgCollect(conn_.get(), keys);
     if (!report.ok()) return AbortLocked(report.status());
     CTXKIT_RETURN_IF_ERROR(CommitLocked());
@@ -447,23 +488,28 @@ ORDER BY g.scope, g.type)sql";
   // ---- Transactions ----
 
   // Begins a write transaction: takes the change sequence's row (which
-  // orders writers) and remembers where the sequence stood.
-  Status BeginWriteLocked() REQUIRES(mu_) {
+  // orders writers) and reserves `stamps` stamps above every committed one
+  // (one per object the write changes; unused ones are harmless gaps).
+  Status BeginWriteLocked(size_t stamps) REQUIRES(mu_) {
+    stamps = std::max<size_t>(stamps, 1);
     CTXKIT_RETURN_IF_ERROR(conn_->EnsureConnected());
     CTXKIT_RETURN_IF_ERROR(conn_->Run("BEGIN"));
-    Result<uint64_t> stamp = NextStampLocked();
-    if (!stamp.ok()) return AbortLocked(stamp.status());
-    txn_first_stamp_ = *stamp;
+    Result<PgRows> rows =
+        conn_->Exec("UPDATE ctxkit_seq SET seq = seq + $1 RETURNING seq",
+                    PgParams().Int(static_cast<int64_t>(stamps)));
+    if (!rows.ok()) return AbortLocked(rows.status());
+    last_stamp_ = static_cast<uint64_t>(rows->Int(0, 0));
+    txn_first_stamp_ = last_stamp_ - stamps + 1;
+    next_stamp_ = txn_first_stamp_;
     return Status::Ok();
   }
 
-  // A stamp above every committed one (the change feed's order).
+  // The next stamp reserved by BeginWriteLocked (the change feed's order).
   Result<uint64_t> NextStampLocked() REQUIRES(mu_) {
-    CTXKIT_ASSIGN_OR_RETURN(
-        PgRows rows,
-        conn_->Exec("UPDATE ctxkit_seq SET seq = seq + 1 RETURNING seq"));
-    last_stamp_ = static_cast<uint64_t>(rows.Int(0, 0));
-    return last_stamp_;
+    if (next_stamp_ > last_stamp_) {
+      return Status::Internal("PostgreSQL store: more changes than stamps");
+    }
+    return next_stamp_++;
   }
 
   // Commits a write transaction. Our own commit is not an external change:
@@ -542,19 +588,16 @@ ORDER BY g.scope, g.type)sql";
                                           int64_t now) REQUIRES(mu_) {
     Result<ObjectRecord> found = FindObjectLocked(scope, key);
     if (found.ok() || !found.status().IsNotFound()) return found;
-    CTXKIT_ASSIGN_OR_RETURN(uint64_t stamp, NextStampLocked());
+    // Its stamp comes with its first version (WriteVersionLocked), in this
+    // same transaction.
     PgParams p;
-    p.Text(scope.ToString())
-        .Text(key)
-        .Int(core::ValueTypeCode(type))
-        .Int(now)
-        .Int(static_cast<int64_t>(stamp));
+    p.Text(scope.ToString()).Text(key).Int(core::ValueTypeCode(type)).Int(now);
     CTXKIT_ASSIGN_OR_RETURN(
         PgRows rows,
         conn_->Exec("INSERT INTO ctxkit_objects(id, scope, key, type, "
                     "latest_version, deleted, size, created_ns, updated_ns, "
                     "changed) VALUES (nextval('ctxkit_object_ids'), $1, $2, "
-                    "$3, 0, false, 0, $4, $4, $5) RETURNING id",
+                    "$3, 0, false, 0, $4, $4, 0) RETURNING id",
                     p));
     ObjectRecord obj;
     obj.id = rows.Int(0, 0);
@@ -584,8 +627,7 @@ ORDER BY g.scope, g.type)sql";
           InsertChunkLocked(v, 0, req.content.size(), req.hash, content_id));
       content_id = 0;
     }
-    CTXKIT_RETURN_IF_ERROR(InsertVersionLocked(v, content_id));
-    CTXKIT_RETURN_IF_ERROR(UpdateObjectLocked(&obj, v));
+    CTXKIT_RETURN_IF_ERROR(WriteVersionLocked(&obj, v, content_id));
     CTXKIT_RETURN_IF_ERROR(ReplaceTagsLocked(&obj, req.tags));
     return WriteResult{std::move(obj), std::move(v)};
   }
@@ -609,8 +651,7 @@ ORDER BY g.scope, g.type)sql";
                             PgContentId(conn_.get(), req.hash, req.bytes));
     CTXKIT_RETURN_IF_ERROR(InsertChunkLocked(v, plan.offset, req.bytes.size(),
                                              req.hash, content_id));
-    CTXKIT_RETURN_IF_ERROR(InsertVersionLocked(v, 0));
-    CTXKIT_RETURN_IF_ERROR(UpdateObjectLocked(&obj, v));
+    CTXKIT_RETURN_IF_ERROR(WriteVersionLocked(&obj, v, 0));
     if (!plan.continues) {
       CTXKIT_RETURN_IF_ERROR(ReplaceTagsLocked(&obj, req.tags));
     }
@@ -625,19 +666,7 @@ ORDER BY g.scope, g.type)sql";
       return Status::NotFound("'" + std::string(key) + "' was removed");
     }
     VersionRecord v = TombstoneVersion(obj, state, producer, now);
-    CTXKIT_RETURN_IF_ERROR(InsertVersionLocked(v, 0));
-    CTXKIT_ASSIGN_OR_RETURN(uint64_t stamp, NextStampLocked());
-    CTXKIT_RETURN_IF_ERROR(
-        conn_
-            ->Exec("UPDATE ctxkit_objects SET latest_version = $1, deleted = "
-                   "true, updated_ns = $2, changed = $3 WHERE id = $4",
-                   PgParams()
-                       .Int(static_cast<int64_t>(v.version))
-                       .Int(now)
-                       .Int(static_cast<int64_t>(stamp))
-                       .Int(obj.id))
-            .status());
-    RemoveRecord(&obj, v);
+    CTXKIT_RETURN_IF_ERROR(WriteVersionLocked(&obj, v, 0));
     return WriteResult{std::move(obj), std::move(v)};
   }
 
@@ -647,7 +676,7 @@ ORDER BY g.scope, g.type)sql";
                                 std::optional<std::string_view> to_key) {
     if (options_.read_only) return ReadOnlyError(to ? "promote" : "rename");
     core::MutexLock lock(&mu_);
-    CTXKIT_RETURN_IF_ERROR(BeginWriteLocked());
+    CTXKIT_RETURN_IF_ERROR(BeginWriteLocked(1));
     Result<ObjectRecord> moved = RelocateLocked(id, to, to_key);
     if (!moved.ok()) return AbortLocked(moved.status());
     CTXKIT_RETURN_IF_ERROR(CommitLocked());
@@ -698,10 +727,14 @@ ORDER BY g.scope, g.type)sql";
         .status();
   }
 
-  // `content_id`: the whole content's row (contents ids start at 1); 0
-  // for tombstones and appendable values (their chunks name theirs).
-  Status InsertVersionLocked(const VersionRecord& v, int64_t content_id)
-      REQUIRES(mu_) {
+  // Appends version `v` to `obj` and makes it the object's latest (a
+  // tombstone removes the object), stamping the change, in one statement.
+  // `content_id`: the whole content's row (contents ids start at 1); 0 for
+  // tombstones and appendable values (their chunks name theirs).
+  Status WriteVersionLocked(ObjectRecord* obj, const VersionRecord& v,
+                            int64_t content_id) REQUIRES(mu_) {
+    CTXKIT_ASSIGN_OR_RETURN(uint64_t stamp, NextStampLocked());
+    const bool tombstone = v.state != VersionState::kPresent;
     PgParams p;
     p.Int(v.object_id)
         .Int(static_cast<int64_t>(v.version))
@@ -726,33 +759,26 @@ ORDER BY g.scope, g.type)sql";
     } else {
       p.Null();
     }
-    return conn_
-        ->Exec(
-            "INSERT INTO ctxkit_versions(object_id, version, state, type, "
-            "hash, size, created_ns, producer, stream_base, content_id, "
-            "tokens) VALUES ($1, $2, $3, $4, $5::bytea, $6, $7, $8, $9, "
-            "$10::bigint, $11::bigint)",
-            p)
-        .status();
-  }
-
-  Status UpdateObjectLocked(ObjectRecord* obj, const VersionRecord& v)
-      REQUIRES(mu_) {
-    CTXKIT_ASSIGN_OR_RETURN(uint64_t stamp, NextStampLocked());
+    p.Int(tombstone ? 1 : 0).Int(static_cast<int64_t>(stamp));
+    // A tombstone keeps the object's type and size (of its last present
+    // version).
     CTXKIT_RETURN_IF_ERROR(
         conn_
-            ->Exec("UPDATE ctxkit_objects SET type = $1, latest_version = $2, "
-                   "deleted = false, size = $3, updated_ns = $4, changed = $5 "
-                   "WHERE id = $6",
-                   PgParams()
-                       .Int(core::ValueTypeCode(v.type))
-                       .Int(static_cast<int64_t>(v.version))
-                       .Int(static_cast<int64_t>(v.size_bytes))
-                       .Int(v.created_unix_ns)
-                       .Int(static_cast<int64_t>(stamp))
-                       .Int(obj->id))
+            ->Exec("WITH v AS (INSERT INTO ctxkit_versions(object_id, version, "
+                   "state, type, hash, size, created_ns, producer, "
+                   "stream_base, content_id, tokens) VALUES ($1, $2, $3, $4, "
+                   "$5::bytea, $6, $7, $8, $9, $10::bigint, $11::bigint)) "
+                   "UPDATE ctxkit_objects SET latest_version = $2, deleted = "
+                   "($12 = 1), type = CASE WHEN $12 = 1 THEN type ELSE $4 END, "
+                   "size = CASE WHEN $12 = 1 THEN size ELSE $6 END, "
+                   "updated_ns = $7, changed = $13 WHERE id = $1",
+                   p)
             .status());
-    AdvanceRecord(obj, v);
+    if (tombstone) {
+      RemoveRecord(obj, v);
+    } else {
+      AdvanceRecord(obj, v);
+    }
     return Status::Ok();
   }
 
@@ -786,6 +812,7 @@ ORDER BY g.scope, g.type)sql";
   uint64_t external_changes_ GUARDED_BY(mu_) = 0;
   uint64_t txn_first_stamp_ GUARDED_BY(mu_) = 0;
   uint64_t last_stamp_ GUARDED_BY(mu_) = 0;
+  uint64_t next_stamp_ GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace

@@ -115,6 +115,19 @@ std::vector<std::string> PgSecrets(const std::string& url) {
       }
     }
   }
+  // Any password=VALUE in the raw string (a URI query parameter or a
+  // key=value pair), also when the whole string does not parse.
+  for (size_t at = url.find("password="); at != std::string::npos;
+       at = url.find("password=", at + 1)) {
+    const size_t start = at + 9;
+    size_t end = url.find_first_of("& \t", start);
+    if (end == std::string::npos) end = url.size();
+    std::string value = url.substr(start, end - start);
+    if (value.size() >= 2 && value.front() == '\'' && value.back() == '\'') {
+      value = value.substr(1, value.size() - 2);
+    }
+    out.push_back(value);
+  }
   // As libpq reads it (percent-decoded, or a key=value password=...).
   char* error = nullptr;
   PQconninfoOption* options = PQconninfoParse(url.c_str(), &error);
@@ -188,14 +201,18 @@ Status PgConn::StartSession() {
 }
 
 Status PgConn::EnsureConnected() {
-  if (!Broken()) return Status::Ok();
+  if (!Broken() && !needs_reset_) return Status::Ok();
   prepared_.clear();  // A new server session has none.
   PQreset(conn_);
   if (Broken()) {
     return Status::Unavailable("the PostgreSQL store is unreachable: " +
                                Scrub(PQerrorMessage(conn_)));
   }
-  return StartSession();
+  // A session without its settings is not used: the next call resets
+  // again.
+  Status s = StartSession();
+  needs_reset_ = !s.ok();
+  return s;
 }
 
 Status PgConn::ErrorOf(const PGresult* result, std::string_view what) const {
@@ -211,9 +228,14 @@ Status PgConn::ErrorOf(const PGresult* result, std::string_view what) const {
       StartsWith(code, "57P")) {
     return Status::Unavailable(message);
   }
+  // A lock wait that timed out, a serialization failure or a deadlock:
+  // nothing was written, and trying again may succeed.
   if (code == "55P03" || code == "40001" || code == "40P01") {
-    return Status::FailedPrecondition(message);
+    return Status::Unavailable(message);
   }
+  // Data exceptions (a text that is not valid UTF-8 or holds a NUL, a
+  // number out of range): the input is at fault.
+  if (StartsWith(code, "22")) return Status::InvalidArgument(message);
   if (StartsWith(code, "42501") || code == "25006") {
     return Status::PermissionDenied(message);
   }

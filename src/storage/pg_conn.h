@@ -87,9 +87,11 @@ class PgConn {
   // Runs `sql` (prepared on first use on this connection) with `params`.
   // Errors: Unavailable when the connection is lost or the server is
   // shutting down (the connection is then reset by the next
-  // EnsureConnected), FailedPrecondition for a lock timeout or a
-  // serialization conflict, PermissionDenied for a privilege or read-only
-  // error, ResourceExhausted for a full disk; Internal otherwise.
+  // EnsureConnected), or for a lock timeout, serialization conflict or
+  // deadlock (nothing written; try again); InvalidArgument for a data
+  // exception (e.g. text that is not valid UTF-8); PermissionDenied for a
+  // privilege or read-only error; ResourceExhausted for a full disk;
+  // Internal otherwise.
   Result<PgRows> Exec(const std::string& sql, const PgParams& params = {});
   // Runs one or more statements without parameters (DDL, BEGIN, COMMIT).
   Status Run(const std::string& sql);
@@ -115,6 +117,8 @@ class PgConn {
   PGconn* conn_;
   std::vector<std::string> secrets_;  // Never shown in a message.
   std::string setup_;
+  bool needs_reset_ = false;  // Connected, but setup_ failed.
+
   std::unordered_map<std::string, std::string> prepared_;  // sql -> name
 };
 

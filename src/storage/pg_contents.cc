@@ -68,6 +68,29 @@ Status PgUploadContent(PgConn* conn, std::string_view hash,
 
 Result<int64_t> PgContentId(PgConn* conn, std::string_view hash,
                             std::string_view content) {
+  if (content.size() <= kPgPieceBytes) {
+    // One round trip: insert content and piece unless the hash is stored,
+    // and return the id either way (the final SELECT does not see the
+    // statement's own insert, which `ins` returns).
+    CTXKIT_ASSIGN_OR_RETURN(
+        PgRows rows,
+        conn->Exec("WITH ins AS (INSERT INTO ctxkit_contents(hash, size) "
+                   "VALUES ($1, $2) ON CONFLICT (hash) DO NOTHING RETURNING "
+                   "id), piece AS (INSERT INTO ctxkit_pieces(content_id, off, "
+                   "data) SELECT id, 0, $3 FROM ins WHERE $2 > 0) "
+                   "SELECT id FROM ins UNION ALL "
+                   "SELECT id FROM ctxkit_contents WHERE hash = $1",
+                   PgParams()
+                       .Bytes(hash)
+                       .Int(static_cast<int64_t>(content.size()))
+                       .Bytes(content)));
+    if (rows.empty()) {
+      return Status::Unavailable(
+          "PostgreSQL store: a content being stored was removed meanwhile; "
+          "try again");
+    }
+    return rows.Int(0, 0);
+  }
   CTXKIT_ASSIGN_OR_RETURN(
       PgRows rows, conn->Exec("SELECT id FROM ctxkit_contents WHERE hash = $1",
                               PgParams().Bytes(hash)));
@@ -125,6 +148,21 @@ Result<uint64_t> PgDropContentIfUnused(PgConn* conn, int64_t id) {
                  PgParams().Int(id))
           .status());
   return static_cast<uint64_t>(freed.Int(0, 0));
+}
+
+Result<std::pair<uint64_t, uint64_t>> PgDropOrphanContents(PgConn* conn) {
+  CTXKIT_ASSIGN_OR_RETURN(
+      PgRows freed,
+      conn->Exec("WITH gone AS (DELETE FROM ctxkit_contents k WHERE "
+                 "k.created_at < now() - interval '1 hour' AND NOT EXISTS "
+                 "(SELECT 1 FROM ctxkit_versions v WHERE v.content_id = k.id) "
+                 "AND NOT EXISTS (SELECT 1 FROM ctxkit_chunks c WHERE "
+                 "c.content_id = k.id) RETURNING k.id, k.size), pieces AS "
+                 "(DELETE FROM ctxkit_pieces p USING gone WHERE p.content_id "
+                 "= gone.id) SELECT count(*), coalesce(sum(size), 0)::bigint "
+                 "FROM gone"));
+  return std::make_pair(static_cast<uint64_t>(freed.Int(0, 0)),
+                        static_cast<uint64_t>(freed.Int(0, 1)));
 }
 
 }  // namespace ctxkit::storage

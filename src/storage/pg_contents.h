@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "ctxkit/status.h"
 #include "storage/backend.h"
@@ -40,6 +41,12 @@ Result<std::string> PgReadRange(PgConn* conn, const VersionRecord& v,
 // Deletes content `id` and its pieces when no version or chunk references
 // it any more; the bytes freed (0 when it is still referenced).
 Result<uint64_t> PgDropContentIfUnused(PgConn* conn, int64_t id);
+
+// Deletes contents nothing references that were stored over an hour ago:
+// uploads whose write then failed or never came (a crash, a refused
+// conditional write). An upload is referenced within moments, so the hour
+// never catches one in flight. Returns (contents, bytes) freed.
+Result<std::pair<uint64_t, uint64_t>> PgDropOrphanContents(PgConn* conn);
 
 }  // namespace ctxkit::storage
 

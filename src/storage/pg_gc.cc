@@ -79,6 +79,8 @@ Result<CollectReport> PgCollect(PgConn* conn,
     CTXKIT_ASSIGN_OR_RETURN(uint64_t freed, PgDropContentIfUnused(conn, id));
     report.bytes += freed;
   }
+  CTXKIT_ASSIGN_OR_RETURN(auto orphans, PgDropOrphanContents(conn));
+  report.bytes += orphans.second;
   return report;
 }
 

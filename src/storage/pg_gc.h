@@ -1,6 +1,7 @@
 // CollectVersions' row work in the PostgreSQL engine (as sqlite_gc.h is
 // the SQLite engine's): version rows and stream chunks, then the contents
-// no remaining version or chunk references. Runs inside a write
+// no remaining version or chunk references (and uploads left unreferenced
+// for over an hour, PgDropOrphanContents). Runs inside a write
 // transaction the caller opened, which orders it after every writer that
 // could still reference a content.
 

@@ -42,9 +42,10 @@ CREATE TABLE ctxkit_objects(
 CREATE INDEX ctxkit_objects_by_key ON ctxkit_objects(key, scope);
 CREATE INDEX ctxkit_objects_by_change ON ctxkit_objects(changed);
 CREATE TABLE ctxkit_contents(
-  id   bigserial PRIMARY KEY,
-  hash bytea NOT NULL UNIQUE,
-  size bigint NOT NULL
+  id         bigserial PRIMARY KEY,
+  hash       bytea NOT NULL UNIQUE,
+  size       bigint NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now()
 );
 CREATE TABLE ctxkit_pieces(
   content_id bigint NOT NULL,
@@ -119,9 +120,11 @@ Result<std::string> CurrentSchema(PgConn* conn) {
 }
 
 Result<Stored> ReadStored(PgConn* conn) {
+  // In the current schema only: a store in a later schema of the
+  // search_path is another store.
   CTXKIT_ASSIGN_OR_RETURN(
-      PgRows table,
-      conn->Exec("SELECT to_regclass('ctxkit_meta') IS NOT NULL"));
+      PgRows table, conn->Exec("SELECT to_regclass(format('%I.ctxkit_meta', "
+                               "current_schema())) IS NOT NULL"));
   Stored out;
   if (table.empty() || table.Int(0, 0) == 0) return out;
   CTXKIT_ASSIGN_OR_RETURN(

@@ -117,17 +117,19 @@ Result<std::vector<std::string>> List(PgConn* conn) {
 }
 
 Status Remove(PgConn* conn, std::string_view id) {
-  CTXKIT_RETURN_IF_ERROR(
-      conn->Exec("DELETE FROM ctxkit_session_entries WHERE session = $1",
-                 PgParams().Text(id))
-          .status());
+  // The session row first, as Write locks it first: a write in flight
+  // commits before the removal proceeds (its entries then go too), and the
+  // two never wait on each other in opposite orders.
   CTXKIT_ASSIGN_OR_RETURN(
       PgRows gone, conn->Exec("DELETE FROM ctxkit_sessions WHERE id = $1",
                               PgParams().Text(id)));
   if (gone.Affected() == 0) {
     return Status::NotFound("no session '" + std::string(id) + "'");
   }
-  return Status::Ok();
+  return conn
+      ->Exec("DELETE FROM ctxkit_session_entries WHERE session = $1",
+             PgParams().Text(id))
+      .status();
 }
 
 }  // namespace ctxkit::storage::pg_sessions

@@ -183,3 +183,13 @@ def test_keys_that_look_like_refs_stay_keys(view: ctxkit.View) -> None:
     view.set("ck:notes", "one line\n")
     assert view.summarize("ck:notes", summarizer="structural").tokens > 0
     assert view.chunk("ck:notes", 10).total_bytes == len("one line\n")
+
+
+def test_store_url_selects_postgresql_and_hides_the_password(home: str) -> None:
+    # Nothing listens on port 1: the PostgreSQL engine was chosen, it could
+    # not connect, and its message does not show the password.
+    url = "postgresql://alice:hunter2secret@127.0.0.1:1/db?connect_timeout=2"
+    with pytest.raises(ctxkit.UnavailableError) as caught:
+        ctxkit.Store(home, store_url=url)
+    assert "hunter2secret" not in str(caught.value)
+    assert "PostgreSQL" in str(caught.value)

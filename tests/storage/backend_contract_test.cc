@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <functional>
 #include <memory>
@@ -375,6 +376,33 @@ TEST_P(BackendContractTest, ListObjectsFiltersSortsAndPages) {
   page = b().ListObjects(tagged);
   ASSERT_TRUE(page.ok());
   EXPECT_EQ(page->size(), 2u);
+}
+
+// A prefix selects exactly the keys starting with it, whatever its last
+// character (multi-byte, the last code point, characters LIKE gives a
+// meaning to), in byte order.
+TEST_P(BackendContractTest, KeyPrefixSelectsExactlyTheKeysStartingWithIt) {
+  const std::vector<std::string> keys = {
+      "caf",         "cafe",         "café", "cafés", "cafê",
+      "caf\xc3\xa8", "a%b",          "a%bc", "axb",   "a_b",
+      "x\U0010FFFF", "x\U0010FFFFy", "y"};
+  for (const std::string& key : keys) ASSERT_TRUE(Put(key, key).ok()) << key;
+  for (const std::string& prefix :
+       {std::string("café"), std::string("caf"), std::string("a%b"),
+        std::string("a_"), std::string("x\U0010FFFF"), std::string("é")}) {
+    ObjectQuery q;
+    q.key_prefix = prefix;
+    auto page = b().ListObjects(q);
+    ASSERT_TRUE(page.ok()) << page.status().ToString();
+    std::vector<std::string> got;
+    for (const ObjectRecord& o : *page) got.push_back(o.key);
+    std::vector<std::string> want;
+    for (const std::string& key : keys) {
+      if (key.starts_with(prefix)) want.push_back(key);
+    }
+    std::sort(want.begin(), want.end());
+    EXPECT_EQ(got, want) << "prefix " << prefix;
+  }
 }
 
 TEST_P(BackendContractTest, TokenCountsAreKeptOnce) {

@@ -1,0 +1,119 @@
+// The PostgreSQL engine's connection and schema handling:
+//   - no error message ever shows the URL's password (no server needed:
+//     these connections fail before or at connecting);
+//   - the store lives in the connection's current schema only, and a store
+//     of a newer schema version is refused (the "pg." variant's server).
+
+#include "storage/pg_conn.h"
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+
+#include "common/pg_store.h"
+#include "core/sha256.h"
+#include "storage/backend.h"
+
+namespace ctxkit::storage {
+namespace {
+
+TEST(PgConnTest, NoMessageShowsThePassword) {
+  struct Case {
+    const char* url;
+    const char* secret;
+  };
+  for (const Case& c : {
+           // Connection refused (nothing listens on port 1).
+           Case{"postgresql://alice:topsecret1@127.0.0.1:1/db", "topsecret1"},
+           Case{"host=127.0.0.1 port=1 password=topsecret2 user=alice",
+                "topsecret2"},
+           // Strings libpq cannot parse, whose messages quote them.
+           Case{"postgresql://h/db?password=s3cr%zzet", "s3cr"},
+           Case{"postgresql://[::1/db?password=topsecret3", "topsecret3"},
+           Case{"postgresql://bob:pa%zzss@h/db", "pa%zzss"},
+       }) {
+    PostgresOptions options;
+    options.url = c.url;
+    auto backend = OpenPostgresBackend(options);
+    ASSERT_FALSE(backend.ok()) << c.url;
+    const std::string message = backend.status().ToString();
+    EXPECT_EQ(message.find(c.secret), std::string::npos) << message;
+    EXPECT_NE(message.find("PostgreSQL"), std::string::npos) << message;
+  }
+}
+
+TEST(PgConnTest, UnreachableServerIsUnavailableAndMalformedUrlInvalid) {
+  PostgresOptions options;
+  options.url = "postgresql://127.0.0.1:1/db?connect_timeout=2";
+  EXPECT_EQ(OpenPostgresBackend(options).status().code(),
+            StatusCode::kUnavailable);
+  options.url = "postgresql://h/db?no_such_option=1";
+  EXPECT_EQ(OpenPostgresBackend(options).status().code(),
+            StatusCode::kInvalidArgument);
+}
+
+class PgEngineTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (testing::PgTestUrl().empty()) GTEST_SKIP() << "no PostgreSQL server";
+  }
+  static std::unique_ptr<Backend> Open(const std::string& url) {
+    PostgresOptions options;
+    options.url = url;
+    options.durability = Durability::kProcess;
+    auto backend = OpenPostgresBackend(options);
+    EXPECT_TRUE(backend.ok()) << backend.status().ToString();
+    return backend.ok() ? std::move(*backend) : nullptr;
+  }
+  static std::string Name(const std::string& what) {
+    return what + "-" + std::to_string(::getpid());
+  }
+};
+
+TEST_F(PgEngineTest, TheStoreIsTheCurrentSchemasOnly) {
+  Result<std::string> later = testing::PgStoreUrl(Name("later"));
+  Result<std::string> first = testing::PgStoreUrl(Name("first"));
+  ASSERT_TRUE(later.ok() && first.ok());
+  auto b = Open(*later);
+  ASSERT_NE(b, nullptr);
+  PutRequest req;
+  req.key = "k";
+  req.content = "in the later schema";
+  req.hash = core::Sha256(req.content);
+  ASSERT_TRUE(b->Put(req).ok());
+  // search_path = first, later: the store is first's (new, empty), not
+  // the one in the later schema.
+  const std::string schema_first =
+      first->substr(first->find("search_path%3D") + 14);
+  const std::string schema_later =
+      later->substr(later->find("search_path%3D") + 14);
+  auto both = Open(testing::PgUrlWithSchema(
+      testing::PgTestUrl(), schema_first + "%2C" + schema_later));
+  ASSERT_NE(both, nullptr);
+  EXPECT_TRUE(both->FindObject(Scope::Global(), "k").status().IsNotFound());
+}
+
+TEST_F(PgEngineTest, ANewerSchemaIsRefusedWithUpgradeAdvice) {
+  Result<std::string> url = testing::PgStoreUrl(Name("newer"));
+  ASSERT_TRUE(url.ok());
+  ASSERT_NE(Open(*url), nullptr);
+  {
+    auto conn = PgConn::Connect(*url, "");
+    ASSERT_TRUE(conn.ok());
+    ASSERT_TRUE((*conn)
+                    ->Run("UPDATE ctxkit_meta SET value = '99' WHERE name IN "
+                          "('schema_version', 'compatible_since')")
+                    .ok());
+  }
+  PostgresOptions options;
+  options.url = *url;
+  auto refused = OpenPostgresBackend(options);
+  EXPECT_EQ(refused.status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_NE(refused.status().message().find("upgrade ctxkit"),
+            std::string::npos)
+      << refused.status().ToString();
+}
+
+}  // namespace
+}  // namespace ctxkit::storage
