@@ -105,15 +105,27 @@ class PgBackend final : public Backend {
       CTXKIT_RETURN_IF_ERROR(
           PgUploadContent(conn_.get(), req.hash, req.content));
     }
-    CTXKIT_RETURN_IF_ERROR(BeginWriteLocked(requests.size()));
     std::vector<WriteResult> out;
     out.reserve(requests.size());
-    for (const PutRequest& req : requests) {
-      Result<WriteResult> written = PutLocked(req);
-      if (!written.ok()) return AbortLocked(written.status());
-      out.push_back(*std::move(written));
+    if (requests.size() == 1) {
+      // One statement, committed on its own: one round trip.
+      CTXKIT_ASSIGN_OR_RETURN(StampedWrite written, PutLocked(requests[0]));
+      if (written.stamp == seen_seq_ + 1) seen_seq_ = written.stamp;
+      out.push_back(std::move(written.result));
+      return out;
     }
-    CTXKIT_RETURN_IF_ERROR(CommitLocked());
+    CTXKIT_RETURN_IF_ERROR(conn_->Run("BEGIN"));
+    uint64_t first = 0;
+    uint64_t last = 0;
+    for (const PutRequest& req : requests) {
+      Result<StampedWrite> written = PutLocked(req);
+      if (!written.ok()) return AbortLocked(written.status());
+      if (first == 0) first = written->stamp;
+      last = written->stamp;
+      out.push_back(std::move(written->result));
+    }
+    CTXKIT_RETURN_IF_ERROR(CommitPlainLocked());
+    if (first == seen_seq_ + 1) seen_seq_ = last;
     return out;
   }
 
@@ -609,27 +621,63 @@ ORDER BY g.scope, g.type)sql";
     return obj;
   }
 
-  Result<WriteResult> PutLocked(const PutRequest& req) REQUIRES(mu_) {
-    if (req.expected_version != 0) {
-      CTXKIT_RETURN_IF_ERROR(CheckLatest(FindObjectLocked(req.scope, req.key),
-                                         req.key, req.expected_version));
+  struct StampedWrite {
+    WriteResult result;
+    uint64_t stamp = 0;
+  };
+
+  // One put through ctxkit_put (pg_schema.cc), in the open transaction or
+  // as a statement of its own. A content over one piece was uploaded
+  // before (PgUploadContent) and is found by its hash.
+  Result<StampedWrite> PutLocked(const PutRequest& req) REQUIRES(mu_) {
+    static const std::string sql =
+        "SELECT r_stamp, r_id, r_version, r_created, r_at FROM "
+        "ctxkit_put($1, $2, $3::integer, $4, $5, $6::bytea, $7, $8, "
+        "$9::bigint, $10, $11, $12::integer = 1)";
+    const std::vector<std::string> tags = NormalizedTags(req.tags);
+    std::string joined;
+    for (const std::string& tag : tags) {
+      if (!joined.empty()) joined += '\n';
+      joined += tag;
     }
-    CTXKIT_ASSIGN_OR_RETURN(
-        ObjectRecord obj,
-        FindOrCreateLocked(req.scope, req.key, req.type, req.now_unix_ns));
-    VersionRecord v = PutVersion(obj, req);
-    CTXKIT_ASSIGN_OR_RETURN(int64_t content_id,
-                            PgContentId(conn_.get(), req.hash, req.content));
-    if (IsAppendableType(req.type)) {
-      // An appendable value's content is its chunks; this set starts a new
-      // run that later appends continue.
-      CTXKIT_RETURN_IF_ERROR(
-          InsertChunkLocked(v, 0, req.content.size(), req.hash, content_id));
-      content_id = 0;
+    PgParams p;
+    p.Text(req.scope.ToString())
+        .Text(req.key)
+        .Int(core::ValueTypeCode(req.type))
+        .Bytes(req.hash)
+        .Int(static_cast<int64_t>(req.content.size()));
+    if (req.content.size() <= kPgPieceBytes) {
+      p.Bytes(req.content);
+    } else {
+      p.Null();
     }
-    CTXKIT_RETURN_IF_ERROR(WriteVersionLocked(&obj, v, content_id));
-    CTXKIT_RETURN_IF_ERROR(ReplaceTagsLocked(&obj, req.tags));
-    return WriteResult{std::move(obj), std::move(v)};
+    p.Text(req.producer).Int(req.now_unix_ns);
+    if (req.tokens) {
+      p.Int(static_cast<int64_t>(*req.tokens));
+    } else {
+      p.Null();
+    }
+    p.Int(static_cast<int64_t>(req.expected_version))
+        .Text(joined)
+        .Int(IsAppendableType(req.type) ? 1 : 0);
+    CTXKIT_ASSIGN_OR_RETURN(PgRows rows, conn_->Exec(sql, p));
+    if (rows.empty()) return Status::Internal("ctxkit_put returned no row");
+    StampedWrite out;
+    out.stamp = static_cast<uint64_t>(rows.Int(0, 0));
+    if (rows.IsNull(0, 1)) {
+      return VersionMoved(req.key, static_cast<uint64_t>(rows.Int(0, 4)),
+                          req.expected_version);
+    }
+    ObjectRecord& obj = out.result.object;
+    obj.id = rows.Int(0, 1);
+    obj.scope = req.scope;
+    obj.key = req.key;
+    obj.latest_version = static_cast<uint64_t>(rows.Int(0, 2)) - 1;
+    obj.created_unix_ns = rows.Int(0, 3);
+    out.result.version = PutVersion(obj, req);
+    AdvanceRecord(&obj, out.result.version);
+    obj.tags = tags;
+    return out;
   }
 
   Result<WriteResult> AppendLocked(const AppendRequest& req) REQUIRES(mu_) {

@@ -233,6 +233,8 @@ Status PgConn::ErrorOf(const PGresult* result, std::string_view what) const {
   if (code == "55P03" || code == "40001" || code == "40P01") {
     return Status::Unavailable(message);
   }
+  // The engine's own (class CK, pg_schema.cc): a race lost; try again.
+  if (StartsWith(code, "CK")) return Status::Unavailable(message);
   // Data exceptions (a text that is not valid UTF-8 or holds a NUL, a
   // number out of range): the input is at fault.
   if (StartsWith(code, "22")) return Status::InvalidArgument(message);
