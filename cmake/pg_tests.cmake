@@ -27,11 +27,14 @@ set(ctxkit_pg_store_filter "*"
     "-VersionsTest.StatsCountObjectsVersionsAndContent")
 set(ctxkit_pg_session_filter "*"
     "-SessionStorageTest.LegacySessionsFileIsImportedOnce")
+# mcp: all but the damaged-blob-file test (SQLite's blob files).
+set(ctxkit_pg_mcp_filter "*" "-DamagedBlobTest.*")
 
-# The suites: storage always; store and session not under ASan (CI time).
+# The suites: storage always; store, session and MCP not under ASan (CI
+# time).
 set(ctxkit_pg_suites storage)
 if(NOT CTXKIT_SANITIZE)
-  list(APPEND ctxkit_pg_suites store session)
+  list(APPEND ctxkit_pg_suites store session mcp)
 endif()
 
 # Debian's server first (HINTS: before PATH); a link to it elsewhere (e.g.

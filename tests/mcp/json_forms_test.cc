@@ -27,6 +27,9 @@ class JsonFormsTest : public McpTest {
     std::vector<std::string> argv = {CTXKIT_BINARY, "--home",  store_->home(),
                                      "--agent",     "agent-a", "--session",
                                      "sess-a",      "--json"};
+    // The "pg." variant's store is in PostgreSQL: the CLI opens it too.
+    const std::string url = ctxkit::testing::PgStoreUrlFor(store_->home());
+    if (!url.empty()) argv.insert(argv.begin() + 1, {"--store", url});
     argv.insert(argv.end(), args.begin(), args.end());
     std::vector<std::string> env;
     for (char** e = environ; *e != nullptr; ++e) {

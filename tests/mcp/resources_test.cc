@@ -141,6 +141,7 @@ TEST_F(ResourcesTest, SubscriptionNotifiesNewVersionsFromAnyWriter) {
   // Another Store instance on the same home: as another process would.
   Options o;
   o.home = store_->home();
+  o.store_url = ctxkit::testing::PgStoreUrlFor(o.home);
   auto other = Store::Open(o);
   ASSERT_TRUE(other.ok());
   ASSERT_TRUE((*other)->OpenView("x", "")->Set("watched", "2", {}).ok());
