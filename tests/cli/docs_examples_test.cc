@@ -47,6 +47,10 @@ const std::map<std::string, std::string>& Skipped() {
       {"ctxkit serve &", "a background server on a fixed port"},
       {"ctxkit watch add ~/src/project && ctxkit watch run",
        "watch run is a foreground daemon that runs until signalled"},
+      // A PostgreSQL server of the reader's (the pg. suites test the
+      // engine against one of their own).
+      {"export CTXKIT_STORE_URL='postgresql://ctxkit@db.internal/ctxkit'",
+       "names a server that does not exist here"},
       // The test provides its own temporary store through CTXKIT_HOME.
       {"export CTXKIT_HOME=/tmp/ctx", "would leave the temporary store"},
   };
