@@ -25,8 +25,11 @@ set(ctxkit_pg_store_filter "*"
     "-GcTest.TrashedBlobOfAnUncommittedCollectionComesBack"
     "-UsageTest.GroupsByScopeTypeAndTierWithHistory"
     "-VersionsTest.StatsCountObjectsVersionsAndContent")
+# (and the 500-turn long-chat run: a scale run of the session layer, whose
+# storage calls are those of the other session tests; CI time).
 set(ctxkit_pg_session_filter "*"
-    "-SessionStorageTest.LegacySessionsFileIsImportedOnce")
+    "-SessionStorageTest.LegacySessionsFileIsImportedOnce"
+    "-LongSessionTest.ALongChatRendersEveryTurnWithinBudgetLosingNothing")
 # mcp: all but the damaged-blob-file test (SQLite's blob files).
 set(ctxkit_pg_mcp_filter "*" "-DamagedBlobTest.*")
 
