@@ -46,9 +46,9 @@ inline Result<std::string> PgStoreUrl(const std::string& name) {
   if (!s.ok()) {
     // Processes opening the same new store at once race on the catalog
     // (IF NOT EXISTS is not atomic): the loser finds the winner's schema.
-    Result<storage::PgRows> found = (*conn)->Exec(
-        "SELECT 1 FROM pg_namespace WHERE nspname = $1",
-        storage::PgParams().Text(schema));
+    Result<storage::PgRows> found =
+        (*conn)->Exec("SELECT 1 FROM pg_namespace WHERE nspname = $1",
+                      storage::PgParams().Text(schema));
     if (!found.ok() || found->empty()) return s;
   }
   return PgUrlWithSchema(base, schema);
