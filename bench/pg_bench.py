@@ -11,7 +11,8 @@ database of its own, and prints markdown tables:
 2. throughput of 8 writers and of 8 readers (each its own Store), against
    the same on the embedded SQLite store;
 3. cross-process visibility: commit on one Store to the change seen by
-   another polling it, p50/p99;
+   another polling it, and to an MCP subscriber's notification on another
+   (the LISTEN/NOTIFY wake-up), p50/p99;
 4. bytes of table, TOAST and index pages the server touched (its
    statistics) to read 1 MiB from the middle of a 256 MiB value (goal <=
    2 MiB).
@@ -85,6 +86,11 @@ def main():
         print("| From commit to seen by another Store | p50 | p99 |")
         print("|---|---:|---:|")
         print(f"| polling `Stat` | {us(row[2])} | {us(row[4])} |")
+        row = run_tool("notify", url_of("notify"),
+                       os.path.join(tmp, "home-notify"), "200")[0]
+        print(f"| MCP subscription on another Store (LISTEN/NOTIFY; "
+              f"from the writer's `Set` call) | {us(row[2])} | "
+              f"{us(row[4])} |")
 
         print("\n### Range read of 1 MiB from the middle of 256 MiB\n")
         row = run_tool("range", url_of("range"),

@@ -10,6 +10,9 @@
 //                                       its own Store: PostgreSQL vs SQLite
 //   pg_tool visibility URL HOME N       commit on one Store to the change
 //                                       seen by another polling it
+//   pg_tool notify URL HOME N           Set on one Store to the MCP
+//                                       notification of a subscriber on
+//                                       another (LISTEN/NOTIFY wake-up)
 //   pg_tool range URL HOME              bytes of pages the server touched to
 //                                       read 1 MiB from the middle of a
 //                                       256 MiB value
@@ -21,13 +24,16 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "ctxkit/mcp.h"
 #include "ctxkit/store.h"
 
 namespace {
@@ -271,6 +277,55 @@ void Visibility(const std::string& url, const std::string& home, int n) {
               static_cast<unsigned long long>(Percentile(ns, 0.99)));
 }
 
+// An MCP subscriber on one machine, a writer on another (each its own
+// Store and home): from the writer's Set call to the subscriber's
+// notifications/resources/updated. The poll interval is a minute, so what
+// is measured is the LISTEN/NOTIFY wake-up, not polling.
+void Notify(const std::string& url, const std::string& home, int n) {
+  auto server_store = OpenStore(url, home + "/subscriber");
+  auto writer_store = OpenStore(url, home + "/writer");
+  ctxkit::View writer = ViewOf(*writer_store);
+  if (!writer.Set("watched", "0").ok()) Die("set");
+  ctxkit::mcp::ServerOptions so;
+  so.subscription_poll_ms = 60'000;
+  auto server = ctxkit::mcp::Server::Create(server_store.get(), "", so);
+  if (!server.ok()) Die(server.status().ToString());
+  std::mutex mu;
+  std::condition_variable cv;
+  int notified = 0;
+  Clock::time_point at;
+  auto conn = (*server)->Connect({"bench", "bench"}, [&](std::string m) {
+    if (m.find("notifications/resources/updated") == std::string::npos) return;
+    std::lock_guard<std::mutex> lock(mu);
+    at = Clock::now();
+    ++notified;
+    cv.notify_all();
+  });
+  if (!conn.ok()) Die(conn.status().ToString());
+  (*conn)->Handle(R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":)"
+                  R"({"protocolVersion":"2025-11-25","capabilities":{}}})");
+  (*conn)->Handle(R"({"jsonrpc":"2.0","method":"notifications/initialized"})");
+  (*conn)->Handle(R"({"jsonrpc":"2.0","id":2,"method":"resources/subscribe",)"
+                  R"("params":{"uri":"ctxkit://global/watched"}})");
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  std::vector<uint64_t> ns;
+  for (int i = 1; i <= n; ++i) {
+    const Clock::time_point start = Clock::now();
+    if (!writer.Set("watched", std::to_string(i)).ok()) Die("set");
+    std::unique_lock<std::mutex> lock(mu);
+    if (!cv.wait_for(lock, std::chrono::seconds(10),
+                     [&] { return notified >= i; })) {
+      Die("no notification within 10 s");
+    }
+    ns.push_back((at - start).count());
+    lock.unlock();
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  std::printf("notify p50 %llu p99 %llu\n",
+              static_cast<unsigned long long>(Percentile(ns, 0.5)),
+              static_cast<unsigned long long>(Percentile(ns, 0.99)));
+}
+
 // Blocks (8 KiB pages of tables, TOAST and indexes) the server touched in
 // the user tables so far, from its statistics (which a backend publishes
 // when it goes idle, at most once a second).
@@ -338,12 +393,15 @@ int main(int argc, char** argv) {
     }
   } else if (a.size() == 4 && a[0] == "visibility") {
     Visibility(a[1], a[2], std::atoi(a[3].c_str()));
+  } else if (a.size() == 4 && a[0] == "notify") {
+    Notify(a[1], a[2], std::atoi(a[3].c_str()));
   } else if (a.size() == 3 && a[0] == "range") {
     Range(a[1], a[2]);
   } else {
     std::fprintf(stderr,
                  "usage: pg_tool setget URL HOME ROUNDS | throughput URL HOME "
-                 "SQLITE_HOME SECONDS | visibility URL HOME N | range URL "
+                 "SQLITE_HOME SECONDS | visibility URL HOME N | notify URL "
+                 "HOME N | range URL "
                  "HOME\n");
     return 2;
   }

@@ -32,12 +32,16 @@ set(ctxkit_pg_session_filter "*"
     "-LongSessionTest.ALongChatRendersEveryTurnWithinBudgetLosingNothing")
 # mcp: all but the damaged-blob-file test (SQLite's blob files).
 set(ctxkit_pg_mcp_filter "*" "-DamagedBlobTest.*")
+# mcp_http: the tests of HTTP sessions that outlive one server (resumed on
+# another server of the store); the rest is the transport alone.
+set(ctxkit_pg_mcp_http_filter "HttpServerTest.SessionResume*"
+    "HttpServerTest.ForgedForeignAndTerminatedIdsAreNotResumed")
 
-# The suites: storage always; store, session and MCP not under ASan (CI
-# time).
+# The suites: storage always; store, session and MCP (core and HTTP) not
+# under ASan (CI time).
 set(ctxkit_pg_suites storage)
 if(NOT CTXKIT_SANITIZE)
-  list(APPEND ctxkit_pg_suites store session mcp)
+  list(APPEND ctxkit_pg_suites store session mcp mcp_http)
 endif()
 
 # Debian's server first (HINTS: before PATH); a link to it elsewhere (e.g.
@@ -117,7 +121,7 @@ endforeach()
 if(NOT CTXKIT_SANITIZE)
   gtest_discover_tests(storage_tests TEST_PREFIX "pg." TEST_FILTER "PgFaultTest.*"
                        TEST_LIST storage_pg_fault_tests DISCOVERY_TIMEOUT 60
-                       PROPERTIES TIMEOUT 300 LABELS pg RUN_SERIAL TRUE
+                       PROPERTIES TIMEOUT 600 LABELS pg RUN_SERIAL TRUE
                                   ENVIRONMENT "CTXKIT_TEST_PG_URL=${ctxkit_pg_url}"
                                   FIXTURES_REQUIRED pg_server)
 endif()

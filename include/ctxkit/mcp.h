@@ -157,6 +157,9 @@ class Server {
   // empty; it is never called once the Connection is destroyed.
   virtual Result<std::unique_ptr<Connection>> Connect(ClientBinding binding,
                                                       Notifier notify) = 0;
+
+  // The store given to Create.
+  virtual Store* store() const = 0;
 };
 
 }  // namespace ctxkit::mcp

@@ -29,14 +29,47 @@ Result<LogLevel> ParseLogLevel(std::string_view name) {
       "alert, emergency");
 }
 
+void WatchSignal::Subscribed() {
+  {
+    core::MutexLock lock(&mu_);
+    subscribed_ = true;
+  }
+  cv_.SignalAll();
+}
+
+void WatchSignal::Stop() {
+  {
+    core::MutexLock lock(&mu_);
+    stopped_ = true;
+  }
+  cv_.SignalAll();
+}
+
+bool WatchSignal::Wait(std::chrono::steady_clock::time_point deadline,
+                       bool* subscribed) {
+  core::MutexLock lock(&mu_);
+  while (!stopped_ && !subscribed_ && cv_.WaitUntil(&mu_, deadline)) {
+  }
+  *subscribed = subscribed_;
+  subscribed_ = false;
+  return !stopped_;
+}
+
+bool WatchSignal::stopped() {
+  core::MutexLock lock(&mu_);
+  return stopped_;
+}
+
 ClientState::ClientState(Store* store_in, std::string home_in,
                          ServerOptions options_in, ClientBinding binding_in,
-                         View view_in, Notifier notify)
+                         View view_in, Notifier notify,
+                         std::shared_ptr<WatchSignal> watch_in)
     : store(store_in),
       home(std::move(home_in)),
       options(std::move(options_in)),
       binding(std::move(binding_in)),
       view(std::move(view_in)),
+      watch(std::move(watch_in)),
       notify_(std::move(notify)) {}
 
 Result<ContextManager*> ClientState::Capture() {

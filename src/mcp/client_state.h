@@ -6,6 +6,7 @@
 #ifndef CTXKIT_MCP_CLIENT_STATE_H_
 #define CTXKIT_MCP_CLIENT_STATE_H_
 
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -37,10 +38,33 @@ std::string_view LogLevelName(LogLevel level);
 // InvalidArgument listing the names for anything else.
 Result<LogLevel> ParseLogLevel(std::string_view name);
 
+// The server's subscription watcher's wake-up: a client that subscribes
+// tells it (so it may start listening for commits at once), and the server
+// stops it. Shared with the clients, which may outlive their server.
+class WatchSignal {
+ public:
+  // A client subscribed.
+  void Subscribed() EXCLUDES(mu_);
+  // Ends every Wait for good.
+  void Stop() EXCLUDES(mu_);
+  // Blocks until `deadline`, a Subscribed or Stop; false when stopped.
+  // `subscribed` says whether a client subscribed since the last Wait.
+  bool Wait(std::chrono::steady_clock::time_point deadline, bool* subscribed)
+      EXCLUDES(mu_);
+  bool stopped() EXCLUDES(mu_);
+
+ private:
+  core::Mutex mu_;
+  core::CondVar cv_;
+  bool stopped_ GUARDED_BY(mu_) = false;
+  bool subscribed_ GUARDED_BY(mu_) = false;
+};
+
 class ClientState {
  public:
   ClientState(Store* store, std::string home, ServerOptions options,
-              ClientBinding binding, View view, Notifier notify);
+              ClientBinding binding, View view, Notifier notify,
+              std::shared_ptr<WatchSignal> watch);
   ClientState(const ClientState&) = delete;
   ClientState& operator=(const ClientState&) = delete;
 
@@ -50,6 +74,7 @@ class ClientState {
   const ServerOptions options;
   const ClientBinding binding;
   View view;  // Thread-safe; bound to binding.agent / binding.session.
+  const std::shared_ptr<WatchSignal> watch;  // Told of each subscription.
 
   // The tool-output capture manager and notebook of this client, opened on
   // first use (both are thread-safe once open).

@@ -210,8 +210,11 @@ class Dispatcher {
     RpcOutcome ok = CheckSubscribable(c_, uri);
     if (ok.error) return ok;
     uint64_t now = WatchedVersion(c_, uri).value_or(0);
-    core::MutexLock lock(&c_.mu);
-    c_.subscriptions[uri] = now;
+    {
+      core::MutexLock lock(&c_.mu);
+      c_.subscriptions[uri] = now;
+    }
+    c_.watch->Subscribed();
     return RpcOutcome::Ok(Json::object());
   }
 

@@ -17,11 +17,13 @@
 #include <thread>
 #include <utility>
 
+#include "core/hmac.h"
 #include "core/mutex.h"
 #include "mcp/http_message.h"
 #include "mcp/http_pool.h"
 #include "mcp/http_security.h"
 #include "mcp/http_session.h"
+#include "store/store_internals.h"
 
 namespace ctxkit::mcp {
 
@@ -126,11 +128,12 @@ bool IsJsonContentType(const httplib::Request& req) {
 
 class HttpServer::Impl {
  public:
-  Impl(Server* server, HttpOptions options)
+  Impl(Server* server, HttpOptions options, std::string_view session_key)
       : server_(server),
         options_(std::move(options)),
         policy_(options_.allowed_origins),
         loopback_(IsLoopbackBind(options_.bind)),
+        ids_(session_key),
         sessions_(options_.max_sessions, options_.session_idle_timeout) {}
 
   ~Impl() { Stop(); }
@@ -320,7 +323,16 @@ class HttpServer::Impl {
     return httplib::Server::HandlerResponse::Handled;
   }
 
-  // The session named by the request's header, or an error already set.
+  static void SetSessionNotFound(httplib::Response& res) {
+    SetError(res, 404, kSessionNotFound,
+             "session not found: it was terminated or never existed; "
+             "send initialize without Mcp-Session-Id to start a new one");
+  }
+
+  // The session named by the request's header, or an error already set. A
+  // session this server does not hold but some server of the store issued
+  // is resumed. Every request checks the store for the session's end, so a
+  // DELETE on any server ends it on all of them.
   std::shared_ptr<HttpSession> SessionOf(const httplib::Request& req,
                                          httplib::Response& res) {
     if (!req.has_header(kSessionHeader)) {
@@ -329,14 +341,75 @@ class HttpServer::Impl {
                "initialize first)");
       return nullptr;
     }
-    std::shared_ptr<HttpSession> s =
-        sessions_.Find(req.get_header_value(kSessionHeader));
-    if (s == nullptr) {
-      SetError(res, 404, kSessionNotFound,
-               "session not found: it was terminated or never existed; "
-               "send initialize without Mcp-Session-Id to start a new one");
+    std::string id = req.get_header_value(kSessionHeader);
+    if (!ids_.Issued(id) || sessions_.WasRemoved(id)) {
+      SetSessionNotFound(res);
+      return nullptr;
     }
-    return s;
+    Result<bool> ended = WasTerminated(*server_->store(), BindingFor(id));
+    if (!ended.ok()) {
+      SetError(res, 503, kTransportError,
+               "cannot check the session: " + ended.status().ToString());
+      return nullptr;
+    }
+    if (*ended) {
+      sessions_.Remove(id);
+      SetSessionNotFound(res);
+      return nullptr;
+    }
+    std::shared_ptr<HttpSession> s = sessions_.Find(id);
+    if (s != nullptr) return s;
+    return Resume(req, std::move(id), res);
+  }
+
+  // Rebuilds session `id` as its initialize left it: bound to its agent and
+  // session scope, speaking the request's MCP-Protocol-Version (2025-06-18,
+  // the oldest revision we speak, when the header is missing). What lived
+  // only in the server that held it (resource subscriptions, the log level,
+  // undelivered stream messages) starts afresh. It joins the table only
+  // once initialized, so a concurrent request never finds it half made.
+  std::shared_ptr<HttpSession> Resume(const httplib::Request& req,
+                                      std::string id, httplib::Response& res) {
+    Result<std::shared_ptr<HttpSession>> made =
+        SessionTable::Make(*server_, std::move(id), /*used=*/true);
+    if (!made.ok()) {
+      SetCreateError(res, made.status());
+      return nullptr;
+    }
+    Connection& conn = *(*made)->connection;
+    std::string version = req.has_header(kVersionHeader)
+                              ? req.get_header_value(kVersionHeader)
+                              : std::string("2025-06-18");
+    std::optional<std::string> reply = conn.Handle(nlohmann::json{
+        {"jsonrpc", "2.0"},
+        {"id", 0},
+        {"method", "initialize"},
+        {"params",
+         {{"protocolVersion", version},
+          {"capabilities", nlohmann::json::object()}}}}.dump());
+    conn.Handle(R"({"jsonrpc":"2.0","method":"notifications/initialized"})");
+    if (conn.negotiated_version().empty()) {
+      SetError(res, 500, kTransportError,
+               "internal error: the session could not be resumed: " +
+                   reply.value_or(""));
+      return nullptr;
+    }
+    Result<std::shared_ptr<HttpSession>> added =
+        sessions_.Add(*std::move(made));
+    if (!added.ok()) {
+      if (added.status().code() == StatusCode::kNotFound) {
+        SetSessionNotFound(res);
+      } else {
+        SetCreateError(res, added.status());
+      }
+      return nullptr;
+    }
+    return *added;
+  }
+
+  static void SetCreateError(httplib::Response& res, const Status& status) {
+    int code = status.code() == StatusCode::kResourceExhausted ? 503 : 500;
+    SetError(res, code, kTransportError, status.message());
   }
 
   bool VersionHeaderOk(const httplib::Request& req, httplib::Response& res) {
@@ -426,8 +499,9 @@ class HttpServer::Impl {
       Initialize(req, body, res);
       return;
     }
+    if (!VersionHeaderOk(req, res)) return;
     std::shared_ptr<HttpSession> s = SessionOf(req, res);
-    if (s == nullptr || !VersionHeaderOk(req, res)) return;
+    if (s == nullptr) return;
     std::optional<std::string> reply = s->connection->Handle(body);
     if (info.kind == MessageKind::kRequest) {
       if (reply) {
@@ -457,16 +531,21 @@ class HttpServer::Impl {
                "without Mcp-Session-Id");
       return;
     }
-    Result<std::shared_ptr<HttpSession>> s = sessions_.Create(*server_);
+    Result<std::string> id = ids_.New();
+    if (!id.ok()) {
+      SetCreateError(res, id.status());
+      return;
+    }
+    Result<std::shared_ptr<HttpSession>> s =
+        SessionTable::Make(*server_, *std::move(id), /*used=*/false);
+    if (s.ok()) s = sessions_.Add(*std::move(s));
     if (!s.ok()) {
-      int status =
-          s.status().code() == StatusCode::kResourceExhausted ? 503 : 500;
-      SetError(res, status, kTransportError, s.status().message());
+      SetCreateError(res, s.status());
       return;
     }
     std::optional<std::string> reply = (*s)->connection->Handle(body);
     if (!reply) {
-      sessions_.Remove((*s)->id);
+      sessions_.Drop((*s)->id);
       SetError(res, 500, kTransportError,
                "internal error: initialize got no response");
       return;
@@ -474,7 +553,7 @@ class HttpServer::Impl {
     // A refused initialize (bad params) opens no session.
     nlohmann::json head = nlohmann::json::parse(*reply, nullptr, false);
     if (!head.is_object() || !head.contains("result")) {
-      sessions_.Remove((*s)->id);
+      sessions_.Drop((*s)->id);
     } else {
       res.set_header(kSessionHeader, (*s)->id);
     }
@@ -489,8 +568,9 @@ class HttpServer::Impl {
                "Accept: text/event-stream");
       return;
     }
+    if (!VersionHeaderOk(req, res)) return;
     std::shared_ptr<HttpSession> s = SessionOf(req, res);
-    if (s == nullptr || !VersionHeaderOk(req, res)) return;
+    if (s == nullptr) return;
     std::shared_ptr<Outbox> outbox = s->outbox;
     uint64_t generation = outbox->OpenStream();
     std::chrono::milliseconds keepalive = options_.keepalive_interval;
@@ -520,10 +600,31 @@ class HttpServer::Impl {
         [outbox, generation](bool) { outbox->EndStream(generation); });
   }
 
+  // Records the session's end in the store, so no server of the store
+  // serves it again, then ends it here (a read-only store cannot record
+  // it: then only this server refuses it). A DELETE whose record failed
+  // leaves the session as it was, to be retried.
   void HandleDelete(const httplib::Request& req, httplib::Response& res) {
-    std::shared_ptr<HttpSession> s = SessionOf(req, res);
-    if (s == nullptr) return;
-    sessions_.Remove(s->id);
+    if (!req.has_header(kSessionHeader)) {
+      SessionOf(req, res);  // The missing-header error.
+      return;
+    }
+    std::string id = req.get_header_value(kSessionHeader);
+    if (!ids_.Issued(id) || sessions_.WasRemoved(id)) {
+      SetSessionNotFound(res);
+      return;
+    }
+    Store& store = *server_->store();
+    if (!store.read_only()) {
+      Status recorded = RecordTerminated(store, BindingFor(id));
+      if (!recorded.ok()) {
+        SetError(res, 503, kTransportError,
+                 "the session's end could not be recorded in the store (" +
+                     recorded.ToString() + "); retry DELETE");
+        return;
+      }
+    }
+    sessions_.Remove(id);
     res.status = 200;
   }
 
@@ -531,6 +632,7 @@ class HttpServer::Impl {
   const HttpOptions options_;
   const OriginPolicy policy_;
   const bool loopback_;
+  const SessionIds ids_;
   SessionTable sessions_;
   std::atomic<uint64_t> inflight_{0};  // Body bytes held by ReadBody calls.
   httplib::Server http_;
@@ -568,7 +670,16 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Start(Server* server,
   // A client that hangs up mid-response must not kill the process: writes
   // to its socket fail with EPIPE instead.
   ::signal(SIGPIPE, SIG_IGN);
-  auto impl = std::make_unique<Impl>(server, std::move(options));
+  // Session ids are signed with a key of the store, so every server of the
+  // store resumes them; a store without a ref secret (read-only, made by an
+  // early build) gets a key of this server alone.
+  Result<std::string> key =
+      StoreInternals::KeyFor(*server->store(), "mcp session ids");
+  if (!key.ok() && server->store()->read_only()) {
+    key = core::SecureRandomBytes(32);
+  }
+  if (!key.ok()) return key.status().WithContext("MCP session id key");
+  auto impl = std::make_unique<Impl>(server, std::move(options), *key);
   Status listening = impl->Listen();
   if (!listening.ok()) return listening;
   return std::unique_ptr<HttpServer>(new HttpServer(std::move(impl)));

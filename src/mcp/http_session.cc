@@ -1,7 +1,5 @@
 #include "mcp/http_session.h"
 
-#include <openssl/rand.h>
-
 #include <algorithm>
 #include <chrono>
 #include <memory>
@@ -9,8 +7,10 @@
 #include <utility>
 
 #include "core/encoding.h"
+#include "core/hmac.h"
 #include "core/mutex.h"
 #include "core/sha256.h"
+#include "core/status_macros.h"
 
 namespace ctxkit::mcp {
 
@@ -98,13 +98,49 @@ void Outbox::Close() {
   cv_.SignalAll();
 }
 
-Result<std::string> NewSessionId() {
-  unsigned char bytes[16];
-  if (RAND_bytes(bytes, sizeof bytes) != 1) {
-    return Status::Internal("no secure random bytes for a session id");
+namespace {
+constexpr size_t kRandomBytes = 16;
+constexpr size_t kTagBytes = 16;
+}  // namespace
+
+std::string SessionIds::TagOf(std::string_view random_hex) const {
+  return core::ToHex(mac_.Mac("mcp session id\n" + std::string(random_hex))
+                         .substr(0, kTagBytes));
+}
+
+Result<std::string> SessionIds::New() const {
+  CTXKIT_ASSIGN_OR_RETURN(std::string random,
+                          core::SecureRandomBytes(kRandomBytes));
+  std::string id = core::ToHex(random);
+  return id + TagOf(id);
+}
+
+bool SessionIds::Issued(std::string_view id) const {
+  constexpr size_t kHex = 2 * kRandomBytes;
+  if (id.size() != kHex + 2 * kTagBytes ||
+      id.find_first_not_of("0123456789abcdef") != std::string_view::npos) {
+    return false;
   }
-  return core::ToHex(
-      std::string_view(reinterpret_cast<const char*>(bytes), sizeof bytes));
+  return core::ConstantTimeEquals(TagOf(id.substr(0, kHex)), id.substr(kHex));
+}
+
+namespace {
+Result<View> OwnView(Store& store, const ClientBinding& binding) {
+  return store.OpenView(binding.agent, binding.session);
+}
+}  // namespace
+
+Status RecordTerminated(Store& store, const ClientBinding& binding) {
+  CTXKIT_ASSIGN_OR_RETURN(View view, OwnView(store, binding));
+  return view.Set(kTerminatedKey, "terminated", {.scope = "session"}).status();
+}
+
+Result<bool> WasTerminated(Store& store, const ClientBinding& binding) {
+  CTXKIT_ASSIGN_OR_RETURN(View view, OwnView(store, binding));
+  Result<ObjectMeta> meta = view.Stat(kTerminatedKey, {.scope = "session"});
+  if (meta.ok()) return true;
+  if (meta.status().code() == StatusCode::kNotFound) return false;
+  return meta.status();
 }
 
 ClientBinding BindingFor(const std::string& session_id) {
@@ -112,11 +148,12 @@ ClientBinding BindingFor(const std::string& session_id) {
   return ClientBinding{id, id};
 }
 
-Result<std::shared_ptr<HttpSession>> SessionTable::Create(Server& server) {
+Result<std::shared_ptr<HttpSession>> SessionTable::Make(Server& server,
+                                                        std::string id,
+                                                        bool used) {
   auto session = std::make_shared<HttpSession>();
-  Result<std::string> id = NewSessionId();
-  if (!id.ok()) return id.status();
-  session->id = *id;
+  session->id = std::move(id);
+  session->used = used;
   session->binding = BindingFor(session->id);
   session->outbox = std::make_shared<Outbox>();
   session->last_used = std::chrono::steady_clock::now();
@@ -127,8 +164,19 @@ Result<std::shared_ptr<HttpSession>> SessionTable::Create(Server& server) {
       });
   if (!conn.ok()) return conn.status();
   session->connection = std::move(*conn);
+  return session;
+}
 
+Result<std::shared_ptr<HttpSession>> SessionTable::Add(
+    std::shared_ptr<HttpSession> session) {
   core::MutexLock lock(&mu_);
+  if (removed_.contains(session->id)) {
+    return Status::NotFound("the session was terminated");
+  }
+  if (auto it = sessions_.find(session->id); it != sessions_.end()) {
+    return it->second;
+  }
+  session->last_used = std::chrono::steady_clock::now();
   DropExpiredLocked(session->last_used);
   if (sessions_.size() >= max_sessions_) {
     return Status::ResourceExhausted(
@@ -167,6 +215,13 @@ bool SessionTable::Remove(const std::string& id) {
   std::shared_ptr<HttpSession> gone;
   {
     core::MutexLock lock(&mu_);
+    if (removed_.insert(id).second) {
+      removed_order_.push_back(id);
+      if (removed_order_.size() > kRemembered) {
+        removed_.erase(removed_order_.front());
+        removed_order_.pop_front();
+      }
+    }
     auto it = sessions_.find(id);
     if (it == sessions_.end()) return false;
     gone = std::move(it->second);
@@ -174,6 +229,23 @@ bool SessionTable::Remove(const std::string& id) {
   }
   gone->outbox->Close();
   return true;
+}
+
+void SessionTable::Drop(const std::string& id) {
+  std::shared_ptr<HttpSession> gone;
+  {
+    core::MutexLock lock(&mu_);
+    auto it = sessions_.find(id);
+    if (it == sessions_.end()) return;
+    gone = std::move(it->second);
+    sessions_.erase(it);
+  }
+  gone->outbox->Close();
+}
+
+bool SessionTable::WasRemoved(const std::string& id) {
+  core::MutexLock lock(&mu_);
+  return removed_.contains(id);
 }
 
 void SessionTable::CloseAll() {

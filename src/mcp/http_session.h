@@ -1,10 +1,16 @@
 // The Streamable HTTP transport's sessions: one per Mcp-Session-Id, each
 // owning its protocol Connection and the outbox its GET event stream drains.
 //
-// Session ids are 128 random bits (OpenSSL RAND_bytes) as 32 hex digits.
-// Each session acts as its own agent and session scope, "mcp-" + 16 hex
-// digits of SHA-256(session id): stable for the session, and revealing
-// nothing of the id itself when a ref carrying it is shown to others.
+// A session id is 16 random bytes (OpenSSL RAND_bytes) followed by 16 bytes
+// of HMAC-SHA-256 over them, keyed by a key of the store (StoreInternals::
+// KeyFor), as 64 hex digits. Every server sharing the store can check that
+// it issued an id, so a client that reconnects with its id to another
+// `ctxkit serve` of the store, or to this one after a restart, resumes its
+// session; no one can forge one. Each session acts as its own agent and
+// session scope, "mcp-" + 16 hex digits of SHA-256(session id): stable for
+// the session on every server, and revealing nothing of the id itself when
+// a ref carrying it is shown to others. A terminated session is recorded in
+// its own session scope (kTerminatedKey), so no server resumes it.
 
 #ifndef CTXKIT_MCP_HTTP_SESSION_H_
 #define CTXKIT_MCP_HTTP_SESSION_H_
@@ -15,11 +21,15 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
+#include <string_view>
 
+#include "core/hmac.h"
 #include "core/mutex.h"
 #include "ctxkit/mcp.h"
 #include "ctxkit/status.h"
+#include "ctxkit/store.h"
 
 namespace ctxkit::mcp {
 
@@ -63,6 +73,31 @@ class Outbox {
   bool closed_ GUARDED_BY(mu_) = false;
 };
 
+// Issues and checks session ids (see above). Thread-safe.
+class SessionIds {
+ public:
+  // `key`: any length; StoreInternals::KeyFor(store, "mcp session ids").
+  explicit SessionIds(std::string_view key) : mac_(key) {}
+
+  // A fresh id; Internal when the system has no secure random bytes.
+  Result<std::string> New() const;
+  // True when `id` is one New() under this key made.
+  bool Issued(std::string_view id) const;
+
+ private:
+  std::string TagOf(std::string_view random_hex) const;
+
+  const core::HmacSha256 mac_;
+};
+
+// The key in a terminated session's own scope that records its end.
+inline constexpr char kTerminatedKey[] = "ctxkit.mcp/terminated";
+
+// Records that the session bound to `binding` was terminated.
+Status RecordTerminated(Store& store, const ClientBinding& binding);
+// True when it was (RecordTerminated, by any server of the store).
+Result<bool> WasTerminated(Store& store, const ClientBinding& binding);
+
 struct HttpSession {
   std::string id;
   ClientBinding binding;
@@ -82,19 +117,35 @@ class SessionTable {
   SessionTable(size_t max_sessions, std::chrono::seconds idle_timeout)
       : max_sessions_(max_sessions), idle_timeout_(idle_timeout) {}
 
-  // Creates a session with a fresh id and connects it to `server`. Sessions
+  // A session `id` connected to `server`, not yet in the table (so no
+  // request finds it before it is ready). `used`: whether a request after
+  // initialize named it.
+  static Result<std::shared_ptr<HttpSession>> Make(Server& server,
+                                                   std::string id, bool used);
+
+  // Adds `session` to the table, or returns the session of its id already
+  // there (two requests resuming one session at once share the first).
+  // NotFound when the id was terminated here (see WasRemoved). Sessions
   // without an open stream expire: idle_timeout after their last use, or
   // kUnusedSessionTimeout after initialize when never used. A live session
   // is never evicted for a new one: when the table is full of live
   // sessions, ResourceExhausted (so a client opening sessions in a loop
   // locks out only new sessions, and only until its own expire).
-  Result<std::shared_ptr<HttpSession>> Create(Server& server) EXCLUDES(mu_);
+  Result<std::shared_ptr<HttpSession>> Add(std::shared_ptr<HttpSession> session)
+      EXCLUDES(mu_);
 
-  // The session, or nullptr when unknown or terminated. Marks it used.
+  // The session, or nullptr when not in the table. Marks it used.
   std::shared_ptr<HttpSession> Find(const std::string& id) EXCLUDES(mu_);
 
-  // Terminates a session; false when unknown.
+  // Terminates a session (whether in the table or not: the id is
+  // remembered, see WasRemoved); false when it was not in the table.
   bool Remove(const std::string& id) EXCLUDES(mu_);
+  // Drops a session from the table without remembering its id (it never
+  // became usable: a refused initialize).
+  void Drop(const std::string& id) EXCLUDES(mu_);
+  // True when Remove was called with `id` (the last kRemembered ones).
+  bool WasRemoved(const std::string& id) EXCLUDES(mu_);
+  static constexpr size_t kRemembered = 4096;
 
   // Closes every session's outbox so open streams end (server stopping).
   void CloseAll() EXCLUDES(mu_);
@@ -110,10 +161,9 @@ class SessionTable {
   const std::chrono::seconds idle_timeout_;
   core::Mutex mu_;
   std::map<std::string, std::shared_ptr<HttpSession>> sessions_ GUARDED_BY(mu_);
+  std::set<std::string> removed_ GUARDED_BY(mu_);
+  std::deque<std::string> removed_order_ GUARDED_BY(mu_);  // Oldest first.
 };
-
-// 32 lowercase hex digits from a cryptographically secure generator.
-Result<std::string> NewSessionId();
 
 // The agent and session id a session acts as ("mcp-" + 16 hex digits).
 ClientBinding BindingFor(const std::string& session_id);

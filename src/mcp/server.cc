@@ -18,6 +18,8 @@
 #include "mcp/extension.h"
 #include "mcp/json_rpc.h"
 #include "mcp/resources.h"
+#include "storage/backend.h"
+#include "store/store_internals.h"
 
 namespace ctxkit::mcp {
 
@@ -31,13 +33,15 @@ class ServerImpl : public Server {
   }
 
   ~ServerImpl() override {
+    watch_->Stop();
     {
       core::MutexLock lock(&mu_);
-      stop_ = true;
+      if (listener_ != nullptr) listener_->Interrupt();
     }
-    cv_.SignalAll();
     poller_.join();
   }
+
+  Store* store() const override { return store_; }
 
   Result<std::unique_ptr<Connection>> Connect(ClientBinding binding,
                                               Notifier notify) override {
@@ -49,7 +53,7 @@ class ServerImpl : public Server {
     if (!view.ok()) return view.status();
     auto state = std::make_shared<ClientState>(
         store_, home_, options_, std::move(binding), std::move(*view),
-        std::move(notify));
+        std::move(notify), watch_);
     {
       core::MutexLock lock(&mu_);
       clients_.erase(std::remove_if(clients_.begin(), clients_.end(),
@@ -71,20 +75,83 @@ class ServerImpl : public Server {
     }
   }
 
-  // Waits one poll interval (or until stopping); false when stopping, else
-  // the clients still connected, in `live`.
+  // Waits one poll interval, less when the store's engine says another
+  // process or machine committed (a CommitListener, opened when a client
+  // first subscribes), or until stopping; false when stopping, else the
+  // clients still connected, in `live`. The interval stays the backstop:
+  // the listener is only a wake-up, and this server's own writes give none.
   bool WaitToPoll(std::vector<std::shared_ptr<ClientState>>* live)
       EXCLUDES(mu_) {
+    using Clock = std::chrono::steady_clock;
+    const std::chrono::milliseconds interval(options_.subscription_poll_ms);
+    storage::CommitListener* listener = nullptr;
+    {
+      core::MutexLock lock(&mu_);
+      listener = listener_.get();
+    }
+    // A listener whose connection failed waits on the interval instead.
+    Result<bool> woke = false;
+    if (listener != nullptr) woke = listener->Wait(interval);
+    bool subscribed = false;
+    if (listener != nullptr && woke.ok() && *woke) {
+      // Commits may come by the thousand a second: one poll per kMinWakeGap
+      // at most.
+      const Clock::time_point earliest = last_poll_ + kMinWakeGap;
+      if (Clock::now() < earliest && !watch_->Wait(earliest, &subscribed)) {
+        return false;
+      }
+    }
+    const Clock::time_point deadline = Clock::now() + interval;
+    while (listener == nullptr || !woke.ok()) {
+      if (!watch_->Wait(deadline, &subscribed)) return false;
+      // A first subscription opens the listener before the interval ends.
+      if (!subscribed || listener != nullptr) break;
+      if (OpenListener()) break;
+    }
+    if (watch_->stopped()) return false;
+    {
+      core::MutexLock lock(&mu_);
+      for (const std::weak_ptr<ClientState>& w : clients_) {
+        if (auto s = w.lock()) live->push_back(std::move(s));
+      }
+    }
+    last_poll_ = Clock::now();
+    // A listener that could not be opened is tried again (OpenListener
+    // spaces the attempts).
+    if (listener == nullptr && AnySubscribed(*live)) OpenListener();
+    return true;
+  }
+
+  static bool AnySubscribed(
+      const std::vector<std::shared_ptr<ClientState>>& clients) {
+    for (const std::shared_ptr<ClientState>& c : clients) {
+      core::MutexLock lock(&c->mu);
+      if (!c->subscriptions.empty()) return true;
+    }
+    return false;
+  }
+
+  // Opens the commit listener unless there is one, the engine has none, or
+  // the last attempt failed less than kListenRetry ago; true when there is
+  // one.
+  bool OpenListener() EXCLUDES(mu_) {
+    const auto now = std::chrono::steady_clock::now();
+    {
+      core::MutexLock lock(&mu_);
+      if (listener_ != nullptr) return true;
+      if (no_listener_ || now < listen_retry_at_) return false;
+      listen_retry_at_ = now + kListenRetry;
+    }
+    Result<std::unique_ptr<storage::CommitListener>> opened =
+        StoreInternals::ListenForCommits(*store_);
     core::MutexLock lock(&mu_);
-    const auto deadline =
-        std::chrono::steady_clock::now() +
-        std::chrono::milliseconds(options_.subscription_poll_ms);
-    while (!stop_ && cv_.WaitUntil(&mu_, deadline)) {
+    if (!opened.ok()) return false;  // Unreachable now: polling meanwhile.
+    if (*opened == nullptr) {        // The engine has no wake-ups.
+      no_listener_ = true;
+      return false;
     }
-    if (stop_) return false;
-    for (const std::weak_ptr<ClientState>& w : clients_) {
-      if (auto s = w.lock()) live->push_back(std::move(s));
-    }
+    listener_ = std::move(*opened);
+    if (watch_->stopped()) listener_->Interrupt();
     return true;
   }
 
@@ -114,10 +181,17 @@ class ServerImpl : public Server {
   const std::string home_;
   const ServerOptions options_;
 
+  const std::shared_ptr<WatchSignal> watch_ = std::make_shared<WatchSignal>();
   core::Mutex mu_;
-  core::CondVar cv_;
-  bool stop_ GUARDED_BY(mu_) = false;
   std::vector<std::weak_ptr<ClientState>> clients_ GUARDED_BY(mu_);
+  // Set once by the poller (which alone waits on it); freed after it ends.
+  std::unique_ptr<storage::CommitListener> listener_ GUARDED_BY(mu_);
+  bool no_listener_ GUARDED_BY(mu_) = false;  // The engine has none.
+  std::chrono::steady_clock::time_point listen_retry_at_ GUARDED_BY(mu_);
+  // When the poller last polled (its thread alone uses it).
+  std::chrono::steady_clock::time_point last_poll_;
+  static constexpr std::chrono::milliseconds kMinWakeGap{10};
+  static constexpr std::chrono::seconds kListenRetry{30};
   std::thread poller_;
 };
 

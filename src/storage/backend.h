@@ -12,6 +12,7 @@
 #ifndef CTXKIT_STORAGE_BACKEND_H_
 #define CTXKIT_STORAGE_BACKEND_H_
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -187,6 +188,24 @@ struct BackendStats {
   uint64_t blob_files = 0;
 };
 
+// Wakes a waiting thread when another connection or process commits to
+// the store: a hint that cached state may be stale, never the state itself
+// (a wake-up may come without a change a caller cares about, and wake-ups
+// missed while nobody waited are not replayed; ChangeCounter and the data
+// stay the truth). Thread safety: Wait from one thread at a time;
+// Interrupt from any thread.
+class CommitListener {
+ public:
+  virtual ~CommitListener() = default;
+  // Blocks up to `timeout` for a commit by another connection. True when
+  // one came; false after the timeout or an Interrupt. Unavailable when the
+  // listener lost its connection (the next Wait reconnects; commits made
+  // meanwhile gave no wake-up).
+  virtual Result<bool> Wait(std::chrono::milliseconds timeout) = 0;
+  // Ends the Wait in progress, or the next one, at once.
+  virtual void Interrupt() = 0;
+};
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -317,6 +336,12 @@ class Backend {
   // so callers can tell when their caches of records may be stale. Commits
   // through this Backend do not change it.
   virtual Result<uint64_t> ChangeCounter() = 0;
+  // A listener for commits made elsewhere (PostgreSQL: LISTEN/NOTIFY on a
+  // connection of its own), or nullptr when the engine has no wake-up and
+  // callers must poll ChangeCounter (SQLite, memory).
+  virtual Result<std::unique_ptr<CommitListener>> ListenForCommits() {
+    return std::unique_ptr<CommitListener>();
+  }
 
   // ---- Keys ----
 

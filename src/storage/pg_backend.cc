@@ -22,6 +22,7 @@
 #include "storage/pg_conn.h"
 #include "storage/pg_contents.h"
 #include "storage/pg_gc.h"
+#include "storage/pg_listener.h"
 #include "storage/pg_rows.h"
 #include "storage/pg_schema.h"
 #include "storage/pg_sessions.h"
@@ -459,6 +460,10 @@ ORDER BY g.scope, g.type)sql";
     Status s = pg_sessions::Remove(conn_.get(), id);
     if (!s.ok()) return AbortLocked(s);
     return CommitPlainLocked();
+  }
+
+  Result<std::unique_ptr<CommitListener>> ListenForCommits() override {
+    return OpenPgCommitListener(options_.url);
   }
 
   Result<uint64_t> ChangeCounter() override {

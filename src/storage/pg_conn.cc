@@ -278,6 +278,7 @@ Status PgConn::Run(const std::string& sql) {
 
 Result<std::vector<std::string>> PgConn::TakeNotifications() {
   if (PQconsumeInput(conn_) == 0) {
+    needs_reset_ = true;
     return Status::Unavailable("PostgreSQL store: " +
                                Scrub(PQerrorMessage(conn_)));
   }

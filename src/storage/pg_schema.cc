@@ -254,13 +254,29 @@ Status CreateV1(PgConn* conn) {
                                    std::to_string(base)));
   CTXKIT_ASSIGN_OR_RETURN(std::string secret, core::SecureRandomBytes(32));
   PgParams p;
-  p.Text(std::to_string(kPgSchemaVersion)).Text(core::ToHex(secret));
+  p.Text(core::ToHex(secret));
   return conn
       ->Exec(
-          "INSERT INTO ctxkit_meta(name, value) VALUES ('schema_version', $1), "
-          "('compatible_since', $1), ('ref_secret', $2)",
+          "INSERT INTO ctxkit_meta(name, value) VALUES ('schema_version', "
+          "'1'), ('compatible_since', '1'), ('ref_secret', $1)",
           p)
       .status();
+}
+
+// Version 2: a commit that advanced the change sequence notifies the
+// store's channel (delivered at commit, once per transaction), the wake-up
+// of other machines' listeners (pg_listener.h). Version-1 builds keep
+// working: the trigger fires for their writes too.
+Status MigrateToV2(PgConn* conn) {
+  return conn->Run(
+      std::string("CREATE FUNCTION ctxkit_notify_change() RETURNS trigger "
+                  "LANGUAGE plpgsql SET search_path = pg_catalog "
+                  "AS $fn$ BEGIN PERFORM pg_notify(") +
+      PgChangeChannelSql("TG_TABLE_SCHEMA") +
+      ", ''); RETURN NULL; END $fn$; "
+      "CREATE TRIGGER ctxkit_seq_changed AFTER UPDATE ON ctxkit_seq "
+      "FOR EACH STATEMENT EXECUTE FUNCTION ctxkit_notify_change(); "
+      "UPDATE ctxkit_meta SET value = '2' WHERE name = 'schema_version'");
 }
 
 }  // namespace
@@ -271,14 +287,8 @@ Status CheckPgSchema(PgConn* conn) {
   if (stored.version == 0) {
     return Status::NotFound("no ctxkit store in PostgreSQL schema " + schema);
   }
-  CTXKIT_RETURN_IF_ERROR(CheckReadable(stored, schema));
-  if (stored.version < kPgSchemaVersion) {
-    return Status::FailedPrecondition(
-        "PostgreSQL store in schema " + schema + " has version " +
-        std::to_string(stored.version) +
-        "; open it once writable with this build to migrate it");
-  }
-  return Status::Ok();
+  // Version 1 lacks only the wake-up trigger: served as it is.
+  return CheckReadable(stored, schema);
 }
 
 Status EnsurePgSchema(PgConn* conn) {
@@ -298,8 +308,20 @@ Status EnsurePgSchema(PgConn* conn) {
     s = [&]() -> Status {
       CTXKIT_ASSIGN_OR_RETURN(Stored stored, ReadStored(conn));
       CTXKIT_RETURN_IF_ERROR(CheckReadable(stored, schema));
+      // Each step in this same transaction.
       if (stored.version == 0) CTXKIT_RETURN_IF_ERROR(CreateV1(conn));
-      // Later versions migrate here, each step in this same transaction.
+      if (stored.version < 2) {
+        // A role with only table privileges (docs/postgres.md) may not add
+        // the trigger: its store stays at version 1, without wake-ups
+        // (listeners poll), until its owner opens it once.
+        CTXKIT_RETURN_IF_ERROR(conn->Run("SAVEPOINT ctxkit_v2"));
+        Status v2 = MigrateToV2(conn);
+        if (v2.code() == StatusCode::kPermissionDenied && stored.version == 1) {
+          CTXKIT_RETURN_IF_ERROR(conn->Run("ROLLBACK TO SAVEPOINT ctxkit_v2"));
+        } else {
+          CTXKIT_RETURN_IF_ERROR(v2);
+        }
+      }
       return conn->Run("COMMIT");
     }();
     if (!s.ok()) conn->Run("ROLLBACK").IgnoreError();

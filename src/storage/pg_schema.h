@@ -5,13 +5,26 @@
 #ifndef CTXKIT_STORAGE_PG_SCHEMA_H_
 #define CTXKIT_STORAGE_PG_SCHEMA_H_
 
+#include <string>
+#include <string_view>
+
 #include "ctxkit/status.h"
 #include "storage/pg_conn.h"
 
 namespace ctxkit::storage {
 
-// The schema version this build writes and reads.
-inline constexpr int kPgSchemaVersion = 1;
+// The schema version this build writes and reads. 2 adds the commit
+// wake-up (every commit that takes a stamp notifies PgChangeChannel); a
+// version-1 build still reads and writes it.
+inline constexpr int kPgSchemaVersion = 2;
+
+// The LISTEN/NOTIFY channel of the store in schema `schema_sql` (a SQL
+// expression: current_schema(), TG_TABLE_SCHEMA), as a SQL expression. A
+// NOTIFY reaches every listener of the database, so each store has its own
+// channel.
+inline std::string PgChangeChannelSql(std::string_view schema_sql) {
+  return "'ctxkit_' || left(md5(" + std::string(schema_sql) + "), 24)";
+}
 
 // Contents are stored in pieces of this many bytes (the last one shorter),
 // so a range read fetches only the pieces it overlaps.
@@ -25,7 +38,7 @@ inline constexpr uint64_t kPgPieceBytes = 256 << 10;
 Status EnsurePgSchema(PgConn* conn);
 
 // For a read-only open: NotFound when the schema holds no store,
-// FailedPrecondition when its version is not this build's.
+// FailedPrecondition when it is newer than this build reads.
 Status CheckPgSchema(PgConn* conn);
 
 }  // namespace ctxkit::storage

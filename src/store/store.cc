@@ -3,6 +3,7 @@
 #include "ctxkit/store.h"
 
 #include "core/encoding.h"
+#include "core/hmac.h"
 #include "core/sha256.h"
 #include "core/status_macros.h"
 #include "store/store_impl.h"
@@ -88,6 +89,18 @@ Result<std::string> StoreInternals::Identity(Store& store) {
                           store.impl_->backend().RefSecret());
   return core::ToHex(core::Sha256("ctxkit store identity\n" + secret))
       .substr(0, 32);
+}
+
+Result<std::unique_ptr<storage::CommitListener>>
+StoreInternals::ListenForCommits(Store& store) {
+  return store.impl_->backend().ListenForCommits();
+}
+
+Result<std::string> StoreInternals::KeyFor(Store& store,
+                                           std::string_view purpose) {
+  CTXKIT_ASSIGN_OR_RETURN(std::string secret,
+                          store.impl_->backend().RefSecret());
+  return core::HmacSha256(secret).Mac("ctxkit key\n" + std::string(purpose));
 }
 
 Result<GarbageReport> Store::CollectGarbage(const GarbageOptions& options) {

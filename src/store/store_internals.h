@@ -7,7 +7,9 @@
 #ifndef CTXKIT_STORE_STORE_INTERNALS_H_
 #define CTXKIT_STORE_STORE_INTERNALS_H_
 
+#include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ctxkit/store.h"
@@ -40,6 +42,18 @@ class StoreInternals {
   // Names this store: the same in every process that opens it, another for
   // any other store (a digest of its ref secret, so it reveals nothing).
   static Result<std::string> Identity(Store& store);
+
+  // A listener for commits other processes and machines make to the
+  // store (storage::Backend::ListenForCommits), or nullptr when its engine
+  // offers none and callers poll.
+  static Result<std::unique_ptr<storage::CommitListener>> ListenForCommits(
+      Store& store);
+
+  // A 32-byte key for `purpose` ("mcp session ids", ...), the same in every
+  // process that opens the store and unrelated to any other purpose's key
+  // (HMAC-SHA-256 of the purpose under the ref secret). Whatever the
+  // store's engine reports when it has no ref secret.
+  static Result<std::string> KeyFor(Store& store, std::string_view purpose);
 };
 
 }  // namespace ctxkit

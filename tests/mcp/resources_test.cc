@@ -4,10 +4,12 @@
 #include <openssl/evp.h>
 
 #include <atomic>
+#include <chrono>
 #include <memory>
 #include <set>
 #include <string>
 #include <string_view>
+#include <thread>
 
 #include "mcp/mcp_test_util.h"
 
@@ -165,6 +167,51 @@ TEST_F(ResourcesTest, SubscriptionNotifiesNewVersionsFromAnyWriter) {
                 std::chrono::milliseconds(3000));
   ASSERT_TRUE(n);
   EXPECT_EQ((*n)["params"]["uri"], "ctxkit://session/later");
+}
+
+// On PostgreSQL, a commit made elsewhere wakes the watcher at once
+// (LISTEN/NOTIFY): the notification comes long before the poll interval.
+TEST_F(ResourcesTest, CommitsElsewhereNotifyBeforeThePollInterval) {
+  if (ctxkit::testing::PgTestUrl().empty()) {
+    GTEST_SKIP() << "SQLite has no commit wake-up: subscriptions poll "
+                    "(SubscriptionNotifiesNewVersionsFromAnyWriter)";
+  }
+  options_.subscription_poll_ms = 60'000;
+  Client& c = Ready();
+  c.Ok("set", {{"key", "watched"}, {"value", "1"}});
+  ASSERT_EQ(c.Request("resources/subscribe",
+                      {{"uri", "ctxkit://global/watched"}})["result"],
+            Json::object());
+  Options o;
+  o.home = store_->home();
+  o.store_url = ctxkit::testing::PgStoreUrlFor(o.home);
+  auto other = Store::Open(o);
+  ASSERT_TRUE(other.ok());
+  // The listener opens as the first subscription arrives; a commit made
+  // before its LISTEN took effect gives no wake-up, so the first may take
+  // a few tries.
+  bool listening = false;
+  for (int i = 0; i < 50 && !listening; ++i) {
+    c.ClearNotifications();
+    ASSERT_TRUE((*other)->OpenView("x", "")->Set("watched", "warm", {}).ok());
+    listening = c.WaitFor("notifications/resources/updated",
+                          std::chrono::milliseconds(200))
+                    .has_value();
+  }
+  ASSERT_TRUE(listening);
+  // Then every commit is seen well inside the interval.
+  for (int i = 2; i < 5; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    c.ClearNotifications();
+    ASSERT_TRUE((*other)
+                    ->OpenView("x", "")
+                    ->Set("watched", std::to_string(i), {})
+                    .ok());
+    auto n = c.WaitFor("notifications/resources/updated",
+                       std::chrono::milliseconds(10'000));
+    ASSERT_TRUE(n) << "commit " << i;
+    EXPECT_EQ((*n)["params"]["uri"], "ctxkit://global/watched");
+  }
 }
 
 TEST_F(ResourcesTest, RootPrompt) {

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <string>
 
 #include "mcp/http_message.h"
@@ -120,13 +121,30 @@ TEST(HttpMessageTest, Classifies) {
             MessageKind::kTooDeep);
 }
 
-TEST(HttpSessionTest, IdsAreRandomAndBindingsHideThem) {
-  Result<std::string> a = NewSessionId();
-  Result<std::string> b = NewSessionId();
+TEST(HttpSessionTest, IdsAreRandomSignedAndBindingsHideThem) {
+  SessionIds ids(std::string(32, 'k'));
+  Result<std::string> a = ids.New();
+  Result<std::string> b = ids.New();
   ASSERT_TRUE(a.ok() && b.ok());
-  EXPECT_EQ(a->size(), 32u);
+  EXPECT_EQ(a->size(), 64u);
   EXPECT_NE(*a, *b);
   EXPECT_EQ(a->find_first_not_of("0123456789abcdef"), std::string::npos);
+  EXPECT_TRUE(ids.Issued(*a));
+  EXPECT_TRUE(SessionIds(std::string(32, 'k')).Issued(*a));  // Same key.
+  EXPECT_FALSE(SessionIds(std::string(32, 'x')).Issued(*a));
+  std::string forged = *a;
+  forged[5] = forged[5] == '0' ? '1' : '0';  // The random half changed.
+  EXPECT_FALSE(ids.Issued(forged));
+  forged = *a;
+  forged.back() = forged.back() == '0' ? '1' : '0';  // The tag changed.
+  EXPECT_FALSE(ids.Issued(forged));
+  EXPECT_FALSE(ids.Issued(a->substr(0, 32)));
+  EXPECT_FALSE(ids.Issued(""));
+  std::string upper = *a;
+  for (char& c : upper) c = static_cast<char>(std::toupper(c));
+  ASSERT_NE(upper, *a);  // 64 hex digits hold a letter (p > 1 - 1e-13).
+  EXPECT_FALSE(ids.Issued(upper));
+
   ClientBinding ba = BindingFor(*a);
   EXPECT_EQ(ba.agent.size(), 20u);
   EXPECT_EQ(ba.agent.rfind("mcp-", 0), 0u);

@@ -17,6 +17,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/pg_store.h"
 #include "ctxkit/mcp.h"
 #include "ctxkit/store.h"
 #include "mcp_http/http_test_client.h"
@@ -40,6 +41,7 @@ class HttpServerTest : public ::testing::Test {
     dir_ = pattern;
     Options o;
     o.home = dir_ + "/store";
+    o.store_url = ::ctxkit::testing::PgStoreUrlFor(o.home);
     Result<std::unique_ptr<Store>> store = Store::Open(o);
     ASSERT_TRUE(store.ok()) << store.status().ToString();
     store_ = std::move(*store);
@@ -130,7 +132,7 @@ class HttpServerTest : public ::testing::Test {
 TEST_F(HttpServerTest, SessionLifecycle) {
   Serve();
   std::string id = Open();
-  EXPECT_EQ(id.size(), 32u);
+  EXPECT_EQ(id.size(), 64u);
   EXPECT_EQ(http_->session_count(), 1u);
   std::string list = Message(2, "tools/list");
 
@@ -421,6 +423,161 @@ TEST_F(HttpServerTest, SessionsAreIsolated) {
   EXPECT_EQ(list.body.find("secret-"), std::string::npos) << list.body;
   list = Post(Message(12, "resources/list"), {}, a);
   EXPECT_NE(list.body.find("secret-session"), std::string::npos) << list.body;
+}
+
+// A second `ctxkit serve` of the same store, as on another machine: its own
+// Store instance, MCP server and port (in the pg. variant, a PostgreSQL
+// store: the home, on one machine here, holds only local caches).
+struct OtherServer {
+  std::unique_ptr<Store> store;
+  std::unique_ptr<Server> server;
+  std::unique_ptr<HttpServer> http;
+
+  static OtherServer Of(const std::string& home) {
+    OtherServer o;
+    Options options;
+    options.home = home;
+    options.store_url = ::ctxkit::testing::PgStoreUrlFor(home);
+    Result<std::unique_ptr<Store>> store = Store::Open(options);
+    EXPECT_TRUE(store.ok()) << store.status().ToString();
+    if (!store.ok()) return o;
+    o.store = std::move(*store);
+    Result<std::unique_ptr<Server>> server =
+        Server::Create(o.store.get(), home, {});
+    EXPECT_TRUE(server.ok()) << server.status().ToString();
+    if (!server.ok()) return o;
+    o.server = std::move(*server);
+    HttpOptions h;
+    h.port = 0;
+    Result<std::unique_ptr<HttpServer>> http =
+        HttpServer::Start(o.server.get(), h);
+    EXPECT_TRUE(http.ok()) << http.status().ToString();
+    if (http.ok()) o.http = std::move(*http);
+    return o;
+  }
+  int port() const { return http ? http->port() : 0; }
+};
+
+TEST_F(HttpServerTest, SessionResumesOnAnotherServerOfTheStore) {
+  Serve();
+  std::string id = Open();
+  Json set = Call(id, "set",
+                  {{"key", "plan"}, {"value", "MINE"}, {"scope", "session"}});
+  ASSERT_EQ(set.value("isError", true), false) << set.dump();
+
+  OtherServer b = OtherServer::Of(store_->home());
+  ASSERT_NE(b.port(), 0);
+  const HeaderList old_version = {{"MCP-Protocol-Version", "2025-06-18"}};
+  HeaderList h = kPostHeaders;
+  h.push_back({"Mcp-Session-Id", id});
+  h.push_back(old_version[0]);
+  HttpReply r =
+      HttpCall(b.port(), "POST",
+               Message(2, "tools/call",
+                       {{"name", "get"}, {"arguments", {{"key", "plan"}}}}),
+               h);
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_NE(r.body.find("MINE"), std::string::npos) << r.body;
+  EXPECT_EQ(b.http->session_count(), 1u);
+  // It speaks the revision the header names: under 2025-06-18 a schema
+  // violation is a protocol error, not a tool result.
+  r = HttpCall(
+      b.port(), "POST",
+      Message(3, "tools/call", {{"name", "get"}, {"arguments", {{"key", 5}}}}),
+      h);
+  EXPECT_EQ(RpcCode(r), -32602) << r.body;
+
+  // Written on B in the session's scope, read back on A.
+  r = HttpCall(
+      b.port(), "POST",
+      Message(
+          4, "tools/call",
+          {{"name", "set"},
+           {"arguments",
+            {{"key", "from-b"}, {"value", "B-WROTE"}, {"scope", "session"}}}}),
+      h);
+  ASSERT_EQ(r.status, 200) << r.body;
+  Json got = Call(id, "get", {{"key", "from-b"}});
+  EXPECT_NE(got.dump().find("B-WROTE"), std::string::npos) << got.dump();
+
+  // Another client's session stays out of reach on B too.
+  std::string other = Open();
+  HeaderList ho = kPostHeaders;
+  ho.push_back({"Mcp-Session-Id", other});
+  r = HttpCall(b.port(), "POST",
+               Message(5, "tools/call",
+                       {{"name", "get"}, {"arguments", {{"key", "plan"}}}}),
+               ho);
+  ASSERT_EQ(r.status, 200) << r.body;
+  Json theirs = Json::parse(r.body, nullptr, false);
+  EXPECT_EQ(theirs["result"].value("isError", false), true) << r.body;
+  EXPECT_EQ(r.body.find("MINE"), std::string::npos) << r.body;
+}
+
+TEST_F(HttpServerTest, SessionResumesAfterARestart) {
+  Serve();
+  std::string id = Open();
+  Call(id, "set", {{"key", "k"}, {"value", "KEPT"}, {"scope", "session"}});
+  http_.reset();
+  Serve();  // A new transport, as after `ctxkit serve` restarted.
+  EXPECT_EQ(http_->session_count(), 0u);
+  // The first request after the restart may be the event stream's GET.
+  HttpConn stream(port_);
+  ASSERT_TRUE(
+      stream.Send(port_, "GET", "",
+                  {{"Accept", "text/event-stream"}, {"Mcp-Session-Id", id}}));
+  ASSERT_EQ(stream.ReadHead(5000).status, 200);
+  EXPECT_EQ(http_->session_count(), 1u);
+  Json got = Call(id, "get", {{"key", "k"}});
+  EXPECT_NE(got.dump().find("KEPT"), std::string::npos) << got.dump();
+  // Subscriptions are the server's own: the client subscribes again.
+  HttpReply r =
+      Post(Message(3, "resources/subscribe", {{"uri", "ctxkit://session/k"}}),
+           {}, id);
+  ASSERT_EQ(r.status, 200) << r.body;
+  Call(id, "set", {{"key", "k"}, {"value", "NEW"}, {"scope", "session"}});
+  std::string events =
+      stream.ReadUntil("notifications/resources/updated", 10000);
+  EXPECT_NE(events.find("ctxkit://session/k"), std::string::npos) << events;
+}
+
+TEST_F(HttpServerTest, ForgedForeignAndTerminatedIdsAreNotResumed) {
+  Serve();
+  std::string id = Open();
+  std::string list = Message(2, "tools/list");
+  std::string forged = id;
+  forged[3] = forged[3] == 'a' ? 'b' : 'a';
+  EXPECT_EQ(Post(list, {}, forged).status, 404);
+  EXPECT_EQ(HttpCall(port_, "DELETE", "", {{"Mcp-Session-Id", forged}}).status,
+            404);
+
+  // A server of another store does not accept this store's ids.
+  OtherServer foreign = OtherServer::Of(dir_ + "/other-store");
+  HeaderList h = kPostHeaders;
+  h.push_back({"Mcp-Session-Id", id});
+  EXPECT_EQ(HttpCall(foreign.port(), "POST", list, h).status, 404);
+
+  // Terminated on A: served nowhere, not by B that holds it too, and not
+  // by A after a restart.
+  OtherServer b = OtherServer::Of(store_->home());
+  ASSERT_EQ(HttpCall(b.port(), "POST", list, h).status, 200);
+  EXPECT_EQ(b.http->session_count(), 1u);
+  EXPECT_EQ(HttpCall(port_, "DELETE", "", {{"Mcp-Session-Id", id}}).status,
+            200);
+  EXPECT_EQ(HttpCall(b.port(), "POST", list, h).status, 404);
+  EXPECT_EQ(b.http->session_count(), 0u);
+  http_.reset();
+  Serve();
+  EXPECT_EQ(Post(list, {}, id).status, 404);
+
+  // A session can be terminated on a server that never held it.
+  std::string second = Open();
+  EXPECT_EQ(
+      HttpCall(b.port(), "DELETE", "", {{"Mcp-Session-Id", second}}).status,
+      200);
+  http_.reset();
+  Serve();
+  EXPECT_EQ(Post(list, {}, second).status, 404);
 }
 
 TEST_F(HttpServerTest, EightConcurrentClients) {

@@ -8,8 +8,10 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <memory>
 #include <string>
+#include <thread>
 
 #include "common/pg_store.h"
 #include "core/sha256.h"
@@ -113,6 +115,97 @@ TEST_F(PgEngineTest, ANewerSchemaIsRefusedWithUpgradeAdvice) {
   EXPECT_NE(refused.status().message().find("upgrade ctxkit"),
             std::string::npos)
       << refused.status().ToString();
+}
+
+PutRequest PutOf(const std::string& key, const std::string& content) {
+  PutRequest req;
+  req.key = key;
+  req.content = content;
+  req.hash = core::Sha256(content);
+  return req;
+}
+
+TEST_F(PgEngineTest, CommitsElsewhereWakeAListenerOfTheSameStoreOnly) {
+  Result<std::string> url = testing::PgStoreUrl(Name("listen"));
+  Result<std::string> other_url = testing::PgStoreUrl(Name("listen-other"));
+  ASSERT_TRUE(url.ok() && other_url.ok());
+  auto listening = Open(*url);
+  auto writer = Open(*url);
+  auto other_store = Open(*other_url);
+  ASSERT_TRUE(listening && writer && other_store);
+  auto listener = listening->ListenForCommits();
+  ASSERT_TRUE(listener.ok()) << listener.status().ToString();
+  ASSERT_NE(*listener, nullptr);
+  CommitListener& l = **listener;
+
+  EXPECT_EQ(l.Wait(std::chrono::milliseconds(50)).value_or(true), false);
+  // Another store of the database commits: no wake-up.
+  ASSERT_TRUE(other_store->Put(PutOf("k", "elsewhere")).ok());
+  EXPECT_EQ(l.Wait(std::chrono::milliseconds(200)).value_or(true), false);
+  // This store's commit wakes it, well before the timeout.
+  ASSERT_TRUE(writer->Put(PutOf("k", "v1")).ok());
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_EQ(l.Wait(std::chrono::seconds(30)).value_or(false), true);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+  // Once per commit, not again.
+  EXPECT_EQ(l.Wait(std::chrono::milliseconds(50)).value_or(true), false);
+
+  // Interrupt ends a wait from another thread.
+  std::thread stopper([&l] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    l.Interrupt();
+  });
+  const auto waited = std::chrono::steady_clock::now();
+  EXPECT_EQ(l.Wait(std::chrono::seconds(30)).value_or(true), false);
+  EXPECT_LT(std::chrono::steady_clock::now() - waited,
+            std::chrono::seconds(10));
+  stopper.join();
+}
+
+TEST_F(PgEngineTest,
+       AVersionOneStoreIsServedAndMigratesKeepingCompatibleSince) {
+  Result<std::string> url = testing::PgStoreUrl(Name("v1"));
+  ASSERT_TRUE(url.ok());
+  {
+    auto b = Open(*url);
+    ASSERT_NE(b, nullptr);
+    ASSERT_TRUE(b->Put(PutOf("kept", "from version 1")).ok());
+  }
+  {  // Back to what a version-1 build made.
+    auto conn = PgConn::Connect(*url, "");
+    ASSERT_TRUE(conn.ok());
+    ASSERT_TRUE((*conn)
+                    ->Run("DROP TRIGGER ctxkit_seq_changed ON ctxkit_seq; "
+                          "DROP FUNCTION ctxkit_notify_change(); "
+                          "UPDATE ctxkit_meta SET value = '1' WHERE name = "
+                          "'schema_version'")
+                    .ok());
+  }
+  PostgresOptions read_only;
+  read_only.url = *url;
+  read_only.read_only = true;
+  {  // Served as it is, read-only: it lacks only the trigger.
+    auto reader = OpenPostgresBackend(read_only);
+    ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+    EXPECT_TRUE((*reader)->FindObject(Scope::Global(), "kept").ok());
+  }
+  auto b = Open(*url);  // Migrates.
+  ASSERT_NE(b, nullptr);
+  auto kept = b->FindObject(Scope::Global(), "kept");
+  EXPECT_TRUE(kept.ok()) << kept.status().ToString();
+  auto conn = PgConn::Connect(*url, "");
+  ASSERT_TRUE(conn.ok());
+  auto meta = (*conn)->Exec(
+      "SELECT name, value FROM ctxkit_meta WHERE name IN "
+      "('schema_version', 'compatible_since') ORDER BY name");
+  ASSERT_TRUE(meta.ok());
+  ASSERT_EQ(meta->size(), 2);
+  EXPECT_EQ(meta->Bytes(0, 1), "1");  // compatible_since: v1 builds read it.
+  EXPECT_EQ(meta->Bytes(1, 1), "2");
+  auto listener = b->ListenForCommits();
+  ASSERT_TRUE(listener.ok() && *listener != nullptr);
+  ASSERT_TRUE(Open(*url)->Put(PutOf("kept", "again")).ok());
+  EXPECT_EQ((*listener)->Wait(std::chrono::seconds(30)).value_or(false), true);
 }
 
 }  // namespace
