@@ -33,6 +33,7 @@ struct ServeArgs {
   uint64_t max_request_bytes = uint64_t{128} << 20;
   uint64_t max_connections = 1024;
   std::vector<std::string> allowed_origins;
+  std::string shared_session;
   McpServerFlags server;
 };
 
@@ -51,6 +52,11 @@ int RunServe(Context& ctx, const ServeArgs& a) {
   http.max_inflight_bytes =
       std::max<uint64_t>(uint64_t{512} << 20, 4 * a.max_request_bytes);
   http.allowed_origins = a.allowed_origins;
+  http.shared_session = a.shared_session;
+  if (!http.shared_session.empty()) {
+    Status valid = ValidateScopeId(http.shared_session);
+    if (!valid.ok()) return ReportError(valid.WithContext("--session"));
+  }
   // Refuse an exposed bind before touching the store.
   if (!mcp::IsLoopbackBind(http.bind) && http.token.empty()) {
     return ReportError(Status::InvalidArgument(
@@ -129,6 +135,11 @@ void RegisterServeCommands(CLI::App& app, CommandTable& table) {
                   "a resource link")
       ->type_name("N")
       ->check(UnsignedNumber());
+  sub->add_option("--session", args->shared_session,
+                  "Every client acts in this ctxkit session, sharing its "
+                  "session-scoped values and context (each still its own "
+                  "agent); default: a session of its own per client")
+      ->type_name("ID");
   AddRepeatableOption(sub, "--allowed-origin", &args->allowed_origins,
                       "A browser origin allowed besides loopback ones, e.g. "
                       "https://app.example:8443 (repeatable)")

@@ -323,6 +323,10 @@ class HttpServer::Impl {
     return httplib::Server::HandlerResponse::Handled;
   }
 
+  ClientBinding BindingOf(const std::string& id) const {
+    return BindingFor(id, options_.shared_session);
+  }
+
   static void SetSessionNotFound(httplib::Response& res) {
     SetError(res, 404, kSessionNotFound,
              "session not found: it was terminated or never existed; "
@@ -346,7 +350,7 @@ class HttpServer::Impl {
       SetSessionNotFound(res);
       return nullptr;
     }
-    Result<bool> ended = WasTerminated(*server_->store(), BindingFor(id));
+    Result<bool> ended = WasTerminated(*server_->store(), BindingOf(id));
     if (!ended.ok()) {
       SetError(res, 503, kTransportError,
                "cannot check the session: " + ended.status().ToString());
@@ -371,7 +375,7 @@ class HttpServer::Impl {
   std::shared_ptr<HttpSession> Resume(const httplib::Request& req,
                                       std::string id, httplib::Response& res) {
     Result<std::shared_ptr<HttpSession>> made =
-        SessionTable::Make(*server_, std::move(id), /*used=*/true);
+        SessionTable::Make(*server_, id, BindingOf(id), /*used=*/true);
     if (!made.ok()) {
       SetCreateError(res, made.status());
       return nullptr;
@@ -537,7 +541,7 @@ class HttpServer::Impl {
       return;
     }
     Result<std::shared_ptr<HttpSession>> s =
-        SessionTable::Make(*server_, *std::move(id), /*used=*/false);
+        SessionTable::Make(*server_, *id, BindingOf(*id), /*used=*/false);
     if (s.ok()) s = sessions_.Add(*std::move(s));
     if (!s.ok()) {
       SetCreateError(res, s.status());
@@ -616,7 +620,7 @@ class HttpServer::Impl {
     }
     Store& store = *server_->store();
     if (!store.read_only()) {
-      Status recorded = RecordTerminated(store, BindingFor(id));
+      Status recorded = RecordTerminated(store, BindingOf(id));
       if (!recorded.ok()) {
         SetError(res, 503, kTransportError,
                  "the session's end could not be recorded in the store (" +
@@ -654,6 +658,10 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Start(Server* server,
   if (options.port < 0 || options.port > 65535) {
     return Status::InvalidArgument("port must be 0-65535, not " +
                                    std::to_string(options.port));
+  }
+  if (!options.shared_session.empty()) {
+    Status valid = ValidateScopeId(options.shared_session);
+    if (!valid.ok()) return valid.WithContext("shared session");
   }
   if (options.max_request_bytes < 1024) {
     return Status::InvalidArgument(

@@ -21,7 +21,8 @@
 // HTTP error carries a JSON-RPC error object (id null) as its body.
 //
 // Each session acts as its own agent and session (see http_session.h), so
-// no client reads another client's scoped data.
+// no client reads another client's scoped data; an operator may have all
+// clients share one ctxkit session (HttpOptions::shared_session).
 //
 // Thread safety: requests are served from a pool of threads; Stop may be
 // called from any thread.
@@ -62,6 +63,10 @@ struct HttpOptions {
   // many bytes; a request that would pass it gets 503 (retry) instead of
   // growing the server's memory without bound.
   uint64_t max_inflight_bytes = uint64_t{512} << 20;
+  // When set, every client acts in this ctxkit session (a scope id): they
+  // share its session-scoped values and context, each still its own agent
+  // (see http_session.h). Empty: each client its own session.
+  std::string shared_session;
   size_t max_sessions = 1024;
   // A session nobody used for this long (and with no open stream) is
   // dropped when room is needed or a new session starts.

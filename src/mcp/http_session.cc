@@ -132,29 +132,31 @@ Result<View> OwnView(Store& store, const ClientBinding& binding) {
 
 Status RecordTerminated(Store& store, const ClientBinding& binding) {
   CTXKIT_ASSIGN_OR_RETURN(View view, OwnView(store, binding));
-  return view.Set(kTerminatedKey, "terminated", {.scope = "session"}).status();
+  return view.Set(kTerminatedKey, "terminated", {.scope = "agent"}).status();
 }
 
 Result<bool> WasTerminated(Store& store, const ClientBinding& binding) {
   CTXKIT_ASSIGN_OR_RETURN(View view, OwnView(store, binding));
-  Result<ObjectMeta> meta = view.Stat(kTerminatedKey, {.scope = "session"});
+  Result<ObjectMeta> meta = view.Stat(kTerminatedKey, {.scope = "agent"});
   if (meta.ok()) return true;
   if (meta.status().code() == StatusCode::kNotFound) return false;
   return meta.status();
 }
 
-ClientBinding BindingFor(const std::string& session_id) {
+ClientBinding BindingFor(const std::string& session_id,
+                         const std::string& shared_session) {
   std::string id = "mcp-" + core::ToHex(core::Sha256(session_id)).substr(0, 16);
-  return ClientBinding{id, id};
+  return ClientBinding{id, shared_session.empty() ? id : shared_session};
 }
 
 Result<std::shared_ptr<HttpSession>> SessionTable::Make(Server& server,
                                                         std::string id,
+                                                        ClientBinding binding,
                                                         bool used) {
   auto session = std::make_shared<HttpSession>();
   session->id = std::move(id);
   session->used = used;
-  session->binding = BindingFor(session->id);
+  session->binding = std::move(binding);
   session->outbox = std::make_shared<Outbox>();
   session->last_used = std::chrono::steady_clock::now();
   std::weak_ptr<Outbox> weak = session->outbox;

@@ -10,7 +10,7 @@
 // session scope, "mcp-" + 16 hex digits of SHA-256(session id): stable for
 // the session on every server, and revealing nothing of the id itself when
 // a ref carrying it is shown to others. A terminated session is recorded in
-// its own session scope (kTerminatedKey), so no server resumes it.
+// its own agent scope (kTerminatedKey), so no server resumes it.
 
 #ifndef CTXKIT_MCP_HTTP_SESSION_H_
 #define CTXKIT_MCP_HTTP_SESSION_H_
@@ -90,7 +90,8 @@ class SessionIds {
   const core::HmacSha256 mac_;
 };
 
-// The key in a terminated session's own scope that records its end.
+// The key in a terminated session's agent scope (its own, even when
+// clients share a ctxkit session) that records its end.
 inline constexpr char kTerminatedKey[] = "ctxkit.mcp/terminated";
 
 // Records that the session bound to `binding` was terminated.
@@ -121,7 +122,9 @@ class SessionTable {
   // request finds it before it is ready). `used`: whether a request after
   // initialize named it.
   static Result<std::shared_ptr<HttpSession>> Make(Server& server,
-                                                   std::string id, bool used);
+                                                   std::string id,
+                                                   ClientBinding binding,
+                                                   bool used);
 
   // Adds `session` to the table, or returns the session of its id already
   // there (two requests resuming one session at once share the first).
@@ -165,8 +168,11 @@ class SessionTable {
   std::deque<std::string> removed_order_ GUARDED_BY(mu_);  // Oldest first.
 };
 
-// The agent and session id a session acts as ("mcp-" + 16 hex digits).
-ClientBinding BindingFor(const std::string& session_id);
+// The agent and session id a session acts as: "mcp-" + 16 hex digits for
+// both, or that agent in `shared_session` when it is not empty (the
+// operator's choice: clients then share that ctxkit session).
+ClientBinding BindingFor(const std::string& session_id,
+                         const std::string& shared_session = "");
 
 }  // namespace ctxkit::mcp
 

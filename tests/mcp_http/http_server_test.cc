@@ -580,6 +580,37 @@ TEST_F(HttpServerTest, ForgedForeignAndTerminatedIdsAreNotResumed) {
   EXPECT_EQ(Post(list, {}, second).status, 404);
 }
 
+TEST_F(HttpServerTest, OperatorsSharedSessionIsEveryClientsSessionOnly) {
+  HttpOptions o;
+  o.shared_session = "team-1";
+  Serve(o);
+  std::string a = Open();
+  std::string b = Open();
+  for (const char* scope : {"session", "agent"}) {
+    Json set = Call(a, "set",
+                    {{"key", std::string("k-") + scope},
+                     {"value", std::string("FROM-A-") + scope},
+                     {"scope", scope}});
+    ASSERT_EQ(set.value("isError", true), false) << set.dump();
+  }
+  // The session scope is shared; the agent scope stays each client's.
+  Json shared = Call(b, "get", {{"key", "k-session"}});
+  EXPECT_NE(shared.dump().find("FROM-A-session"), std::string::npos)
+      << shared.dump();
+  Json agent = Call(b, "get", {{"key", "k-agent"}});
+  EXPECT_EQ(agent.value("isError", false), true) << agent.dump();
+  // One client's DELETE ends only its own transport session.
+  EXPECT_EQ(HttpCall(port_, "DELETE", "", {{"Mcp-Session-Id", a}}).status, 200);
+  EXPECT_EQ(Post(Message(2, "tools/list"), {}, a).status, 404);
+  EXPECT_EQ(Post(Message(2, "tools/list"), {}, b).status, 200);
+
+  HttpOptions bad;
+  bad.shared_session = "no spaces";
+  bad.port = 0;
+  EXPECT_EQ(HttpServer::Start(server_.get(), bad).status().code(),
+            StatusCode::kInvalidArgument);
+}
+
 TEST_F(HttpServerTest, EightConcurrentClients) {
   Serve();
   std::atomic<int> ok{0}, bad{0};
