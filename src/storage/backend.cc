@@ -21,6 +21,12 @@ Status ReadOnlyError(std::string_view what) {
       "process, or it was opened with Options::read_only)");
 }
 
+Result<std::vector<ObjectRecord>> Backend::FindObjectsCounted(
+    std::string_view key, const std::vector<Scope>& scopes, uint64_t* counter) {
+  CTXKIT_ASSIGN_OR_RETURN(*counter, ChangeCounter());
+  return FindObjects(key, scopes);
+}
+
 Result<std::vector<WriteResult>> Backend::PutBatch(
     std::span<const PutRequest> requests) {
   std::vector<WriteResult> out;

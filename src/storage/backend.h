@@ -260,6 +260,13 @@ class Backend {
   // no particular order). One round trip for a view's whole lookup.
   virtual Result<std::vector<ObjectRecord>> FindObjects(
       std::string_view key, const std::vector<Scope>& scopes) = 0;
+  // FindObjects, and ChangeCounter() as of the same moment in *counter, in
+  // one call: a lookup that misses the caller's cache checks the cache and
+  // fills it at once (one round trip on a server engine instead of two).
+  // The default makes the two calls.
+  virtual Result<std::vector<ObjectRecord>> FindObjectsCounted(
+      std::string_view key, const std::vector<Scope>& scopes,
+      uint64_t* counter);
   virtual Result<ObjectRecord> GetObject(int64_t id) = 0;
   // version 0 means the latest.
   virtual Result<VersionRecord> GetVersion(int64_t id, uint64_t version) = 0;

@@ -197,20 +197,42 @@ class PgBackend final : public Backend {
   Result<std::vector<ObjectRecord>> FindObjects(
       std::string_view key, const std::vector<Scope>& scopes) override {
     if (scopes.empty()) return std::vector<ObjectRecord>();
-    // DISTINCT ON keeps the first row of each scope: the live object, or
-    // the most recently removed one.
-    const std::string sql =
-        std::string("SELECT DISTINCT ON (o.scope) ") + kPgObjectColumns +
-        " FROM ctxkit_objects o WHERE o.key = $1 AND o.scope IN (" +
-        PgPlaceholders(2, scopes.size()) +
-        ") ORDER BY o.scope, o.deleted, o.updated_ns DESC";
     PgParams p;
-    p.Text(key);
-    for (const Scope& scope : scopes) p.Text(scope.ToString());
+    const std::string sql = FindObjectsSql(key, scopes, &p);
     core::MutexLock lock(&mu_);
     CTXKIT_RETURN_IF_ERROR(conn_->EnsureConnected());
     CTXKIT_ASSIGN_OR_RETURN(PgRows rows, conn_->Exec(sql, p));
     return PgObjectsOf(rows);
+  }
+
+  // One statement: the change sequence beside the objects found (a row of
+  // NULL objects when none is).
+  Result<std::vector<ObjectRecord>> FindObjectsCounted(
+      std::string_view key, const std::vector<Scope>& scopes,
+      uint64_t* counter) override {
+    if (scopes.empty()) {
+      CTXKIT_ASSIGN_OR_RETURN(*counter, ChangeCounter());
+      return std::vector<ObjectRecord>();
+    }
+    PgParams p;
+    const std::string sql = "SELECT f.*, s.seq FROM ctxkit_seq s LEFT JOIN (" +
+                            FindObjectsSql(key, scopes, &p) + ") f ON true";
+    core::MutexLock lock(&mu_);
+    CTXKIT_RETURN_IF_ERROR(conn_->EnsureConnected());
+    CTXKIT_ASSIGN_OR_RETURN(PgRows rows, conn_->Exec(sql, p));
+    if (rows.empty()) {
+      return Status::Corruption("PostgreSQL store: ctxkit_seq has no row");
+    }
+    const int seq_column = PQnfields(rows.result()) - 1;
+    *counter =
+        CountChangeLocked(static_cast<uint64_t>(rows.Int(0, seq_column)));
+    std::vector<ObjectRecord> out;
+    for (int r = 0; r < rows.size(); ++r) {
+      if (rows.IsNull(r, 0)) continue;
+      CTXKIT_ASSIGN_OR_RETURN(ObjectRecord obj, PgObjectAt(rows, r));
+      out.push_back(std::move(obj));
+    }
+    return out;
   }
 
   Result<ObjectRecord> GetObject(int64_t id) override {
@@ -470,11 +492,30 @@ ORDER BY g.scope, g.type)sql";
     core::MutexLock lock(&mu_);
     CTXKIT_RETURN_IF_ERROR(conn_->EnsureConnected());
     CTXKIT_ASSIGN_OR_RETURN(uint64_t seq, ReadSeqLocked());
+    return CountChangeLocked(seq);
+  }
+
+  // The counter after reading `seq` from ctxkit_seq: it moves when the
+  // sequence moved other than by this backend's own commits.
+  uint64_t CountChangeLocked(uint64_t seq) REQUIRES(mu_) {
     if (seq != seen_seq_) {
       seen_seq_ = seq;
       ++external_changes_;
     }
     return external_changes_;
+  }
+
+  // FindObjects' statement; fills `p`. DISTINCT ON keeps the first row of
+  // each scope: the live object, or the most recently removed one.
+  static std::string FindObjectsSql(std::string_view key,
+                                    const std::vector<Scope>& scopes,
+                                    PgParams* p) {
+    p->Text(key);
+    for (const Scope& scope : scopes) p->Text(scope.ToString());
+    return std::string("SELECT DISTINCT ON (o.scope) ") + kPgObjectColumns +
+           " FROM ctxkit_objects o WHERE o.key = $1 AND o.scope IN (" +
+           PgPlaceholders(2, scopes.size()) +
+           ") ORDER BY o.scope, o.deleted, o.updated_ns DESC";
   }
 
   Result<std::string> RefSecret() override {

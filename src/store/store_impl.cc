@@ -256,22 +256,34 @@ Result<StoreImpl::Located> StoreImpl::Locate(const ViewIdentity& view,
                                              bool include_removed) {
   CTXKIT_RETURN_IF_ERROR(ValidateKey(key));
   CTXKIT_ASSIGN_OR_RETURN(ScopeList scopes, LookupScopes(view, scope_name));
-  SyncRecordCache();
   // Fetch every scope the caches cannot answer in one round trip, recording
-  // absences too, then decide in priority order from the caches.
-  std::vector<Scope> unknown;
-  {
+  // absences too, then decide in priority order from the caches. The cache
+  // is checked against the change counter in that same round trip; only a
+  // lookup the cache answers whole checks it on its own.
+  auto unknown_scopes = [&] {
+    std::vector<Scope> unknown;
     core::MutexLock lock(&mu_);
     for (const Scope& scope : scopes) {
       if (records_.find(NameKey(scope, key)) == records_.end()) {
         unknown.push_back(scope);
       }
     }
+    return unknown;
+  };
+  std::vector<Scope> unknown = unknown_scopes();
+  if (unknown.empty()) {
+    SyncRecordCache();
+    unknown = unknown_scopes();
   }
   if (!unknown.empty()) {
-    CTXKIT_ASSIGN_OR_RETURN(std::vector<storage::ObjectRecord> found,
-                            backend_->FindObjects(key, unknown));
+    uint64_t counter = 0;
+    CTXKIT_ASSIGN_OR_RETURN(
+        std::vector<storage::ObjectRecord> found,
+        backend_->FindObjectsCounted(key, unknown, &counter));
     core::MutexLock lock(&mu_);
+    // A change elsewhere clears the records of the other scopes too; they
+    // are asked for again below (FindDurable).
+    ApplyChangeCounterLocked(counter);
     for (const Scope& scope : unknown) {
       auto it = std::find_if(found.begin(), found.end(),
                              [&](const auto& r) { return r.scope == scope; });

@@ -74,10 +74,14 @@ std::string Value(std::mt19937_64& rng, const std::string& key) {
   return v;
 }
 
+// Opened for writing, as the next writer opens it: a writer killed while
+// making the database (its first transaction, which switches it to WAL,
+// runs with a rollback journal) leaves a hot journal that only a writer
+// may roll back; a read-only connection cannot open it until then.
 std::string IntegrityCheck(const std::string& path) {
   sqlite3* db = nullptr;
   std::string out = "cannot open";
-  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) ==
+  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE, nullptr) ==
       SQLITE_OK) {
     sqlite3_stmt* q = nullptr;
     if (sqlite3_prepare_v2(db, "PRAGMA integrity_check", -1, &q, nullptr) ==
