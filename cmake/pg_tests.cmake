@@ -35,6 +35,7 @@ set(ctxkit_pg_mcp_filter "*" "-DamagedBlobTest.*")
 # mcp_http: the tests of HTTP sessions that outlive one server (resumed on
 # another server of the store); the rest is the transport alone.
 set(ctxkit_pg_mcp_http_filter "HttpServerTest.SessionResume*"
+    "HttpServerTest.ConcurrentRequestsResumeOneSession"
     "HttpServerTest.ForgedForeignAndTerminatedIdsAreNotResumed")
 
 # The suites: storage always; store, session and MCP (core and HTTP) not

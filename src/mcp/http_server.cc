@@ -17,6 +17,7 @@
 #include <thread>
 #include <utility>
 
+#include "core/clock.h"
 #include "core/hmac.h"
 #include "core/mutex.h"
 #include "mcp/http_message.h"
@@ -133,7 +134,7 @@ class HttpServer::Impl {
         options_(std::move(options)),
         policy_(options_.allowed_origins),
         loopback_(IsLoopbackBind(options_.bind)),
-        ids_(session_key),
+        ids_(session_key, options_.session_max_age),
         sessions_(options_.max_sessions, options_.session_idle_timeout) {}
 
   ~Impl() { Stop(); }
@@ -323,6 +324,8 @@ class HttpServer::Impl {
     return httplib::Server::HandlerResponse::Handled;
   }
 
+  static int64_t NowSeconds() { return core::NowUnixNanos() / 1'000'000'000; }
+
   ClientBinding BindingOf(const std::string& id) const {
     return BindingFor(id, options_.shared_session);
   }
@@ -346,7 +349,7 @@ class HttpServer::Impl {
       return nullptr;
     }
     std::string id = req.get_header_value(kSessionHeader);
-    if (!ids_.Issued(id) || sessions_.WasRemoved(id)) {
+    if (!ids_.Issued(id, NowSeconds()) || sessions_.WasRemoved(id)) {
       SetSessionNotFound(res);
       return nullptr;
     }
@@ -535,7 +538,7 @@ class HttpServer::Impl {
                "without Mcp-Session-Id");
       return;
     }
-    Result<std::string> id = ids_.New();
+    Result<std::string> id = ids_.New(NowSeconds());
     if (!id.ok()) {
       SetCreateError(res, id.status());
       return;
@@ -614,7 +617,7 @@ class HttpServer::Impl {
       return;
     }
     std::string id = req.get_header_value(kSessionHeader);
-    if (!ids_.Issued(id) || sessions_.WasRemoved(id)) {
+    if (!ids_.Issued(id, NowSeconds()) || sessions_.WasRemoved(id)) {
       SetSessionNotFound(res);
       return;
     }

@@ -68,6 +68,10 @@ struct HttpOptions {
   // (see http_session.h). Empty: each client its own session.
   std::string shared_session;
   size_t max_sessions = 1024;
+  // A session id is good this long after its initialize, on every server
+  // of the store (it is resumable, so idleness alone does not end it);
+  // then 404 and the client initializes again.
+  std::chrono::seconds session_max_age{7 * 24 * 3600};
   // A session nobody used for this long (and with no open stream) is
   // dropped when room is needed or a new session starts.
   std::chrono::seconds session_idle_timeout{3600};

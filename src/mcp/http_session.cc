@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -100,28 +102,45 @@ void Outbox::Close() {
 
 namespace {
 constexpr size_t kRandomBytes = 16;
+constexpr size_t kTimeBytes = 4;
 constexpr size_t kTagBytes = 16;
+constexpr size_t kBodyHex = 2 * (kRandomBytes + kTimeBytes);
+constexpr int64_t kClockSkewSeconds = 300;
 }  // namespace
 
-std::string SessionIds::TagOf(std::string_view random_hex) const {
-  return core::ToHex(mac_.Mac("mcp session id\n" + std::string(random_hex))
+std::string SessionIds::TagOf(std::string_view body_hex) const {
+  return core::ToHex(mac_.Mac("mcp session id\n" + std::string(body_hex))
                          .substr(0, kTagBytes));
 }
 
-Result<std::string> SessionIds::New() const {
+Result<std::string> SessionIds::New(int64_t now_unix_s) const {
   CTXKIT_ASSIGN_OR_RETURN(std::string random,
                           core::SecureRandomBytes(kRandomBytes));
-  std::string id = core::ToHex(random);
-  return id + TagOf(id);
+  const auto issued = static_cast<uint32_t>(now_unix_s);
+  const char time_bytes[kTimeBytes] = {
+      static_cast<char>(issued >> 24), static_cast<char>(issued >> 16),
+      static_cast<char>(issued >> 8), static_cast<char>(issued)};
+  std::string body = core::ToHex(random) +
+                     core::ToHex(std::string_view(time_bytes, kTimeBytes));
+  return body + TagOf(body);
 }
 
-bool SessionIds::Issued(std::string_view id) const {
-  constexpr size_t kHex = 2 * kRandomBytes;
-  if (id.size() != kHex + 2 * kTagBytes ||
+bool SessionIds::Issued(std::string_view id, int64_t now_unix_s) const {
+  if (id.size() != kBodyHex + 2 * kTagBytes ||
       id.find_first_not_of("0123456789abcdef") != std::string_view::npos) {
     return false;
   }
-  return core::ConstantTimeEquals(TagOf(id.substr(0, kHex)), id.substr(kHex));
+  if (!core::ConstantTimeEquals(TagOf(id.substr(0, kBodyHex)),
+                                id.substr(kBodyHex))) {
+    return false;
+  }
+  std::optional<std::string> time_bytes =
+      core::FromHex(id.substr(2 * kRandomBytes, 2 * kTimeBytes));
+  if (!time_bytes) return false;
+  uint32_t issued = 0;
+  for (char c : *time_bytes) issued = issued << 8 | static_cast<uint8_t>(c);
+  const int64_t age = now_unix_s - static_cast<int64_t>(issued);
+  return age >= -kClockSkewSeconds && age <= max_age_.count();
 }
 
 namespace {

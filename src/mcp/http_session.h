@@ -1,16 +1,16 @@
 // The Streamable HTTP transport's sessions: one per Mcp-Session-Id, each
 // owning its protocol Connection and the outbox its GET event stream drains.
 //
-// A session id is 16 random bytes (OpenSSL RAND_bytes) followed by 16 bytes
-// of HMAC-SHA-256 over them, keyed by a key of the store (StoreInternals::
-// KeyFor), as 64 hex digits. Every server sharing the store can check that
-// it issued an id, so a client that reconnects with its id to another
-// `ctxkit serve` of the store, or to this one after a restart, resumes its
-// session; no one can forge one. Each session acts as its own agent and
-// session scope, "mcp-" + 16 hex digits of SHA-256(session id): stable for
-// the session on every server, and revealing nothing of the id itself when
-// a ref carrying it is shown to others. A terminated session is recorded in
-// its own agent scope (kTerminatedKey), so no server resumes it.
+// A session id is 16 random bytes (OpenSSL RAND_bytes) and the second it
+// was issued in (4 bytes), followed by 16 bytes of HMAC-SHA-256 over them,
+// keyed by a key of the store (StoreInternals::KeyFor), as 72 hex digits. Every
+// server sharing the store can check that it issued an id, so a client that
+// reconnects with its id to another `ctxkit serve` of the store, or to this one
+// after a restart, resumes its session; no one can forge one. Each session acts
+// as its own agent and session scope, "mcp-" + 16 hex digits of SHA-256(session
+// id): stable for the session on every server, and revealing nothing of the id
+// itself when a ref carrying it is shown to others. A terminated session is
+// recorded in its own agent scope (kTerminatedKey), so no server resumes it.
 
 #ifndef CTXKIT_MCP_HTTP_SESSION_H_
 #define CTXKIT_MCP_HTTP_SESSION_H_
@@ -73,21 +73,28 @@ class Outbox {
   bool closed_ GUARDED_BY(mu_) = false;
 };
 
-// Issues and checks session ids (see above). Thread-safe.
+// Issues and checks session ids (see above). An id carries the second it
+// was issued in, under the MAC, and is good for `max_age` from then: a
+// leaked id does not open its session for ever. Thread-safe.
 class SessionIds {
  public:
   // `key`: any length; StoreInternals::KeyFor(store, "mcp session ids").
-  explicit SessionIds(std::string_view key) : mac_(key) {}
+  SessionIds(std::string_view key, std::chrono::seconds max_age)
+      : mac_(key), max_age_(max_age) {}
 
-  // A fresh id; Internal when the system has no secure random bytes.
-  Result<std::string> New() const;
-  // True when `id` is one New() under this key made.
-  bool Issued(std::string_view id) const;
+  // A fresh id issued at `now_unix_s`; Internal when the system has no
+  // secure random bytes.
+  Result<std::string> New(int64_t now_unix_s) const;
+  // True when `id` is one New() under this key made, at most max_age
+  // before `now_unix_s` (and not from the future, beyond 5 minutes of
+  // clock difference between servers).
+  bool Issued(std::string_view id, int64_t now_unix_s) const;
 
  private:
-  std::string TagOf(std::string_view random_hex) const;
+  std::string TagOf(std::string_view body_hex) const;
 
   const core::HmacSha256 mac_;
+  const std::chrono::seconds max_age_;
 };
 
 // The key in a terminated session's agent scope (its own, even when

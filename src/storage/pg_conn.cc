@@ -2,12 +2,16 @@
 
 #include <endian.h>
 
+#include <cstdlib>
 #include <cstring>
 
 #include "core/status_macros.h"
 
 namespace ctxkit::storage {
 namespace {
+
+// Seconds a connection attempt may take unless the URL says otherwise.
+constexpr char kDefaultConnectTimeout[] = "10";
 
 constexpr Oid kInt8Oid = 20;
 constexpr Oid kByteaOid = 17;
@@ -174,7 +178,22 @@ Result<std::unique_ptr<PgConn>> PgConn::Connect(const std::string& url,
                                    scrubber.Scrub(message));
   }
   PQconninfoFree(parsed);
-  PGconn* conn = PQconnectdb(url.c_str());
+  // connect_timeout first: the URL's own, when it has one, overrides it
+  // (libpq takes the last value, and expands `dbname` in place); so does
+  // $PGCONNECT_TIMEOUT, as libpq's environment does elsewhere. Without one
+  // libpq waits on an unreachable host as long as TCP does (minutes).
+  // TCP keepalives (the URL may set its own too) let a connection whose
+  // peer vanished fail within about 90 s instead of hanging, which matters
+  // most to a LISTEN connection that only ever waits.
+  const bool env_timeout = std::getenv("PGCONNECT_TIMEOUT") != nullptr;
+  const char* const keywords[] = {
+      "connect_timeout",  "keepalives_idle", "keepalives_interval",
+      "keepalives_count", "dbname",          nullptr};
+  const char* const values[] = {
+      kDefaultConnectTimeout, "60", "10", "3", url.c_str(), nullptr};
+  PGconn* conn = PQconnectdbParams(keywords + (env_timeout ? 1 : 0),
+                                   values + (env_timeout ? 1 : 0),
+                                   /*expand_dbname=*/1);
   if (conn == nullptr) return Status::Internal("libpq: out of memory");
   std::unique_ptr<PgConn> out(
       new PgConn(conn, std::move(secrets), std::move(setup)));

@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <cctype>
+#include <chrono>
+#include <cstdint>
 #include <string>
 
 #include "mcp/http_message.h"
@@ -121,29 +123,40 @@ TEST(HttpMessageTest, Classifies) {
             MessageKind::kTooDeep);
 }
 
-TEST(HttpSessionTest, IdsAreRandomSignedAndBindingsHideThem) {
-  SessionIds ids(std::string(32, 'k'));
-  Result<std::string> a = ids.New();
-  Result<std::string> b = ids.New();
+TEST(HttpSessionTest, IdsAreRandomSignedDatedAndBindingsHideThem) {
+  constexpr int64_t kNow = 1'795'000'000;
+  constexpr std::chrono::seconds kWeek{7 * 24 * 3600};
+  SessionIds ids(std::string(32, 'k'), kWeek);
+  Result<std::string> a = ids.New(kNow);
+  Result<std::string> b = ids.New(kNow);
   ASSERT_TRUE(a.ok() && b.ok());
-  EXPECT_EQ(a->size(), 64u);
+  EXPECT_EQ(a->size(), 72u);
   EXPECT_NE(*a, *b);
   EXPECT_EQ(a->find_first_not_of("0123456789abcdef"), std::string::npos);
-  EXPECT_TRUE(ids.Issued(*a));
-  EXPECT_TRUE(SessionIds(std::string(32, 'k')).Issued(*a));  // Same key.
-  EXPECT_FALSE(SessionIds(std::string(32, 'x')).Issued(*a));
+  EXPECT_TRUE(ids.Issued(*a, kNow));
+  // Same key on another server.
+  EXPECT_TRUE(SessionIds(std::string(32, 'k'), kWeek).Issued(*a, kNow));
+  EXPECT_FALSE(SessionIds(std::string(32, 'x'), kWeek).Issued(*a, kNow));
+  // Good for max_age, with some clock difference between servers.
+  EXPECT_TRUE(ids.Issued(*a, kNow + kWeek.count()));
+  EXPECT_FALSE(ids.Issued(*a, kNow + kWeek.count() + 1));
+  EXPECT_TRUE(ids.Issued(*a, kNow - 60));
+  EXPECT_FALSE(ids.Issued(*a, kNow - 3600));
   std::string forged = *a;
-  forged[5] = forged[5] == '0' ? '1' : '0';  // The random half changed.
-  EXPECT_FALSE(ids.Issued(forged));
+  forged[5] = forged[5] == '0' ? '1' : '0';  // The random part changed.
+  EXPECT_FALSE(ids.Issued(forged, kNow));
+  forged = *a;
+  forged[33] = forged[33] == '0' ? '1' : '0';  // The issue time changed.
+  EXPECT_FALSE(ids.Issued(forged, kNow));
   forged = *a;
   forged.back() = forged.back() == '0' ? '1' : '0';  // The tag changed.
-  EXPECT_FALSE(ids.Issued(forged));
-  EXPECT_FALSE(ids.Issued(a->substr(0, 32)));
-  EXPECT_FALSE(ids.Issued(""));
+  EXPECT_FALSE(ids.Issued(forged, kNow));
+  EXPECT_FALSE(ids.Issued(a->substr(0, 64), kNow));
+  EXPECT_FALSE(ids.Issued("", kNow));
   std::string upper = *a;
   for (char& c : upper) c = static_cast<char>(std::toupper(c));
-  ASSERT_NE(upper, *a);  // 64 hex digits hold a letter (p > 1 - 1e-13).
-  EXPECT_FALSE(ids.Issued(upper));
+  ASSERT_NE(upper, *a);  // 72 hex digits hold a letter (p > 1 - 1e-13).
+  EXPECT_FALSE(ids.Issued(upper, kNow));
 
   ClientBinding ba = BindingFor(*a);
   EXPECT_EQ(ba.agent.size(), 20u);

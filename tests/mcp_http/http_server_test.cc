@@ -132,7 +132,7 @@ class HttpServerTest : public ::testing::Test {
 TEST_F(HttpServerTest, SessionLifecycle) {
   Serve();
   std::string id = Open();
-  EXPECT_EQ(id.size(), 64u);
+  EXPECT_EQ(id.size(), 72u);
   EXPECT_EQ(http_->session_count(), 1u);
   std::string list = Message(2, "tools/list");
 
@@ -512,6 +512,27 @@ TEST_F(HttpServerTest, SessionResumesOnAnotherServerOfTheStore) {
   Json theirs = Json::parse(r.body, nullptr, false);
   EXPECT_EQ(theirs["result"].value("isError", false), true) << r.body;
   EXPECT_EQ(r.body.find("MINE"), std::string::npos) << r.body;
+}
+
+TEST_F(HttpServerTest, ConcurrentRequestsResumeOneSession) {
+  Serve();
+  std::string id = Open();
+  OtherServer b = OtherServer::Of(store_->home());
+  HeaderList h = kPostHeaders;
+  h.push_back({"Mcp-Session-Id", id});
+  std::atomic<int> ok{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t) {
+    threads.emplace_back([&, t] {
+      HttpReply r =
+          HttpCall(b.port(), "POST", Message(100 + t, "tools/list"), h);
+      // Never "not initialized": a resumed session joins the table ready.
+      if (r.status == 200 && RpcCode(r) == 0) ++ok;
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(ok.load(), 8);
+  EXPECT_EQ(b.http->session_count(), 1u);
 }
 
 TEST_F(HttpServerTest, SessionResumesAfterARestart) {

@@ -76,7 +76,7 @@ async function main() {
   const url = await serverUrl();
   console.log(`# ctxkit serve at ${url}`);
   const a = await connect(url, 'e2e-http-a');
-  check(typeof a.transport.sessionId === 'string' && a.transport.sessionId.length === 64,
+  check(typeof a.transport.sessionId === 'string' && a.transport.sessionId.length === 72,
         'initialize returned an Mcp-Session-Id');
   check(['2025-11-25', '2025-06-18'].includes(a.transport.protocolVersion),
         `negotiated ${a.transport.protocolVersion}`);
