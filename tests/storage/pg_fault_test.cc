@@ -4,11 +4,12 @@
 //     of a stream of durable writes: every acknowledged write survives, a
 //     failed one is absent or whole, failures are Unavailable, and the
 //     client goes on writing once the server is back;
-//   - 8 clients, each with its own connection, x 1,000 mixed operations on
-//     one store: no write lost, versions strictly increasing.
+//   - 8 processes, each with its own connection, x 1,000 mixed operations
+//     on one store: no write lost, versions strictly increasing.
 // Skipped outside the "pg." variant (no server).
 
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -26,6 +27,18 @@
 
 namespace ctxkit::storage {
 namespace {
+
+PutRequest PutOf(const std::string& key, const std::string& content,
+                 uint64_t expected = 0) {
+  PutRequest req;
+  req.scope = Scope::Global();
+  req.key = key;
+  req.content = content;
+  req.hash = core::Sha256(content);
+  req.now_unix_ns = 1;
+  req.expected_version = expected;
+  return req;
+}
 
 class PgFaultTest : public ::testing::Test {
  protected:
@@ -45,18 +58,6 @@ class PgFaultTest : public ::testing::Test {
     auto backend = OpenPostgresBackend(options);
     EXPECT_TRUE(backend.ok()) << backend.status().ToString();
     return backend.ok() ? std::move(*backend) : nullptr;
-  }
-
-  static PutRequest PutOf(const std::string& key, const std::string& content,
-                          uint64_t expected = 0) {
-    PutRequest req;
-    req.scope = Scope::Global();
-    req.key = key;
-    req.content = content;
-    req.hash = core::Sha256(content);
-    req.now_unix_ns = 1;
-    req.expected_version = expected;
-    return req;
   }
 
   static std::string Payload(int i) {
@@ -139,85 +140,141 @@ TEST_F(PgFaultTest, ServerCrashMidStreamLosesNoAcknowledgedWrite) {
   }
 }
 
-TEST_F(PgFaultTest, EightClientsTimesAThousandMixedOperationsLoseNothing) {
-  constexpr int kClients = 8;
-  constexpr int kOps = 1000;
-  std::vector<std::unique_ptr<Backend>> clients;
-  for (int c = 0; c < kClients; ++c) {
-    clients.push_back(Open());
-    ASSERT_NE(clients.back(), nullptr);
-  }
-  ASSERT_TRUE(clients[0]->Put(PutOf("counter", "0")).ok());
-  std::atomic<int> increments{0};
-  std::vector<std::string> errors[kClients];
-  std::vector<std::thread> threads;
-  for (int c = 0; c < kClients; ++c) {
-    threads.emplace_back([&, c] {
-      Backend& b = *clients[c];
-      uint64_t last_own_version = 0;
-      for (int i = 0; i < kOps; ++i) {
-        const std::string own =
-            "c" + std::to_string(c) + "/" + std::to_string(i % 5);
-        switch (i % 4) {
-          case 0: {  // A write of its own key: versions only grow.
-            auto w = b.Put(PutOf(own, std::to_string(i)));
-            if (!w.ok()) errors[c].push_back(w.status().ToString());
+// One client's 1,000 operations: own-key writes, compare-and-set
+// increments of the shared counter, appends to the shared log, reads of its
+// own key's versions. Returns the increments it made; adds to *errors.
+int RunClient(Backend& b, int c, int ops, std::vector<std::string>* errors) {
+  int increments = 0;
+  uint64_t last_own_version = 0;
+  for (int i = 0; i < ops; ++i) {
+    const std::string own =
+        "c" + std::to_string(c) + "/" + std::to_string(i % 5);
+    switch (i % 4) {
+      case 0: {  // A write of its own key: versions only grow.
+        auto w = b.Put(PutOf(own, std::to_string(i)));
+        if (!w.ok()) errors->push_back(w.status().ToString());
+        break;
+      }
+      case 1: {  // Compare-and-set of the shared counter, retried.
+        for (int attempt = 0; attempt < 1000; ++attempt) {
+          auto obj = b.FindObject(Scope::Global(), "counter");
+          if (!obj.ok()) break;
+          auto v = b.GetVersion(obj->id, 0);
+          auto text = b.Read(*v, 0, v->size_bytes);
+          const int n = std::stoi(*text);
+          auto w = b.Put(
+              PutOf("counter", std::to_string(n + 1), obj->latest_version));
+          if (w.ok()) {
+            ++increments;
             break;
           }
-          case 1: {  // Compare-and-set of the shared counter, retried.
-            for (int attempt = 0; attempt < 1000; ++attempt) {
-              auto obj = b.FindObject(Scope::Global(), "counter");
-              if (!obj.ok()) break;
-              auto v = b.GetVersion(obj->id, 0);
-              auto text = b.Read(*v, 0, v->size_bytes);
-              const int n = std::stoi(*text);
-              auto w = b.Put(
-                  PutOf("counter", std::to_string(n + 1), obj->latest_version));
-              if (w.ok()) {
-                increments.fetch_add(1);
-                break;
-              }
-              if (w.status().code() != StatusCode::kFailedPrecondition) {
-                errors[c].push_back(w.status().ToString());
-                break;
-              }
-            }
+          if (w.status().code() != StatusCode::kFailedPrecondition) {
+            errors->push_back(w.status().ToString());
             break;
-          }
-          case 2: {  // An append to the shared log.
-            const std::string bytes =
-                "c" + std::to_string(c) + "i" + std::to_string(i) + "\n";
-            AppendRequest req;
-            req.scope = Scope::Global();
-            req.key = "log";
-            req.bytes = bytes;
-            req.hash = core::Sha256(bytes);
-            req.now_unix_ns = 1;
-            auto w = b.Append(req);
-            if (!w.ok()) errors[c].push_back(w.status().ToString());
-            break;
-          }
-          default: {  // A read of its own key's history.
-            auto obj =
-                b.FindObject(Scope::Global(), "c" + std::to_string(c) + "/0");
-            if (!obj.ok()) break;
-            if (obj->latest_version < last_own_version) {
-              errors[c].push_back("version went back");
-            }
-            last_own_version = obj->latest_version;
           }
         }
+        break;
       }
-    });
+      case 2: {  // An append to the shared log.
+        const std::string bytes =
+            "c" + std::to_string(c) + "i" + std::to_string(i) + "\n";
+        AppendRequest req;
+        req.scope = Scope::Global();
+        req.key = "log";
+        req.bytes = bytes;
+        req.hash = core::Sha256(bytes);
+        req.now_unix_ns = 1;
+        auto w = b.Append(req);
+        if (!w.ok()) errors->push_back(w.status().ToString());
+        break;
+      }
+      default: {  // A read of its own key's history.
+        auto obj =
+            b.FindObject(Scope::Global(), "c" + std::to_string(c) + "/0");
+        if (!obj.ok()) break;
+        if (obj->latest_version < last_own_version) {
+          errors->push_back("version went back");
+        }
+        last_own_version = obj->latest_version;
+      }
+    }
   }
-  for (std::thread& t : threads) t.join();
+  return increments;
+}
+
+// 8 processes, each its own connection, as 8 machines would be.
+TEST_F(PgFaultTest, EightProcessesTimesAThousandMixedOperationsLoseNothing) {
+  constexpr int kClients = 8;
+  constexpr int kOps = 1000;
+  {
+    auto first = Open();
+    ASSERT_NE(first, nullptr);
+    ASSERT_TRUE(first->Put(PutOf("counter", "0")).ok());
+  }
+  // Each child reports "<increments>\n" then one line per error on a pipe.
+  struct ChildRun {
+    pid_t pid = -1;
+    int out = -1;
+  };
+  std::vector<ChildRun> children;
   for (int c = 0; c < kClients; ++c) {
-    for (const std::string& e : errors[c])
-      ADD_FAILURE() << "client " << c << ": " << e;
+    int fds[2];
+    ASSERT_EQ(::pipe(fds), 0);
+    const pid_t pid = ::fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      ::close(fds[0]);
+      std::string report;
+      std::vector<std::string> errors;
+      PostgresOptions options;
+      options.url = url_;
+      options.durability = Durability::kFull;
+      auto backend = OpenPostgresBackend(options);
+      int increments = 0;
+      if (backend.ok()) {
+        increments = RunClient(**backend, c, kOps, &errors);
+      } else {
+        errors.push_back(backend.status().ToString());
+      }
+      report = std::to_string(increments) + "\n";
+      for (const std::string& e : errors) report += e + "\n";
+      for (size_t off = 0; off < report.size();) {
+        const ssize_t n =
+            ::write(fds[1], report.data() + off, report.size() - off);
+        if (n <= 0) break;
+        off += static_cast<size_t>(n);
+      }
+      ::_exit(0);
+    }
+    ::close(fds[1]);
+    children.push_back({pid, fds[0]});
   }
-  Backend& b = *clients[0];
-  EXPECT_EQ(Content(b, "counter"), std::to_string(increments.load()));
-  EXPECT_EQ(increments.load(), kClients * kOps / 4);
+  int increments = 0;
+  for (int c = 0; c < kClients; ++c) {
+    std::string report;
+    char buf[4096];
+    for (ssize_t n; (n = ::read(children[c].out, buf, sizeof buf)) > 0;) {
+      report.append(buf, static_cast<size_t>(n));
+    }
+    ::close(children[c].out);
+    int status = 0;
+    ASSERT_EQ(::waitpid(children[c].pid, &status, 0), children[c].pid);
+    ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << c;
+    const size_t nl = report.find('\n');
+    ASSERT_NE(nl, std::string::npos) << "client " << c << " reported nothing";
+    increments += std::stoi(report.substr(0, nl));
+    for (size_t start = nl + 1; start < report.size();) {
+      size_t end = report.find('\n', start);
+      ADD_FAILURE() << "client " << c << ": "
+                    << report.substr(start, end - start);
+      start = end + 1;
+    }
+  }
+  auto reader = Open();
+  ASSERT_NE(reader, nullptr);
+  Backend& b = *reader;
+  EXPECT_EQ(Content(b, "counter"), std::to_string(increments));
+  EXPECT_EQ(increments, kClients * kOps / 4);
   const std::string log = Content(b, "log");
   for (int c = 0; c < kClients; ++c) {
     for (int i = 2; i < kOps; i += 4) {
