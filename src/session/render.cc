@@ -441,8 +441,15 @@ Result<RenderResult> Session::Render(const RenderOptions& options) {
   result.breakdown = layout.Breakdown();
   result.request_json = request.dump();
   if (options.record) {
-    CTXKIT_ASSIGN_OR_RETURN(result.record,
-                            session::RecordRender(s, layout, options, result));
+    // The relief above is committed already (its own compare-and-set
+    // mutation); a record that fails leaves it so, and says so.
+    Result<uint64_t> record = session::RecordRender(s, layout, options, result);
+    if (!record.ok()) {
+      return record.status().WithContext(
+          "render record not written (what this render collapsed or "
+          "compacted stays so; render again to record one)");
+    }
+    result.record = *record;
   }
   return result;
 }
