@@ -223,7 +223,7 @@ class PgBackend final : public Backend {
     if (rows.empty()) {
       return Status::Corruption("PostgreSQL store: ctxkit_seq has no row");
     }
-    const int seq_column = PQnfields(rows.result()) - 1;
+    const int seq_column = rows.columns() - 1;
     *counter =
         CountChangeLocked(static_cast<uint64_t>(rows.Int(0, seq_column)));
     std::vector<ObjectRecord> out;

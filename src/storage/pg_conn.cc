@@ -67,8 +67,8 @@ std::vector<const char*> PgParams::Values() const {
 
 int64_t PgRows::Int(int row, int col) const {
   if (IsNull(row, col)) return 0;
-  const char* p = PQgetvalue(result_.get(), row, col);
-  switch (PQgetlength(result_.get(), row, col)) {
+  const char* p = Pq().getvalue(result_.get(), row, col);
+  switch (Pq().getlength(result_.get(), row, col)) {
     case 1:
       return static_cast<unsigned char>(p[0]);
     case 2: {
@@ -93,12 +93,12 @@ int64_t PgRows::Int(int row, int col) const {
 
 std::string PgRows::Bytes(int row, int col) const {
   if (IsNull(row, col)) return std::string();
-  return std::string(PQgetvalue(result_.get(), row, col),
-                     PQgetlength(result_.get(), row, col));
+  return std::string(Pq().getvalue(result_.get(), row, col),
+                     Pq().getlength(result_.get(), row, col));
 }
 
 uint64_t PgRows::Affected() const {
-  const char* n = PQcmdTuples(result_.get());
+  const char* n = Pq().cmdTuples(result_.get());
   return n[0] == '\0' ? 0 : std::strtoull(n, nullptr, 10);
 }
 
@@ -134,15 +134,15 @@ std::vector<std::string> PgSecrets(const std::string& url) {
   }
   // As libpq reads it (percent-decoded, or a key=value password=...).
   char* error = nullptr;
-  PQconninfoOption* options = PQconninfoParse(url.c_str(), &error);
-  if (error != nullptr) PQfreemem(error);
+  PQconninfoOption* options = Pq().conninfoParse(url.c_str(), &error);
+  if (error != nullptr) Pq().freemem(error);
   if (options != nullptr) {
     for (PQconninfoOption* o = options; o->keyword != nullptr; ++o) {
       if (std::strcmp(o->keyword, "password") == 0 && o->val != nullptr) {
         out.emplace_back(o->val);
       }
     }
-    PQconninfoFree(options);
+    Pq().conninfoFree(options);
   }
   std::erase_if(out, [](const std::string& s) { return s.empty(); });
   return out;
@@ -164,20 +164,22 @@ std::string PgConn::Scrub(std::string message) const {
 
 Result<std::unique_ptr<PgConn>> PgConn::Connect(const std::string& url,
                                                 std::string setup) {
+  CTXKIT_ASSIGN_OR_RETURN(const PqApi* loaded, LoadPq());
+  const PqApi& pq = *loaded;
   std::vector<std::string> secrets = PgSecrets(url);
   // A malformed string is reported before any connection attempt (and the
   // parser's message can quote the string: it is scrubbed too).
   char* parse_error = nullptr;
-  PQconninfoOption* parsed = PQconninfoParse(url.c_str(), &parse_error);
+  PQconninfoOption* parsed = pq.conninfoParse(url.c_str(), &parse_error);
   if (parsed == nullptr) {
     std::string message =
         parse_error != nullptr ? parse_error : "out of memory";
-    if (parse_error != nullptr) PQfreemem(parse_error);
+    if (parse_error != nullptr) Pq().freemem(parse_error);
     PgConn scrubber(nullptr, secrets, "");
     return Status::InvalidArgument("PostgreSQL store URL: " +
                                    scrubber.Scrub(message));
   }
-  PQconninfoFree(parsed);
+  Pq().conninfoFree(parsed);
   // connect_timeout first: the URL's own, when it has one, overrides it
   // (libpq takes the last value, and expands `dbname` in place); so does
   // $PGCONNECT_TIMEOUT, as libpq's environment does elsewhere. Without one
@@ -191,14 +193,14 @@ Result<std::unique_ptr<PgConn>> PgConn::Connect(const std::string& url,
       "keepalives_count", "dbname",          nullptr};
   const char* const values[] = {
       kDefaultConnectTimeout, "60", "10", "3", url.c_str(), nullptr};
-  PGconn* conn = PQconnectdbParams(keywords + (env_timeout ? 1 : 0),
-                                   values + (env_timeout ? 1 : 0),
-                                   /*expand_dbname=*/1);
+  PGconn* conn = pq.connectdbParams(keywords + (env_timeout ? 1 : 0),
+                                    values + (env_timeout ? 1 : 0),
+                                    /*expand_dbname=*/1);
   if (conn == nullptr) return Status::Internal("libpq: out of memory");
   std::unique_ptr<PgConn> out(
       new PgConn(conn, std::move(secrets), std::move(setup)));
-  if (PQstatus(conn) != CONNECTION_OK) {
-    std::string message = out->Scrub(PQerrorMessage(conn));
+  if (Pq().status(conn) != CONNECTION_OK) {
+    std::string message = out->Scrub(Pq().errorMessage(conn));
     const bool refused = message.find("authentication") != std::string::npos ||
                          message.find("password") != std::string::npos ||
                          message.find("permission denied") != std::string::npos;
@@ -211,21 +213,21 @@ Result<std::unique_ptr<PgConn>> PgConn::Connect(const std::string& url,
 }
 
 PgConn::~PgConn() {
-  if (conn_ != nullptr) PQfinish(conn_);
+  if (conn_ != nullptr) Pq().finish(conn_);
 }
 
 Status PgConn::StartSession() {
-  PQsetNoticeProcessor(conn_, &IgnoreNotice, nullptr);
+  Pq().setNoticeProcessor(conn_, &IgnoreNotice, nullptr);
   return setup_.empty() ? Status::Ok() : Run(setup_);
 }
 
 Status PgConn::EnsureConnected() {
   if (!Broken() && !needs_reset_) return Status::Ok();
   prepared_.clear();  // A new server session has none.
-  PQreset(conn_);
+  Pq().reset(conn_);
   if (Broken()) {
     return Status::Unavailable("the PostgreSQL store is unreachable: " +
-                               Scrub(PQerrorMessage(conn_)));
+                               Scrub(Pq().errorMessage(conn_)));
   }
   // A session without its settings is not used: the next call resets
   // again.
@@ -236,12 +238,12 @@ Status PgConn::EnsureConnected() {
 
 Status PgConn::ErrorOf(const PGresult* result, std::string_view what) const {
   const char* state = result != nullptr
-                          ? PQresultErrorField(result, PG_DIAG_SQLSTATE)
+                          ? Pq().resultErrorField(result, PG_DIAG_SQLSTATE)
                           : nullptr;
   const std::string code = state != nullptr ? state : "";
   std::string message =
-      Scrub(result != nullptr ? PQresultErrorMessage(result) : "");
-  if (message.empty()) message = Scrub(PQerrorMessage(conn_));
+      Scrub(result != nullptr ? Pq().resultErrorMessage(result) : "");
+  if (message.empty()) message = Scrub(Pq().errorMessage(conn_));
   message = "PostgreSQL store: " + std::string(what) + ": " + message;
   if (Broken() || code.empty() || StartsWith(code, "08") ||
       StartsWith(code, "57P")) {
@@ -268,18 +270,19 @@ Result<PgRows> PgConn::Exec(const std::string& sql, const PgParams& params) {
   auto it = prepared_.find(sql);
   if (it == prepared_.end()) {
     std::string name = "s" + std::to_string(prepared_.size());
-    PgRows prepared(PQprepare(conn_, name.c_str(), sql.c_str(), params.size(),
-                              params.types()));
-    if (PQresultStatus(prepared.result()) != PGRES_COMMAND_OK) {
+    PgRows prepared(Pq().prepare(conn_, name.c_str(), sql.c_str(),
+                                 params.size(), params.types()));
+    if (Pq().resultStatus(prepared.result()) != PGRES_COMMAND_OK) {
       return ErrorOf(prepared.result(), "prepare");
     }
     it = prepared_.emplace(sql, std::move(name)).first;
   }
   std::vector<const char*> values = params.Values();
-  PgRows rows(PQexecPrepared(conn_, it->second.c_str(), params.size(),
-                             values.data(), params.lengths(), params.formats(),
-                             /*resultFormat=*/1));
-  const ExecStatusType status = PQresultStatus(rows.result());
+  PgRows rows(Pq().execPrepared(conn_, it->second.c_str(), params.size(),
+                                values.data(), params.lengths(),
+                                params.formats(),
+                                /*resultFormat=*/1));
+  const ExecStatusType status = Pq().resultStatus(rows.result());
   if (status != PGRES_TUPLES_OK && status != PGRES_COMMAND_OK) {
     return ErrorOf(rows.result(), "query");
   }
@@ -287,8 +290,8 @@ Result<PgRows> PgConn::Exec(const std::string& sql, const PgParams& params) {
 }
 
 Status PgConn::Run(const std::string& sql) {
-  PgRows rows(PQexec(conn_, sql.c_str()));
-  const ExecStatusType status = PQresultStatus(rows.result());
+  PgRows rows(Pq().exec(conn_, sql.c_str()));
+  const ExecStatusType status = Pq().resultStatus(rows.result());
   if (status != PGRES_TUPLES_OK && status != PGRES_COMMAND_OK) {
     return ErrorOf(rows.result(), "statement");
   }
@@ -296,15 +299,15 @@ Status PgConn::Run(const std::string& sql) {
 }
 
 Result<std::vector<std::string>> PgConn::TakeNotifications() {
-  if (PQconsumeInput(conn_) == 0) {
+  if (Pq().consumeInput(conn_) == 0) {
     needs_reset_ = true;
     return Status::Unavailable("PostgreSQL store: " +
-                               Scrub(PQerrorMessage(conn_)));
+                               Scrub(Pq().errorMessage(conn_)));
   }
   std::vector<std::string> out;
-  while (PGnotify* n = PQnotifies(conn_)) {
+  while (PGnotify* n = Pq().notifies(conn_)) {
     out.emplace_back(n->relname);
-    PQfreemem(n);
+    Pq().freemem(n);
   }
   return out;
 }

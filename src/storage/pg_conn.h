@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "ctxkit/status.h"
+#include "storage/pq_api.h"
 
 namespace ctxkit::storage {
 
@@ -50,12 +51,13 @@ class PgParams {
 // The rows of a statement's result, in binary form.
 class PgRows {
  public:
-  explicit PgRows(PGresult* result) : result_(result, &PQclear) {}
+  explicit PgRows(PGresult* result) : result_(result, Pq().clear) {}
 
-  int size() const { return PQntuples(result_.get()); }
+  int size() const { return Pq().ntuples(result_.get()); }
   bool empty() const { return size() == 0; }
+  int columns() const { return Pq().nfields(result_.get()); }
   bool IsNull(int row, int col) const {
-    return PQgetisnull(result_.get(), row, col) != 0;
+    return Pq().getisnull(result_.get(), row, col) != 0;
   }
   // An integer column (int2, int4, int8 or bool); 0 when NULL.
   int64_t Int(int row, int col) const;
@@ -99,11 +101,11 @@ class PgConn {
   // Reconnects when the connection was lost. Unavailable when the server
   // still cannot be reached.
   Status EnsureConnected();
-  bool Broken() const { return PQstatus(conn_) != CONNECTION_OK; }
+  bool Broken() const { return Pq().status(conn_) != CONNECTION_OK; }
 
   // The session's socket, for LISTEN wake-ups; and the notifications
   // received so far (their channels), after consuming input.
-  int Socket() const { return PQsocket(conn_); }
+  int Socket() const { return Pq().socket(conn_); }
   Result<std::vector<std::string>> TakeNotifications();
 
  private:
