@@ -9,7 +9,7 @@
 find_package(CURL REQUIRED)
 
 ctxkit_add_layer(llm DEPS core
-                 LIBS nlohmann_json::nlohmann_json ${CMAKE_DL_LIBS})
+                 LIBS nlohmann_json::nlohmann_json)
 target_include_directories(ctxkit_llm SYSTEM PRIVATE ${CURL_INCLUDE_DIRS})
 ctxkit_add_layer(summary DEPS store text llm
                  LIBS nlohmann_json::nlohmann_json HEADERS summary.h)

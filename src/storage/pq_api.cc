@@ -1,68 +1,50 @@
 #include "storage/pq_api.h"
 
-#include <dlfcn.h>
-
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
-#include <string>
+
+#include "core/dynamic_library.h"
+#include "core/status_macros.h"
 
 namespace ctxkit::storage {
 namespace {
 
-// dlsym gives a data pointer; copying its bytes is the portable way to a
-// function pointer.
-template <typename Fn>
-bool Bind(void* lib, const char* name, Fn* out) {
-  void* sym = dlsym(lib, name);
-  if (sym == nullptr) return false;
-  static_assert(sizeof(sym) == sizeof(*out));
-  std::memcpy(out, &sym, sizeof(sym));
-  return true;
-}
-
 Result<PqApi> Load() {
   // The soname Debian's libpq5 (a dependency of libpq-dev) installs.
-  void* lib = dlopen("libpq.so.5", RTLD_NOW | RTLD_LOCAL);
-  if (lib == nullptr) {
-    const char* why = dlerror();
-    return Status::Unavailable(
-        std::string("the PostgreSQL client library libpq.so.5 cannot be "
-                    "loaded (") +
-        (why ? why : "unknown error") +
-        "); install Debian's libpq5 to use a PostgreSQL store");
-  }
+  CTXKIT_ASSIGN_OR_RETURN(void* lib,
+                          core::OpenLibrary("libpq.so.5",
+                                            "install Debian's libpq5 to use a "
+                                            "PostgreSQL store"));
   PqApi api{};
-  const bool ok = Bind(lib, "PQconninfoParse", &api.conninfoParse) &&
-                  Bind(lib, "PQconninfoFree", &api.conninfoFree) &&
-                  Bind(lib, "PQconnectdbParams", &api.connectdbParams) &&
-                  Bind(lib, "PQfinish", &api.finish) &&
-                  Bind(lib, "PQreset", &api.reset) &&
-                  Bind(lib, "PQstatus", &api.status) &&
-                  Bind(lib, "PQerrorMessage", &api.errorMessage) &&
-                  Bind(lib, "PQsetNoticeProcessor", &api.setNoticeProcessor) &&
-                  Bind(lib, "PQsocket", &api.socket) &&
-                  Bind(lib, "PQprepare", &api.prepare) &&
-                  Bind(lib, "PQexecPrepared", &api.execPrepared) &&
-                  Bind(lib, "PQexec", &api.exec) &&
-                  Bind(lib, "PQresultStatus", &api.resultStatus) &&
-                  Bind(lib, "PQresultErrorField", &api.resultErrorField) &&
-                  Bind(lib, "PQresultErrorMessage", &api.resultErrorMessage) &&
-                  Bind(lib, "PQclear", &api.clear) &&
-                  Bind(lib, "PQntuples", &api.ntuples) &&
-                  Bind(lib, "PQnfields", &api.nfields) &&
-                  Bind(lib, "PQgetisnull", &api.getisnull) &&
-                  Bind(lib, "PQgetvalue", &api.getvalue) &&
-                  Bind(lib, "PQgetlength", &api.getlength) &&
-                  Bind(lib, "PQcmdTuples", &api.cmdTuples) &&
-                  Bind(lib, "PQconsumeInput", &api.consumeInput) &&
-                  Bind(lib, "PQnotifies", &api.notifies) &&
-                  Bind(lib, "PQfreemem", &api.freemem);
-  if (!ok) {
-    const char* why = dlerror();
-    return Status::Unavailable("libpq.so.5 lacks a function ctxkit uses (" +
-                               std::string(why ? why : "unknown") + ")");
-  }
+  const bool ok =
+      core::BindFunction(lib, "PQconninfoParse", &api.conninfoParse) &&
+      core::BindFunction(lib, "PQconninfoFree", &api.conninfoFree) &&
+      core::BindFunction(lib, "PQconnectdbParams", &api.connectdbParams) &&
+      core::BindFunction(lib, "PQfinish", &api.finish) &&
+      core::BindFunction(lib, "PQreset", &api.reset) &&
+      core::BindFunction(lib, "PQstatus", &api.status) &&
+      core::BindFunction(lib, "PQerrorMessage", &api.errorMessage) &&
+      core::BindFunction(lib, "PQsetNoticeProcessor",
+                         &api.setNoticeProcessor) &&
+      core::BindFunction(lib, "PQsocket", &api.socket) &&
+      core::BindFunction(lib, "PQprepare", &api.prepare) &&
+      core::BindFunction(lib, "PQexecPrepared", &api.execPrepared) &&
+      core::BindFunction(lib, "PQexec", &api.exec) &&
+      core::BindFunction(lib, "PQresultStatus", &api.resultStatus) &&
+      core::BindFunction(lib, "PQresultErrorField", &api.resultErrorField) &&
+      core::BindFunction(lib, "PQresultErrorMessage",
+                         &api.resultErrorMessage) &&
+      core::BindFunction(lib, "PQclear", &api.clear) &&
+      core::BindFunction(lib, "PQntuples", &api.ntuples) &&
+      core::BindFunction(lib, "PQnfields", &api.nfields) &&
+      core::BindFunction(lib, "PQgetisnull", &api.getisnull) &&
+      core::BindFunction(lib, "PQgetvalue", &api.getvalue) &&
+      core::BindFunction(lib, "PQgetlength", &api.getlength) &&
+      core::BindFunction(lib, "PQcmdTuples", &api.cmdTuples) &&
+      core::BindFunction(lib, "PQconsumeInput", &api.consumeInput) &&
+      core::BindFunction(lib, "PQnotifies", &api.notifies) &&
+      core::BindFunction(lib, "PQfreemem", &api.freemem);
+  if (!ok) return core::MissingFunction("libpq.so.5");
   return api;  // The library stays loaded.
 }
 
