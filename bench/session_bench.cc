@@ -125,13 +125,8 @@ std::string_view Open(const std::string& request) {
   return v;
 }
 
-// Length of the common byte prefix of two requests (closing brackets of
-// the earlier one left out).
 size_t CommonPrefix(const std::string& prev, const std::string& cur) {
-  std::string_view p = Open(prev);
-  size_t n = 0;
-  while (n < p.size() && n < cur.size() && p[n] == cur[n]) ++n;
-  return n;
+  return ctxkit::RequestPrefixBytes(prev, cur);
 }
 
 // Lines of turn t's tool output (~17 tokens a line): 60% small (5-30
@@ -210,7 +205,8 @@ struct LoopFigures {
     if (RequestTokens(cur) > budget) ++over_budget;
     uint64_t cached = 0;
     if (!prev.empty()) {
-      const size_t n = CommonPrefix(prev, cur);
+      // Up to the previous request's closing brackets, as a cache keys it.
+      const size_t n = std::min(CommonPrefix(prev, cur), Open(prev).size());
       cached = Tok().Count(std::string_view(cur).substr(0, n));
       ++pairs;
       if (n == Open(prev).size()) ++prefix_turns;

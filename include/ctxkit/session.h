@@ -49,6 +49,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -221,6 +222,24 @@ struct RenderResult {
   CompactionInfo compacted;
   uint64_t compacted_messages = 0;  // Chat messages folded, in all.
   uint64_t record = 0;  // This render's record number; 0: not recorded.
+  // Bytes of request_json, and how many of them begin the same as the
+  // previous recorded render's request (what a provider's prompt cache can
+  // reuse). nullopt for the first record, for a render not recorded, and
+  // when the previous record no longer replays (gc).
+  uint64_t bytes = 0;
+  std::optional<uint64_t> prefix_bytes;
+};
+
+// One recorded render's figures, read from its record (no replay).
+struct RenderFigures {
+  uint64_t record = 0;  // 1-based.
+  LogFormat format = LogFormat::kOpenAI;
+  uint64_t budget_tokens = 0;
+  uint64_t tokens = 0;
+  RenderBreakdown breakdown;
+  // As RenderResult; 0 / nullopt in records written before these existed.
+  uint64_t bytes = 0;
+  std::optional<uint64_t> prefix_bytes;
 };
 
 // What changed between two recorded renders (Session::Diff). Each list
@@ -234,6 +253,14 @@ struct RenderDiff {
   uint64_t from_tokens = 0, to_tokens = 0;
   RenderBreakdown from_breakdown, to_breakdown;
 };
+
+// How many bytes at the start of request `current` are those of request
+// `previous` (serialized requests, as RenderResult::request_json): the
+// length of their common prefix, what a provider's prompt cache can
+// reuse. A request whose messages continue the previous one's shares all
+// of it but the closing "]}".
+uint64_t RequestPrefixBytes(std::string_view previous,
+                            std::string_view current);
 
 class Session {
  public:
@@ -322,6 +349,11 @@ class Session {
   // since: later versions, collapses, compactions. NotFound when there is
   // no such record, or when `gc` collected a version it needs.
   Result<RenderResult> Replay(uint64_t n);
+
+  // The figures of every recorded render, oldest first, read from the
+  // record stream in one pass (no replay): what a timeline of the session
+  // needs. Corruption when a record does not parse.
+  Result<std::vector<RenderFigures>> RenderHistory();
 
   // What entered, left, collapsed or was compacted between recorded
   // renders `from` and `to`.

@@ -284,6 +284,10 @@ struct UsageRow {
 // A static ref to the version `meta` describes (its latest, as Stat and
 // List return it), built without a lookup.
 Ref StaticRefOf(const ObjectMeta& meta);
+// A static ref to version `version` (as Versions returns it) of the object
+// any ref `object` names, built without a lookup. Meaningless for a
+// tombstone.
+Ref StaticRefOf(const Ref& object, const VersionMeta& version);
 
 class Store {
  public:

@@ -74,10 +74,11 @@ Status ValidateToolCall(const ToolCall& call);
 
 // Stores `call` as a toolcall object (see the top of this file) and returns
 // the static ref of the output version the sidecar describes (the one this
-// call wrote, or the current one when the output was unchanged). Re-recording the same call_id with
-// identical fields adds no version to either object. Validates every field
-// first (InvalidArgument); the store is then unchanged. Errors of the store
-// (PermissionDenied for a foreign scope, IoError) are passed through.
+// call wrote, or the current one when the output was unchanged). Re-recording
+// the same call_id with identical fields adds no version to either object.
+// Validates every field first (InvalidArgument); the store is then unchanged.
+// Errors of the store (PermissionDenied for a foreign scope, IoError) are
+// passed through.
 Result<Ref> RecordToolCall(View& view, const ToolCall& call,
                            const ScopeName& scope = "");
 

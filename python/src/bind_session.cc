@@ -152,7 +152,24 @@ void BindRenderResult(py::module_& m) {
       .def_readonly("compacted", &RenderResult::compacted)
       .def_readonly("compacted_messages", &RenderResult::compacted_messages)
       .def_readonly("record", &RenderResult::record,
-                    "Record number; 0: not recorded.");
+                    "Record number; 0: not recorded.")
+      .def_readonly("bytes", &RenderResult::bytes)
+      .def_readonly("prefix_bytes", &RenderResult::prefix_bytes,
+                    "Bytes shared with the previous recorded render's "
+                    "request (what a prompt cache can reuse); None for the "
+                    "first record or an unrecorded render.");
+  py::class_<RenderFigures>(m, "RenderFigures",
+                            "One recorded render's figures, from its record.")
+      .def_readonly("record", &RenderFigures::record)
+      .def_property_readonly("format",
+                             [](const RenderFigures& f) {
+                               return std::string(LogFormatName(f.format));
+                             })
+      .def_readonly("budget_tokens", &RenderFigures::budget_tokens)
+      .def_readonly("tokens", &RenderFigures::tokens)
+      .def_readonly("breakdown", &RenderFigures::breakdown)
+      .def_readonly("bytes", &RenderFigures::bytes)
+      .def_readonly("prefix_bytes", &RenderFigures::prefix_bytes);
   py::class_<RenderDiff>(m, "RenderDiff",
                          "What changed between two recorded renders.")
       .def_readonly("from_record", &RenderDiff::from)
@@ -277,6 +294,12 @@ on one session id.)doc")
             return s.Run([&](Session& x) { return x.Replay(n); });
           },
           py::arg("record"), "Recorded render number n, rebuilt byte for byte.")
+      .def(
+          "render_history",
+          [](PySession& s) {
+            return s.Run([](Session& x) { return x.RenderHistory(); });
+          },
+          "Every recorded render's figures, oldest first (no replay).")
       .def(
           "diff",
           [](PySession& s, uint64_t from, uint64_t to) {

@@ -67,8 +67,9 @@ void BindMetadata(py::module_& m) {
       .def_readonly("persistent", &ObjectMeta::persistent)
       .def_readonly("tokens", &ObjectMeta::tokens,
                     "Exact o200k_base count, or None.")
-      .def_property_readonly("ref", &StaticRefOf,
-                             "Static ref to the latest version.")
+      .def_property_readonly(
+          "ref", [](const ObjectMeta& o) { return StaticRefOf(o); },
+          "Static ref to the latest version.")
       .def("__repr__", [](const ObjectMeta& o) {
         return "ObjectMeta(key='" + o.key + "', scope='" +
                ScopeString(o.scope) +

@@ -101,32 +101,7 @@ int RunShow(Context& ctx, const SessionArgs& a) {
   auto snap = (*s)->Snapshot();
   if (!snap.ok()) return ReportError(snap.status());
   if (ctx.json()) {
-    nlohmann::json entries = nlohmann::json::array();
-    for (const auto& e : snap->entries)
-      entries.push_back(session::EntryToJson(e, false));
-    nlohmann::json compactions = nlohmann::json::array();
-    for (const auto& c : snap->compactions)
-      compactions.push_back(session::CompactionToJson(c));
-    PrintJson(
-        {{"session", snap->id},
-         {"policy", session::PolicyToJson(snap->policy)},
-         {"generation", snap->generation},
-         {"chat_messages", snap->chat_messages},
-         {"chat_version", snap->chat_version},
-         {"system_version", snap->system_version},
-         {"ingest_format", snap->ingest_format},
-         {"ingested_items", snap->ingested_items},
-         {"compactions", std::move(compactions)},
-         {"renders", snap->renders},
-         {"last_render",
-          snap->renders == 0
-              ? nlohmann::json()
-              : nlohmann::json{{"tokens", snap->last_render_tokens},
-                               {"budget_tokens", snap->last_render_budget},
-                               {"breakdown",
-                                session::BreakdownToJson(
-                                    snap->last_render_breakdown)}}},
-         {"entries", std::move(entries)}});
+    PrintJson(session::SnapshotToJson(*snap));
     return kExitOk;
   }
   std::string out = "session " + snap->id + ": " +

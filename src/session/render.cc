@@ -440,16 +440,16 @@ Result<RenderResult> Session::Render(const RenderOptions& options) {
   result.tokens = emitted;
   result.breakdown = layout.Breakdown();
   result.request_json = request.dump();
+  result.bytes = result.request_json.size();
   if (options.record) {
     // The relief above is committed already (its own compare-and-set
     // mutation); a record that fails leaves it so, and says so.
-    Result<uint64_t> record = session::RecordRender(s, layout, options, result);
-    if (!record.ok()) {
-      return record.status().WithContext(
+    Status recorded = session::RecordRender(s, layout, options, &result);
+    if (!recorded.ok()) {
+      return recorded.WithContext(
           "render record not written (what this render collapsed or "
           "compacted stays so; render again to record one)");
     }
-    result.record = *record;
   }
   return result;
 }

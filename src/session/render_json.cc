@@ -52,7 +52,9 @@ json RenderToJson(std::string_view session_id, LogFormat format,
       {"compacted",
        r.compacted.ref.empty() ? json() : CompactionToJson(r.compacted)},
       {"compacted_messages", r.compacted_messages},
-      {"record", r.record}};
+      {"record", r.record},
+      {"bytes", r.bytes},
+      {"prefix_bytes", r.prefix_bytes ? json(*r.prefix_bytes) : json()}};
 }
 
 json DiffToJson(std::string_view session_id, const RenderDiff& d) {
@@ -71,6 +73,45 @@ json DiffToJson(std::string_view session_id, const RenderDiff& d) {
               {"breakdown",
                {{"from", BreakdownToJson(d.from_breakdown)},
                 {"to", BreakdownToJson(d.to_breakdown)}}}};
+}
+
+nlohmann::json SnapshotToJson(const SessionSnapshot& snap) {
+  json entries = json::array();
+  for (const PoolEntry& e : snap.entries) {
+    entries.push_back(EntryToJson(e, false));
+  }
+  json compactions = json::array();
+  for (const CompactionInfo& c : snap.compactions) {
+    compactions.push_back(CompactionToJson(c));
+  }
+  json last;
+  if (snap.renders != 0) {
+    last = {{"tokens", snap.last_render_tokens},
+            {"budget_tokens", snap.last_render_budget},
+            {"breakdown", BreakdownToJson(snap.last_render_breakdown)}};
+  }
+  return {{"session", snap.id},
+          {"policy", PolicyToJson(snap.policy)},
+          {"generation", snap.generation},
+          {"chat_messages", snap.chat_messages},
+          {"chat_version", snap.chat_version},
+          {"system_version", snap.system_version},
+          {"ingest_format", snap.ingest_format},
+          {"ingested_items", snap.ingested_items},
+          {"compactions", std::move(compactions)},
+          {"renders", snap.renders},
+          {"last_render", std::move(last)},
+          {"entries", std::move(entries)}};
+}
+
+nlohmann::json FiguresToJson(const RenderFigures& f) {
+  return {{"n", f.record},
+          {"format", LogFormatName(f.format)},
+          {"budget_tokens", f.budget_tokens},
+          {"tokens", f.tokens},
+          {"breakdown", BreakdownToJson(f.breakdown)},
+          {"bytes", f.bytes},
+          {"prefix_bytes", f.prefix_bytes ? json(*f.prefix_bytes) : json()}};
 }
 
 }  // namespace ctxkit::session

@@ -24,13 +24,25 @@ nlohmann::json BreakdownToJson(const RenderBreakdown& b);
 // session, format, budget_tokens, tokens, breakdown, dropped ([{ref, key,
 // version, tokens}]), conflicts ([{key, pinned_version, active_version}]),
 // index_listed, index_total, collapsed (keys), compacted (a compaction or
-// null), compacted_messages, record (0: not recorded).
+// null), compacted_messages, record (0: not recorded), bytes, prefix_bytes
+// (null when unknown).
 nlohmann::json RenderToJson(std::string_view session_id, LogFormat format,
                             const RenderResult& render);
 
 // session, from, to, entered, left, collapsed, compacted, tokens {from,
 // to}, breakdown {from, to}.
 nlohmann::json DiffToJson(std::string_view session_id, const RenderDiff& d);
+
+// The `session show --json` form: session, policy, generation,
+// chat_messages, chat_version, system_version, ingest_format,
+// ingested_items, compactions, renders, last_render ({tokens,
+// budget_tokens, breakdown}, null before the first), entries (pool entry
+// forms).
+nlohmann::json SnapshotToJson(const SessionSnapshot& snap);
+
+// One recorded render's figures: n, format, budget_tokens, tokens,
+// breakdown, bytes, prefix_bytes (null when unknown).
+nlohmann::json FiguresToJson(const RenderFigures& f);
 
 }  // namespace ctxkit::session
 

@@ -90,23 +90,26 @@ Result<json> EncodeRecord(SessionImpl& s, const Layout& layout,
   for (const RenderDrop& d : result.dropped) {
     dropped.push_back({d.key, d.version, d.tokens, d.ref});
   }
-  return json{{"v", 1},
-              {"format", LogFormatName(options.format)},
-              {"budget", options.budget_tokens},
-              {"tokens", result.tokens},
-              {"breakdown", BreakdownToJson(result.breakdown)},
-              {"system", layout.system_ref},
-              {"pinned", std::move(pinned)},
-              {"index", index_ref},
-              {"index_listed", result.index_listed},
-              {"index_total", result.index_total},
-              {"compactions", layout.compaction_refs},
-              {"chat", layout.chat_ref},
-              {"first", layout.first},
-              {"shown", std::move(shown)},
-              {"pinned_out", std::move(pinned_out)},
-              {"tail", std::move(tail)},
-              {"dropped", std::move(dropped)}};
+  return json{
+      {"v", 1},
+      {"format", LogFormatName(options.format)},
+      {"budget", options.budget_tokens},
+      {"tokens", result.tokens},
+      {"breakdown", BreakdownToJson(result.breakdown)},
+      {"system", layout.system_ref},
+      {"pinned", std::move(pinned)},
+      {"index", index_ref},
+      {"index_listed", result.index_listed},
+      {"index_total", result.index_total},
+      {"compactions", layout.compaction_refs},
+      {"chat", layout.chat_ref},
+      {"first", layout.first},
+      {"shown", std::move(shown)},
+      {"pinned_out", std::move(pinned_out)},
+      {"tail", std::move(tail)},
+      {"dropped", std::move(dropped)},
+      {"bytes", result.bytes},
+      {"prefix", result.prefix_bytes ? json(*result.prefix_bytes) : json()}};
 }
 
 Status BadRecord(uint64_t n, const std::string& what) {
@@ -293,16 +296,97 @@ Status FillRecordFigures(SessionImpl& s, SessionSnapshot* snap) {
   return Status::Ok();
 }
 
-Result<uint64_t> RecordRender(SessionImpl& s, const Layout& layout,
-                              const RenderOptions& options,
-                              const RenderResult& result) {
-  CTXKIT_ASSIGN_OR_RETURN(json rec, EncodeRecord(s, layout, options, result));
+namespace {
+
+// The request of record `n` (>= 1), from the instance's last one or
+// replayed; nullopt when it no longer replays (gc collected a version).
+Result<std::optional<std::string>> RequestOf(SessionImpl& s, uint64_t n) {
+  SessionImpl::LastRequest& last = s.last_request();
+  if (last.record == n) return std::optional<std::string>(last.text);
+  Result<RenderResult> replayed = ReplayRender(s, n);
+  if (replayed.status().IsNotFound()) return std::optional<std::string>();
+  if (!replayed.ok()) return replayed.status();
+  return std::optional<std::string>(std::move(replayed->request_json));
+}
+
+}  // namespace
+
+Status RecordRender(SessionImpl& s, const Layout& layout,
+                    const RenderOptions& options, RenderResult* result) {
   SetOptions opts{.scope = "session",
                   .type = ValueType::kStream,
                   .producer = "session:" + s.id()};
+  // Another process may append a record between the count and the
+  // append: the append is conditional, and the prefix is computed again
+  // against the record that then precedes it.
+  constexpr int kAttempts = 8;
+  for (int attempt = 1;; ++attempt) {
+    CTXKIT_ASSIGN_OR_RETURN(uint64_t count, RecordCount(s));
+    result->prefix_bytes.reset();
+    if (count > 0) {
+      CTXKIT_ASSIGN_OR_RETURN(std::optional<std::string> previous,
+                              RequestOf(s, count));
+      if (previous) {
+        result->prefix_bytes =
+            RequestPrefixBytes(*previous, result->request_json);
+      }
+    }
+    CTXKIT_ASSIGN_OR_RETURN(json rec,
+                            EncodeRecord(s, layout, options, *result));
+    opts.expected_version = count;
+    Result<Ref> ref =
+        s.view().Append(s.state().records_key, rec.dump() + "\n", opts);
+    if (ref.status().code() == StatusCode::kFailedPrecondition && count > 0 &&
+        attempt < kAttempts) {
+      continue;
+    }
+    if (!ref.ok()) return ref.status();
+    result->record = ref->version;
+    s.last_request() = {ref->version, result->request_json};
+    return Status::Ok();
+  }
+}
+
+Result<std::vector<RenderFigures>> RenderHistory(SessionImpl& s) {
+  CTXKIT_ASSIGN_OR_RETURN(uint64_t count, RecordCount(s));
+  std::vector<RenderFigures> out;
+  if (count == 0) return out;
+  View& view = s.view();
   CTXKIT_ASSIGN_OR_RETURN(
-      Ref ref, s.view().Append(s.state().records_key, rec.dump() + "\n", opts));
-  return ref.version;
+      Ref ref, view.RefOf(s.state().records_key,
+                          {.scope = s.session_scope(), .version = count}));
+  CTXKIT_ASSIGN_OR_RETURN(std::string stream, view.Resolve(ref));
+  out.reserve(count);
+  size_t at = 0;
+  while (at < stream.size() && out.size() < count) {
+    size_t nl = stream.find('\n', at);
+    if (nl == std::string::npos) nl = stream.size();
+    const uint64_t n = out.size() + 1;
+    json rec = ctxkit::text::ParseJsonOrDiscarded(
+        std::string_view(stream).substr(at, nl - at));
+    if (!rec.is_object() || rec.value("v", 0) != 1) {
+      return BadRecord(n, "not a record this build reads");
+    }
+    RenderFigures f;
+    f.record = n;
+    Result<LogFormat> format =
+        ParseLogFormat(rec.value("format", std::string()));
+    if (!format.ok()) return BadRecord(n, format.status().message());
+    f.format = *format;
+    f.budget_tokens = rec.value("budget", uint64_t{0});
+    f.tokens = rec.value("tokens", uint64_t{0});
+    f.breakdown = BreakdownOf(rec.value("breakdown", json::object()));
+    f.bytes = rec.value("bytes", uint64_t{0});
+    const json prefix = rec.value("prefix", json());
+    if (prefix.is_number_unsigned()) f.prefix_bytes = prefix.get<uint64_t>();
+    out.push_back(std::move(f));
+    at = nl + 1;
+  }
+  if (out.size() != count) {
+    return BadRecord(count,
+                     "the record stream holds " + N(out.size()) + " records");
+  }
+  return out;
 }
 
 Result<RenderResult> ReplayRender(SessionImpl& s, uint64_t n) {
@@ -338,6 +422,10 @@ Result<RenderResult> ReplayRender(SessionImpl& s, uint64_t n) {
                          d.at(2).get<uint64_t>(), d.at(3).get<std::string>()});
   }
   r.record = n;
+  r.bytes = r.request_json.size();
+  const json prefix = rec.value("prefix", json());
+  if (prefix.is_number_unsigned()) r.prefix_bytes = prefix.get<uint64_t>();
+  s.last_request() = {n, r.request_json};
   return r;
 }
 

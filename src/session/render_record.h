@@ -18,10 +18,16 @@ Result<Layout> GatherLayout(SessionImpl& s, bool anthropic,
                             RenderResult* result);
 
 // Appends the record of a render (`layout`, emitted as `result`) to the
-// session's record stream; returns its number.
-Result<uint64_t> RecordRender(SessionImpl& s, const Layout& layout,
-                              const RenderOptions& options,
-                              const RenderResult& result);
+// session's record stream, right after the record that was last when it
+// began (compare-and-set; retried when another writer appended first).
+// Sets result->record, bytes and prefix_bytes (against the previous
+// record's request: the one this instance last rendered or replayed, else
+// replayed now).
+Status RecordRender(SessionImpl& s, const Layout& layout,
+                    const RenderOptions& options, RenderResult* result);
+
+// Every record's figures, oldest first (Session::RenderHistory).
+Result<std::vector<RenderFigures>> RenderHistory(SessionImpl& s);
 
 // Record `n` rebuilt and emitted again.
 Result<RenderResult> ReplayRender(SessionImpl& s, uint64_t n);

@@ -3,6 +3,7 @@
 
 #include "ctxkit/session.h"
 
+#include <algorithm>
 #include <optional>
 #include <set>
 #include <string>
@@ -454,9 +455,23 @@ Result<IngestReport> Session::IngestAppend(std::string_view messages_json,
   return report;
 }
 
+uint64_t RequestPrefixBytes(std::string_view previous,
+                            std::string_view current) {
+  const size_t n = std::min(previous.size(), current.size());
+  return static_cast<uint64_t>(
+      std::mismatch(previous.begin(), previous.begin() + n, current.begin())
+          .first -
+      previous.begin());
+}
+
 Result<RenderResult> Session::Replay(uint64_t n) {
   CTXKIT_RETURN_IF_ERROR(impl_->Refresh());
   return session::ReplayRender(*impl_, n);
+}
+
+Result<std::vector<RenderFigures>> Session::RenderHistory() {
+  CTXKIT_RETURN_IF_ERROR(impl_->Refresh());
+  return session::RenderHistory(*impl_);
 }
 
 Result<RenderDiff> Session::Diff(uint64_t from, uint64_t to) {

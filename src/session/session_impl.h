@@ -92,6 +92,14 @@ class SessionImpl {
     std::string ref;
   };
   IndexSnapshot& index_snapshot() { return index_snapshot_; }
+  // The request of the last render this instance recorded or replayed
+  // (render_record.cc: the previous request a new record's prefix_bytes
+  // compares with). record 0: none.
+  struct LastRequest {
+    uint64_t record = 0;
+    std::string text;
+  };
+  LastRequest& last_request() { return last_request_; }
   // The tool calls of the chat by id (for results that answer them in a
   // later append), kept up to date as the chat grows.
   Result<const session::KnownCalls*> ChatCalls();
@@ -152,6 +160,7 @@ class SessionImpl {
   uint64_t chat_epoch_ = 0;
   uint64_t calls_epoch_ = 0;
   IndexSnapshot index_snapshot_;
+  LastRequest last_request_;
   // Bumped whenever pool entries may have changed (a load, a commit that
   // wrote entries); the lists below are recomputed when it moves.
   uint64_t entries_epoch_ = 1;

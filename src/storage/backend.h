@@ -284,6 +284,10 @@ class Backend {
   // it holds (the memory engine forgets those DropOwnedBy drops).
   virtual Result<std::vector<ChangedObject>> ListChanged(uint64_t after,
                                                          size_t limit) = 0;
+  // The stamp of the newest change in that feed (0 when there is none): a
+  // number that moves whenever any connection or process changes an
+  // object (one indexed read; the inspector's live updates).
+  virtual Result<uint64_t> LatestChange() = 0;
 
   // Reads [offset, offset + length) of a present version's content, reading
   // only that range from the medium.

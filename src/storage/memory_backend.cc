@@ -141,6 +141,11 @@ void MemoryBackend::StampLocked(Object* obj) {
   by_change_.emplace(obj->changed, obj->record.id);
 }
 
+Result<uint64_t> MemoryBackend::LatestChange() {
+  core::MutexLock lock(&mu_);
+  return by_change_.empty() ? uint64_t{0} : by_change_.rbegin()->first;
+}
+
 Result<std::vector<ChangedObject>> MemoryBackend::ListChanged(uint64_t after,
                                                               size_t limit) {
   core::MutexLock lock(&mu_);

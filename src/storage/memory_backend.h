@@ -65,6 +65,7 @@ class MemoryBackend final : public Backend {
   Result<std::vector<VersionRecord>> ListVersions(int64_t id) override;
   Result<std::vector<ObjectRecord>> ListObjects(
       const ObjectQuery& query) override;
+  Result<uint64_t> LatestChange() override;
   Result<std::vector<ChangedObject>> ListChanged(uint64_t after,
                                                  size_t limit) override;
   Result<std::string> Read(const VersionRecord& version, uint64_t offset,

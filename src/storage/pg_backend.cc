@@ -314,6 +314,16 @@ class PgBackend final : public Backend {
     return PgObjectsOf(rows);
   }
 
+  Result<uint64_t> LatestChange() override {
+    core::MutexLock lock(&mu_);
+    CTXKIT_RETURN_IF_ERROR(conn_->EnsureConnected());
+    CTXKIT_ASSIGN_OR_RETURN(
+        PgRows rows,
+        conn_->Exec("SELECT coalesce(max(changed), 0) FROM ctxkit_objects",
+                    PgParams()));
+    return static_cast<uint64_t>(rows.Int(0, 0));
+  }
+
   Result<std::vector<ChangedObject>> ListChanged(uint64_t after,
                                                  size_t limit) override {
     static const std::string sql =

@@ -397,6 +397,16 @@ class SqliteBackend final : public Backend {
     return out;
   }
 
+  Result<uint64_t> LatestChange() override {
+    core::MutexLock lock(&mu_);
+    auto q = db_->Prepare("SELECT coalesce(max(changed), 0) FROM objects");
+    if (!q.ok()) return q.status();
+    CTXKIT_ASSIGN_OR_RETURN(bool row, (*q)->Step());
+    const uint64_t latest = row ? static_cast<uint64_t>((*q)->Int(0)) : 0;
+    q->reset();
+    return latest;
+  }
+
   Status Scan(const VersionRecord& v, uint64_t offset, uint64_t length,
               uint64_t piece_bytes,
               const std::function<bool(std::string_view)>& sink) override {

@@ -44,11 +44,7 @@ json ObjectMetaToJson(const ObjectMeta& meta) {
 json VersionMetaToJson(const VersionMeta& meta, const Ref* object) {
   json ref = nullptr;
   if (object != nullptr && meta.state == VersionState::kPresent) {
-    Ref r = *object;
-    r.version = meta.version;
-    r.type = meta.type;
-    r.size_bytes = meta.size_bytes;
-    ref = FormatRef(r);
+    ref = FormatRef(StaticRefOf(*object, meta));
   }
   return json{{"ref", std::move(ref)},
               {"version", meta.version},

@@ -228,6 +228,14 @@ Ref StaticRefOf(const ObjectMeta& meta) {
   return ref;
 }
 
+Ref StaticRefOf(const Ref& object, const VersionMeta& version) {
+  Ref ref = object;
+  ref.version = version.version;
+  ref.type = version.type;
+  ref.size_bytes = version.size_bytes;
+  return ref;
+}
+
 Result<Ref> View::Promote(std::string_view key) {
   return store_->impl_->Promote(IdentityOf(*this), key);
 }

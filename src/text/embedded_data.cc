@@ -1,30 +1,13 @@
 #include "text/embedded_data.h"
 
+#include "core/embed_file.h"
+
 // The paths come from cmake/layer_text.cmake, which also makes this file
 // depend on the generated data so it is reassembled when the data changes.
 #if !defined(CTXKIT_O200K_RANKS_PATH) || !defined(CTXKIT_CL100K_RANKS_PATH) || \
     !defined(CTXKIT_UNICODE_CLASSES_PATH)
 #error "build ctxkit_text through cmake/layer_text.cmake"
 #endif
-
-// Each file becomes a read-only byte array between two hidden symbols. The
-// assembler copies the bytes verbatim, which builds far faster than a
-// generated C++ array literal of a few megabytes.
-#define CTXKIT_EMBED_FILE(sym, path)      \
-  __asm__(".pushsection .rodata." #sym    \
-          ",\"a\",@progbits\n"            \
-          ".balign 16\n"                  \
-          ".globl " #sym                  \
-          "_begin\n"                      \
-          ".hidden " #sym "_begin\n" #sym \
-          "_begin:\n"                     \
-          ".incbin \"" path               \
-          "\"\n"                          \
-          ".globl " #sym                  \
-          "_end\n"                        \
-          ".hidden " #sym "_end\n" #sym   \
-          "_end:\n"                       \
-          ".popsection\n")
 
 CTXKIT_EMBED_FILE(ctxkit_o200k_ranks, CTXKIT_O200K_RANKS_PATH);
 CTXKIT_EMBED_FILE(ctxkit_cl100k_ranks, CTXKIT_CL100K_RANKS_PATH);

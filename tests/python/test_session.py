@@ -57,6 +57,24 @@ def test_replay_is_byte_exact(store: ctxkit.Store) -> None:
     assert diff.to_tokens > diff.from_tokens
 
 
+def test_render_history_gives_each_records_figures(store: ctxkit.Store) -> None:
+    session = ctxkit.Session.create(store, "history")
+    session.ingest(openai_log(2))
+    first = session.render(20_000)
+    session.ingest(tool_turn(2), append=True)
+    second = session.render(20_000)
+    assert first.prefix_bytes is None
+    assert first.bytes == len(first.request_json.encode())
+    # The chat only grew: all of the first request but its closing "]}".
+    assert second.prefix_bytes == first.bytes - 2
+    history = session.render_history()
+    assert [f.record for f in history] == [1, 2]
+    assert [f.tokens for f in history] == [first.tokens, second.tokens]
+    assert history[1].prefix_bytes == second.prefix_bytes
+    assert history[0].format == "openai"
+    assert history[1].breakdown.chat == second.breakdown.chat
+
+
 def test_compaction_expands_to_the_exact_messages(store: ctxkit.Store) -> None:
     policy = ctxkit.SessionPolicy(min_collapse_tokens=100, keep_turns=1)
     session = ctxkit.Session.create(store, "long", policy)

@@ -310,6 +310,52 @@ TEST_F(LongSessionTest, DiffSaysWhatEnteredLeftCollapsedAndWasCompacted) {
   EXPECT_EQ(s->Snapshot()->renders, 3u);
 }
 
+TEST_F(LongSessionTest, EachRecordKeepsTheBytesItSharesWithThePreviousOne) {
+  auto s = NewSession("prefix");
+  ASSERT_TRUE(s->Ingest(OpenAILog(2).dump(), LogFormat::kOpenAI).ok());
+  auto r1 = s->Render({.budget_tokens = 100000});
+  ASSERT_TRUE(r1.ok()) << r1.status().ToString();
+  EXPECT_EQ(r1->bytes, r1->request_json.size());
+  EXPECT_FALSE(r1->prefix_bytes.has_value());  // Nothing before it.
+  ASSERT_TRUE(s->IngestAppend(Turn(2).dump(), LogFormat::kOpenAI).ok());
+  auto r2 = s->Render({.budget_tokens = 100000});
+  ASSERT_TRUE(r2.ok());
+  ASSERT_TRUE(r2->prefix_bytes.has_value());
+  EXPECT_EQ(*r2->prefix_bytes,
+            RequestPrefixBytes(r1->request_json, r2->request_json));
+  // The chat only grew: all of render 1 but its closing brackets.
+  EXPECT_EQ(*r2->prefix_bytes, r1->request_json.size() - 2)
+      << r1->request_json.substr(r1->request_json.size() - 80) << "\n"
+      << r2->request_json.substr(r1->request_json.size() - 80, 100);
+  // Another instance (a new process) compares with the replayed record.
+  auto other = Session::Open(store(), "prefix");
+  ASSERT_TRUE(other.ok());
+  auto r3 = (*other)->Render({.budget_tokens = 300});
+  ASSERT_TRUE(r3.ok()) << r3.status().ToString();
+  ASSERT_TRUE(r3->prefix_bytes.has_value());
+  EXPECT_EQ(*r3->prefix_bytes,
+            RequestPrefixBytes(r2->request_json, r3->request_json));
+  EXPECT_LT(*r3->prefix_bytes, r2->request_json.size() - 2);  // Compacted.
+  // The history gives every record's figures without a replay.
+  auto history = s->RenderHistory();
+  ASSERT_TRUE(history.ok()) << history.status().ToString();
+  ASSERT_EQ(history->size(), 3u);
+  const RenderResult* renders[] = {&*r1, &*r2, &*r3};
+  for (size_t i = 0; i < 3; ++i) {
+    const RenderFigures& f = (*history)[i];
+    EXPECT_EQ(f.record, i + 1);
+    EXPECT_EQ(f.tokens, renders[i]->tokens);
+    EXPECT_EQ(f.budget_tokens, renders[i]->budget_tokens);
+    EXPECT_EQ(f.breakdown.Total(), renders[i]->tokens);
+    EXPECT_EQ(f.bytes, renders[i]->bytes);
+    EXPECT_EQ(f.prefix_bytes, renders[i]->prefix_bytes);
+  }
+  auto replayed = s->Replay(3);
+  ASSERT_TRUE(replayed.ok());
+  EXPECT_EQ(replayed->prefix_bytes, r3->prefix_bytes);
+  EXPECT_EQ(replayed->bytes, r3->bytes);
+}
+
 TEST_F(LongSessionTest, ASessionCreatedAgainStartsItsOwnRecords) {
   auto s = NewSession("again");
   ASSERT_TRUE(s->Ingest(OpenAILog(2).dump(), LogFormat::kOpenAI).ok());

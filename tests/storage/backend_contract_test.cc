@@ -306,6 +306,7 @@ TEST_P(BackendContractTest, ChangeFeedListsWhatChangedAfterAStamp) {
   auto start = b().ListChanged(0, 100);
   ASSERT_TRUE(start.ok()) << start.status().ToString();
   EXPECT_TRUE(start->empty());
+  EXPECT_EQ(*b().LatestChange(), 0u);
   auto a = Put("a", "1");
   auto c = Put("c", "1");
   ASSERT_TRUE(a.ok() && c.ok());
@@ -317,6 +318,7 @@ TEST_P(BackendContractTest, ChangeFeedListsWhatChangedAfterAStamp) {
   EXPECT_GT((*all)[0].stamp, 0u);
   EXPECT_LT((*all)[0].stamp, (*all)[1].stamp);
   const uint64_t seen = (*all)[1].stamp;
+  EXPECT_EQ(*b().LatestChange(), seen);
   auto none = b().ListChanged(seen, 100);
   ASSERT_TRUE(none.ok());
   EXPECT_TRUE(none->empty());
@@ -342,6 +344,7 @@ TEST_P(BackendContractTest, ChangeFeedListsWhatChangedAfterAStamp) {
   EXPECT_EQ(moved.latest_version, 2u);
   EXPECT_EQ(moved.size_bytes, 2u);
   EXPECT_FALSE(moved.deleted);
+  EXPECT_EQ(*b().LatestChange(), (*rest)[0].stamp);
 }
 
 TEST_P(BackendContractTest, ListObjectsFiltersSortsAndPages) {
