@@ -13,7 +13,7 @@ find_library(CTXKIT_HTTPLIB_LIBRARY cpp-httplib REQUIRED)
 
 ctxkit_add_layer(mcp
                  DEPS capture notes session index summary explore store
-                      externalize
+                      externalize inspect
                  LIBS ${CTXKIT_HTTPLIB_LIBRARY} OpenSSL::SSL
                       nlohmann_json::nlohmann_json Threads::Threads
                  HEADERS mcp.h)

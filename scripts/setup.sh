@@ -25,6 +25,10 @@ packages=(
   # The PostgreSQL storage backend: libpq to build it; the server for its
   # tests (tests/pg/server.sh runs a throwaway one for `make test`).
   postgresql-15 libpq-dev
+  # The web inspector (docs/inspector.md): Chart.js, embedded into the
+  # binary at build time; dtl for its version diffs; Chromium for the
+  # page's browser test (driven by playwright-core from package-lock.json).
+  libjs-chart.js libdtl-dev chromium
 )
 
 missing=()

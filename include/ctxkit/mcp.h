@@ -160,6 +160,8 @@ class Server {
 
   // The store given to Create.
   virtual Store* store() const = 0;
+  // The options given to Create.
+  virtual const ServerOptions& options() const = 0;
 };
 
 }  // namespace ctxkit::mcp

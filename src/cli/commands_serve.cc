@@ -34,6 +34,7 @@ struct ServeArgs {
   uint64_t max_connections = 1024;
   std::vector<std::string> allowed_origins;
   std::string shared_session;
+  bool no_ui = false;
   McpServerFlags server;
 };
 
@@ -53,6 +54,7 @@ int RunServe(Context& ctx, const ServeArgs& a) {
       std::max<uint64_t>(uint64_t{512} << 20, 4 * a.max_request_bytes);
   http.allowed_origins = a.allowed_origins;
   http.shared_session = a.shared_session;
+  http.ui = !a.no_ui;
   if (!http.shared_session.empty()) {
     Status valid = ValidateScopeId(http.shared_session);
     if (!valid.ok()) return ReportError(valid.WithContext("--session"));
@@ -86,6 +88,11 @@ int RunServe(Context& ctx, const ServeArgs& a) {
                "(Ctrl-C stops)\n",
                setup->store->home().c_str(), (*http_server)->url().c_str(),
                http.token.empty() ? "" : ", bearer token required");
+  if (http.ui) {
+    std::fprintf(stderr, "ctxkit serve: inspector at %s%s\n",
+                 (*http_server)->ui_url().c_str(),
+                 http.token.empty() ? "" : "#token=<the token>");
+  }
   std::printf("%s\n", (*http_server)->url().c_str());
   std::fflush(stdout);
 
@@ -105,8 +112,9 @@ void RegisterServeCommands(CLI::App& app, CommandTable& table) {
       "serve",
       "Serve the store to MCP clients over Streamable HTTP at "
       "http://BIND:PORT/mcp. Each client session acts as its own agent and "
-      "session (mcp-<hex>). Prints the URL on stdout; stops on SIGINT or "
-      "SIGTERM. See docs/mcp.md.");
+      "session (mcp-<hex>). Also serves the read-only web inspector at "
+      "/ui/. Prints the URL on stdout; stops on SIGINT or SIGTERM. See "
+      "docs/mcp.md and docs/inspector.md.");
   sub->add_option("--port", args->port,
                   "TCP port (default 8765; 0 picks a free one)")
       ->type_name("N")
@@ -140,6 +148,9 @@ void RegisterServeCommands(CLI::App& app, CommandTable& table) {
                   "session-scoped values and context (each still its own "
                   "agent); default: a session of its own per client")
       ->type_name("ID");
+  sub->add_flag("--no-ui", args->no_ui,
+                "Do not serve the web inspector (/ui/ and its API /api/; "
+                "docs/inspector.md)");
   AddRepeatableOption(sub, "--allowed-origin", &args->allowed_origins,
                       "A browser origin allowed besides loopback ones, e.g. "
                       "https://app.example:8443 (repeatable)")

@@ -20,6 +20,9 @@
 #include "core/clock.h"
 #include "core/hmac.h"
 #include "core/mutex.h"
+#include "inspect/api.h"
+#include "mcp/environment.h"
+#include "mcp/http_inspector.h"
 #include "mcp/http_message.h"
 #include "mcp/http_pool.h"
 #include "mcp/http_security.h"
@@ -135,7 +138,16 @@ class HttpServer::Impl {
         policy_(options_.allowed_origins),
         loopback_(IsLoopbackBind(options_.bind)),
         ids_(session_key, options_.session_max_age),
-        sessions_(options_.max_sessions, options_.session_idle_timeout) {}
+        sessions_(options_.max_sessions, options_.session_idle_timeout) {
+    if (options_.ui) {
+      inspect::ApiOptions api;
+      api.tool_output_dir = server_->options().capture_root;
+      if (api.tool_output_dir.empty()) {
+        api.tool_output_dir = env::ToolOutputDir("", "").value_or("");
+      }
+      api_ = std::make_unique<inspect::Api>(server_->store(), std::move(api));
+    }
+  }
 
   ~Impl() { Stop(); }
 
@@ -196,6 +208,7 @@ class HttpServer::Impl {
     http_.Put("/mcp", not_allowed);
     http_.Patch("/mcp", not_allowed);
     http_.Options("/mcp", not_allowed);
+    if (api_ != nullptr) AddInspectorRoutes(http_, api_.get());
 
     // httplib takes IPv6 literals without brackets.
     std::string host = options_.bind;
@@ -237,6 +250,7 @@ class HttpServer::Impl {
     // Streams block waiting for messages: end them first, or stopping
     // would wait for their keep-alive timers.
     sessions_.CloseAll();
+    if (api_ != nullptr) api_->Stop();  // Waiting /api/changes calls.
     http_.stop();
     if (thread_.joinable()) thread_.join();
   }
@@ -281,7 +295,10 @@ class HttpServer::Impl {
                              "' is not allowed (see ctxkit serve "
                              "--allowed-origin); DNS-rebinding protection");
     }
-    if (!options_.token.empty() &&
+    // The inspector's page holds no data and a browser opening it cannot
+    // send the token; its API needs it like everything else.
+    const bool page = api_ != nullptr && IsInspectorPagePath(req.path);
+    if (!options_.token.empty() && !page &&
         !BearerTokenMatches(HeaderValue(req, "Authorization").value_or(""),
                             options_.token)) {
       res.set_header("WWW-Authenticate", "Bearer");
@@ -641,6 +658,7 @@ class HttpServer::Impl {
   const bool loopback_;
   const SessionIds ids_;
   SessionTable sessions_;
+  std::unique_ptr<inspect::Api> api_;  // The inspector's; null: --no-ui.
   std::atomic<uint64_t> inflight_{0};  // Body bytes held by ReadBody calls.
   httplib::Server http_;
   int port_ = 0;
@@ -710,6 +728,12 @@ std::string HttpServer::url() const {
     host = "[" + host + "]";
   }
   return "http://" + host + ":" + std::to_string(port()) + "/mcp";
+}
+
+std::string HttpServer::ui_url() const {
+  if (!impl_->options().ui) return "";
+  std::string mcp = url();
+  return mcp.substr(0, mcp.size() - 4) + "/ui/";
 }
 
 size_t HttpServer::session_count() const { return impl_->session_count(); }

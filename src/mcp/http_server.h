@@ -12,6 +12,8 @@
 //                notifications/resources/updated. One per session; a new GET
 //                replaces the old stream.
 //   DELETE /mcp  terminates the session.
+//   GET    /ui/, /api/...  the web inspector (http_inspector.h), unless
+//                HttpOptions::ui is false.
 //
 // Before any of that: the Host header must name a loopback host on a
 // loopback bind, an Origin header must be a loopback or allowed origin
@@ -78,6 +80,9 @@ struct HttpOptions {
   // An event stream with nothing to send writes an SSE comment this often,
   // so a vanished client is noticed and its thread freed.
   std::chrono::milliseconds keepalive_interval{15000};
+  // Serve the web inspector (docs/inspector.md): its page under /ui/ and
+  // its read-only JSON API under /api/, behind the same checks.
+  bool ui = true;
 };
 
 class HttpServer {
@@ -96,6 +101,8 @@ class HttpServer {
   int port() const;
   // "http://<bind>:<port>/mcp", IPv6 binds in brackets.
   std::string url() const;
+  // "http://<bind>:<port>/ui/", the inspector's page; "" when not served.
+  std::string ui_url() const;
   size_t session_count() const;
 
   // Ends open event streams, stops accepting and joins the serving

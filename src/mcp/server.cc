@@ -42,6 +42,7 @@ class ServerImpl : public Server {
   }
 
   Store* store() const override { return store_; }
+  const ServerOptions& options() const override { return options_; }
 
   Result<std::unique_ptr<Connection>> Connect(ClientBinding binding,
                                               Notifier notify) override {

@@ -20,6 +20,7 @@
 #include "common/pg_store.h"
 #include "ctxkit/mcp.h"
 #include "ctxkit/store.h"
+#include "mcp_http/http_fixture.h"
 #include "mcp_http/http_test_client.h"
 
 namespace ctxkit::mcp::testing {
@@ -31,46 +32,8 @@ const HeaderList kPostHeaders = {
     {"Content-Type", "application/json"},
     {"Accept", "application/json, text/event-stream"}};
 
-class HttpServerTest : public ::testing::Test {
+class HttpServerTest : public HttpFixture {
  protected:
-  void SetUp() override {
-    const char* base = ::getenv("TMPDIR");
-    std::string pattern =
-        std::string(base && *base ? base : "/tmp") + "/ctxkit-http-XXXXXX";
-    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
-    Options o;
-    o.home = dir_ + "/store";
-    o.store_url = ::ctxkit::testing::PgStoreUrlFor(o.home);
-    Result<std::unique_ptr<Store>> store = Store::Open(o);
-    ASSERT_TRUE(store.ok()) << store.status().ToString();
-    store_ = std::move(*store);
-    ServerOptions so;
-    so.capture_root = dir_ + "/captures";
-    so.notes_root = dir_ + "/notes";
-    so.subscription_poll_ms = 20;
-    Result<std::unique_ptr<Server>> server =
-        Server::Create(store_.get(), store_->home(), so);
-    ASSERT_TRUE(server.ok()) << server.status().ToString();
-    server_ = std::move(*server);
-  }
-
-  void TearDown() override {
-    http_.reset();
-    server_.reset();
-    store_.reset();
-    std::error_code ec;
-    std::filesystem::remove_all(dir_, ec);
-  }
-
-  void Serve(HttpOptions o = {}) {
-    o.port = 0;
-    Result<std::unique_ptr<HttpServer>> s = HttpServer::Start(server_.get(), o);
-    ASSERT_TRUE(s.ok()) << s.status().ToString();
-    http_ = std::move(*s);
-    port_ = http_->port();
-  }
-
   static std::string Message(int id, const std::string& method,
                              Json params = Json::object()) {
     return Json{{"jsonrpc", "2.0"},
@@ -121,12 +84,6 @@ class HttpServerTest : public ::testing::Test {
     if (!j.is_object() || !j.contains("error")) return 0;
     return j["error"].value("code", 0);
   }
-
-  std::string dir_;
-  std::unique_ptr<Store> store_;
-  std::unique_ptr<Server> server_;
-  std::unique_ptr<HttpServer> http_;
-  int port_ = 0;
 };
 
 TEST_F(HttpServerTest, SessionLifecycle) {

@@ -60,8 +60,9 @@ class HttpConn {
   // Sends a request. A Host header for 127.0.0.1:<port> and Content-Length
   // are added unless `headers` names them.
   bool Send(int port, std::string_view method, std::string_view body,
-            const HeaderList& headers) {
-    std::string req = std::string(method) + " /mcp HTTP/1.1\r\n";
+            const HeaderList& headers, std::string_view path = "/mcp") {
+    std::string req =
+        std::string(method) + " " + std::string(path) + " HTTP/1.1\r\n";
     bool host = false, length = false;
     for (const auto& [k, v] : headers) {
       std::string lk = Lower(k);
@@ -209,6 +210,16 @@ inline HttpReply HttpCall(int port, std::string_view method,
   HttpConn c(port);
   if (!c.connected() || !c.Send(port, method, body, headers)) return {};
   return c.Read(timeout_ms);
+}
+
+// One request for `path` (with its query) on a fresh connection.
+inline HttpReply HttpCallPath(int port, std::string_view method,
+                              std::string_view path,
+                              const HeaderList& headers = {},
+                              std::string_view body = "") {
+  HttpConn c(port);
+  if (!c.connected() || !c.Send(port, method, body, headers, path)) return {};
+  return c.Read(20000);
 }
 
 }  // namespace ctxkit::mcp::testing
