@@ -68,6 +68,11 @@ struct CaptureOptions {
   std::string root;
   // Results whose JSON text is smaller stay in memory.
   uint64_t memory_threshold_bytes = 32 << 10;
+  // Only list and load: the root is not created (NotFound when missing),
+  // temp files of dead writers are left alone, and SaveContext and
+  // ClearContexts fail with FailedPrecondition. For viewers (the
+  // inspector) that must not change anything.
+  bool read_only = false;
 };
 
 // What list_contexts returns for one saved output.

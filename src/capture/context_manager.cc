@@ -220,6 +220,15 @@ ContextManager::~ContextManager() = default;
 const std::string& ContextManager::session_id() const { return impl_->session; }
 const std::string& ContextManager::root() const { return impl_->root; }
 
+namespace {
+
+Status ReadOnlyRefusal() {
+  return Status::FailedPrecondition(
+      "this context manager was opened read-only (CaptureOptions::read_only)");
+}
+
+}  // namespace
+
 Result<std::unique_ptr<ContextManager>> ContextManager::Open(
     View& view, const CaptureOptions& options) {
   if (view.session_id().empty()) {
@@ -238,7 +247,7 @@ Result<std::unique_ptr<ContextManager>> ContextManager::Open(
     return Status::InvalidArgument(
         "no context directory: CaptureOptions::root is empty");
   }
-  CTXKIT_RETURN_IF_ERROR(storage::MakeDirs(root));
+  if (!options.read_only) CTXKIT_RETURN_IF_ERROR(storage::MakeDirs(root));
   char resolved[PATH_MAX];
   if (::realpath(root.c_str(), resolved) == nullptr) {
     return storage::ErrnoStatus("resolve", root);
@@ -246,7 +255,7 @@ Result<std::unique_ptr<ContextManager>> ContextManager::Open(
   impl->root = resolved;
   impl->lock_path = storage::ToolOutputLockPath(impl->root);
   // Temp files of writers that died (AtomicWriteFile's) are cleared.
-  storage::RemoveStaleTempFiles(impl->root);
+  if (!options.read_only) storage::RemoveStaleTempFiles(impl->root);
   return std::unique_ptr<ContextManager>(new ContextManager(std::move(impl)));
 }
 
@@ -255,6 +264,7 @@ Result<std::string> ContextManager::SaveContext(std::string_view tool_name,
                                                 std::string_view result_json,
                                                 std::string_view task_id,
                                                 std::string_view query_id) {
+  if (impl_->options.read_only) return ReadOnlyRefusal();
   nlohmann::json args = nlohmann::json::object();
   if (!args_json.empty()) {
     CTXKIT_ASSIGN_OR_RETURN(args, text::ParseJson(args_json, "args"));
@@ -434,6 +444,7 @@ Result<std::vector<ContextPointer>> ContextManager::ListContexts(
 }
 
 Result<uint64_t> ContextManager::ClearContexts() {
+  if (impl_->options.read_only) return ReadOnlyRefusal();
   core::MutexLock guard(&impl_->mu);
   CTXKIT_ASSIGN_OR_RETURN(FileLock lock, impl_->Lock(true));
   CTXKIT_ASSIGN_OR_RETURN(auto files,

@@ -134,6 +134,16 @@ Result<json> ContentRange(const Request& r) {
     const size_t whole = text::Utf8CompletePrefix(bytes);
     if (whole > 0) bytes.resize(whole);
   }
+  // Text asked for from the middle of a character starts at the next one
+  // (the answer's offset says where); other bytes are shown as they are.
+  if (offset > 0) {
+    const size_t start = text::Utf8SafeStart(bytes, 0);
+    if (start > 0 && start < bytes.size() &&
+        core::IsValidUtf8(std::string_view(bytes).substr(start))) {
+      bytes.erase(0, start);
+      offset += start;
+    }
+  }
   const bool binary = !core::IsValidUtf8(bytes);
   std::string shown;
   if (binary) {
@@ -173,7 +183,9 @@ Result<json> VersionDiff(const Request& r) {
   for (const text::DiffHunk& h : hunks) {
     json lines = json::array();
     for (const text::DiffLine& l : h.lines) {
-      lines.push_back({{"op", std::string(1, l.op)}, {"text", l.text}});
+      json line = {{"op", std::string(1, l.op)}, {"text", l.text}};
+      if (l.no_newline) line["no_newline"] = true;
+      lines.push_back(std::move(line));
     }
     out_hunks.push_back({{"from_line", h.from_line},
                          {"from_count", h.from_count},

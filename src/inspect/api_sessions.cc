@@ -96,8 +96,14 @@ Result<json> SessionRender(const Request& r, const std::string& id,
   out["request"] = render.request_json;
   out["diff"] = nullptr;
   if (n > 1) {
-    CTXKIT_ASSIGN_OR_RETURN(RenderDiff diff, s->Diff(n - 1, n));
-    out["diff"] = session::DiffToJson(id, diff);
+    // The render replays even when the comparison cannot be made (a
+    // version only the previous record names was collected): say why.
+    Result<RenderDiff> diff = s->Diff(n - 1, n);
+    if (diff.ok()) {
+      out["diff"] = session::DiffToJson(id, *diff);
+    } else {
+      out["diff_error"] = diff.status().ToString();
+    }
   }
   return out;
 }
@@ -143,14 +149,15 @@ Result<json> SessionToolOutputs(const Request& r, const std::string& id) {
   json outputs = json::array();
   std::error_code ec;
   const std::string& root = r.options.tool_output_dir;
-  // The capture library creates a missing root; the inspector never
-  // writes, so a missing one simply holds nothing.
+  // Opened read-only: the root is not created and nothing in it is
+  // cleaned up; a missing one simply holds nothing.
   if (root.empty() || !std::filesystem::is_directory(root, ec)) {
     return json{{"session", id}, {"outputs", std::move(outputs)}};
   }
   CTXKIT_ASSIGN_OR_RETURN(View view, r.store.OpenView("", id));
-  CTXKIT_ASSIGN_OR_RETURN(std::unique_ptr<ContextManager> cm,
-                          ContextManager::Open(view, {.root = root}));
+  CTXKIT_ASSIGN_OR_RETURN(
+      std::unique_ptr<ContextManager> cm,
+      ContextManager::Open(view, {.root = root, .read_only = true}));
   CTXKIT_ASSIGN_OR_RETURN(std::vector<ContextPointer> pointers,
                           cm->ListContexts(id));
   for (const ContextPointer& p : pointers) {

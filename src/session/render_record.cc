@@ -299,14 +299,15 @@ Status FillRecordFigures(SessionImpl& s, SessionSnapshot* snap) {
 namespace {
 
 // The request of record `n` (>= 1), from the instance's last one or
-// replayed; nullopt when it no longer replays (gc collected a version).
-Result<std::optional<std::string>> RequestOf(SessionImpl& s, uint64_t n) {
+// replayed; nullopt when it does not replay (gc collected a version, a
+// damaged record, an unreachable store): the prefix is a figure, and a
+// render never fails for want of it.
+std::optional<std::string> RequestOf(SessionImpl& s, uint64_t n) {
   SessionImpl::LastRequest& last = s.last_request();
-  if (last.record == n) return std::optional<std::string>(last.text);
+  if (last.record == n) return last.text;
   Result<RenderResult> replayed = ReplayRender(s, n);
-  if (replayed.status().IsNotFound()) return std::optional<std::string>();
-  if (!replayed.ok()) return replayed.status();
-  return std::optional<std::string>(std::move(replayed->request_json));
+  if (!replayed.ok()) return std::nullopt;
+  return std::move(replayed->request_json);
 }
 
 }  // namespace
@@ -318,26 +319,26 @@ Status RecordRender(SessionImpl& s, const Layout& layout,
                   .producer = "session:" + s.id()};
   // Another process may append a record between the count and the
   // append: the append is conditional, and the prefix is computed again
-  // against the record that then precedes it.
+  // against the record that then precedes it. Should others keep winning,
+  // the last attempt appends wherever the stream ends, without a prefix.
   constexpr int kAttempts = 8;
   for (int attempt = 1;; ++attempt) {
+    const bool last_attempt = attempt == kAttempts;
     CTXKIT_ASSIGN_OR_RETURN(uint64_t count, RecordCount(s));
     result->prefix_bytes.reset();
-    if (count > 0) {
-      CTXKIT_ASSIGN_OR_RETURN(std::optional<std::string> previous,
-                              RequestOf(s, count));
-      if (previous) {
+    if (count > 0 && !last_attempt) {
+      if (std::optional<std::string> previous = RequestOf(s, count)) {
         result->prefix_bytes =
             RequestPrefixBytes(*previous, result->request_json);
       }
     }
     CTXKIT_ASSIGN_OR_RETURN(json rec,
                             EncodeRecord(s, layout, options, *result));
-    opts.expected_version = count;
+    opts.expected_version = last_attempt ? 0 : count;
     Result<Ref> ref =
         s.view().Append(s.state().records_key, rec.dump() + "\n", opts);
     if (ref.status().code() == StatusCode::kFailedPrecondition && count > 0 &&
-        attempt < kAttempts) {
+        !last_attempt) {
       continue;
     }
     if (!ref.ok()) return ref.status();
@@ -346,6 +347,30 @@ Status RecordRender(SessionImpl& s, const Layout& layout,
     return Status::Ok();
   }
 }
+
+namespace {
+
+// One record's figures; throws json::exception for a field of the wrong
+// type.
+Result<RenderFigures> FiguresOf(const json& rec, uint64_t n) {
+  if (!rec.is_object() || rec.value("v", 0) != 1) {
+    return BadRecord(n, "not a record this build reads");
+  }
+  RenderFigures f;
+  f.record = n;
+  Result<LogFormat> format = ParseLogFormat(rec.value("format", std::string()));
+  if (!format.ok()) return BadRecord(n, format.status().message());
+  f.format = *format;
+  f.budget_tokens = rec.value("budget", uint64_t{0});
+  f.tokens = rec.value("tokens", uint64_t{0});
+  f.breakdown = BreakdownOf(rec.value("breakdown", json::object()));
+  f.bytes = rec.value("bytes", uint64_t{0});
+  const json prefix = rec.value("prefix", json());
+  if (prefix.is_number_unsigned()) f.prefix_bytes = prefix.get<uint64_t>();
+  return f;
+}
+
+}  // namespace
 
 Result<std::vector<RenderFigures>> RenderHistory(SessionImpl& s) {
   CTXKIT_ASSIGN_OR_RETURN(uint64_t count, RecordCount(s));
@@ -364,22 +389,14 @@ Result<std::vector<RenderFigures>> RenderHistory(SessionImpl& s) {
     const uint64_t n = out.size() + 1;
     json rec = ctxkit::text::ParseJsonOrDiscarded(
         std::string_view(stream).substr(at, nl - at));
-    if (!rec.is_object() || rec.value("v", 0) != 1) {
-      return BadRecord(n, "not a record this build reads");
+    Result<RenderFigures> f = Status::Internal("record not read");
+    try {
+      f = FiguresOf(rec, n);
+    } catch (const json::exception& e) {
+      return BadRecord(n, e.what());
     }
-    RenderFigures f;
-    f.record = n;
-    Result<LogFormat> format =
-        ParseLogFormat(rec.value("format", std::string()));
-    if (!format.ok()) return BadRecord(n, format.status().message());
-    f.format = *format;
-    f.budget_tokens = rec.value("budget", uint64_t{0});
-    f.tokens = rec.value("tokens", uint64_t{0});
-    f.breakdown = BreakdownOf(rec.value("breakdown", json::object()));
-    f.bytes = rec.value("bytes", uint64_t{0});
-    const json prefix = rec.value("prefix", json());
-    if (prefix.is_number_unsigned()) f.prefix_bytes = prefix.get<uint64_t>();
-    out.push_back(std::move(f));
+    if (!f.ok()) return f.status();
+    out.push_back(std::move(*f));
     at = nl + 1;
   }
   if (out.size() != count) {

@@ -7,16 +7,24 @@
 namespace ctxkit::text {
 namespace {
 
+// Each line with its '\n' (the last one may have none), so lines that
+// differ only in that compare unequal.
 std::vector<std::string_view> Lines(std::string_view text) {
   std::vector<std::string_view> lines;
   size_t at = 0;
   while (at < text.size()) {
     size_t nl = text.find('\n', at);
-    if (nl == std::string_view::npos) nl = text.size();
+    nl = nl == std::string_view::npos ? text.size() : nl + 1;
     lines.push_back(text.substr(at, nl - at));
-    at = nl + 1;
+    at = nl;
   }
   return lines;
+}
+
+DiffLine Shown(char op, std::string_view line) {
+  const bool newline = !line.empty() && line.back() == '\n';
+  if (newline) line.remove_suffix(1);
+  return {op, line, !newline};
 }
 
 // One step of the edit script, with the 0-based line indexes before it
@@ -78,7 +86,7 @@ DiffHunk MakeHunk(const std::vector<Step>& steps, size_t begin, size_t end) {
     const Step& s = steps[i];
     if (s.op != '+') ++h.from_count;
     if (s.op != '-') ++h.to_count;
-    h.lines.push_back({s.op, s.text});
+    h.lines.push_back(Shown(s.op, s.text));
   }
   // 1-based first line; with no line on a side, the line before the change.
   h.from_line = steps[begin].a + (h.from_count > 0 ? 1 : 0);

@@ -16,6 +16,9 @@ namespace ctxkit::text {
 struct DiffLine {
   char op = ' ';          // ' ' both, '-' only in the old text, '+' new.
   std::string_view text;  // The line without its '\n'; points into an input.
+  // The last line of a text that does not end in '\n' (diff -u's "\ No
+  // newline at end of file"): "a" and "a\n" differ.
+  bool no_newline = false;
 };
 
 struct DiffHunk {
@@ -35,7 +38,8 @@ struct LineDiffOptions {
 };
 
 // The hunks that turn `from` into `to` (none when they are equal). Lines
-// end at '\n'; a last line without one is still a line. The lines point
+// end at '\n'; a last line without one is still a line, and differs from
+// the same line with one. The lines point
 // into `from` and `to`, which must outlive the result.
 Result<std::vector<DiffHunk>> LineDiff(std::string_view from,
                                        std::string_view to,

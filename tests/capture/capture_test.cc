@@ -271,6 +271,31 @@ TEST_F(CaptureTest, BadInputsAreRejected) {
   EXPECT_TRUE(ContextManager::Open(no_session, c).status().IsInvalidArgument());
 }
 
+TEST_F(CaptureTest, AReadOnlyManagerListsAndChangesNothing) {
+  std::string saved = Save("grep", R"({"pattern":"x"})", Big("read only"));
+  // A temp file of a writer long gone: a writable open would clear it.
+  const std::string stale = root_ + "/.tmp-999999999-abcdef";
+  { std::ofstream(stale) << "partial"; }
+  CaptureOptions c;
+  c.root = root_;
+  c.read_only = true;
+  auto ro = ContextManager::Open(*view_, c);
+  ASSERT_TRUE(ro.ok()) << ro.status().ToString();
+  auto listed = (*ro)->ListContexts("abc123");
+  ASSERT_TRUE(listed.ok());
+  ASSERT_EQ(listed->size(), 1u);
+  EXPECT_TRUE((*ro)->LoadContext(saved).ok());
+  EXPECT_EQ((*ro)->SaveContext("grep", "{}", "\"x\"").status().code(),
+            StatusCode::kFailedPrecondition);
+  EXPECT_EQ((*ro)->ClearContexts().status().code(),
+            StatusCode::kFailedPrecondition);
+  EXPECT_TRUE(fs::exists(stale));
+  // A missing root is not created.
+  c.root = tmp_.path() + "/nowhere";
+  EXPECT_FALSE(ContextManager::Open(*view_, c).ok());
+  EXPECT_FALSE(fs::exists(c.root));
+}
+
 TEST_F(CaptureTest, SelectsByBm25WithoutAnLlm) {
   ::unsetenv("CTXKIT_LLM_BASE_URL");
   std::string a = Save("search_code", R"({"query":"TODO"})",

@@ -274,6 +274,13 @@ TEST_F(ApiTest, ContentComesOneRangeAtATimeWithoutCuttingACharacter) {
   }
   EXPECT_EQ(joined, text);
   EXPECT_GT(ranges, 300);
+  // A range asked for inside a character starts at the next one.
+  json mid =
+      Get("/content", {{"ref", wire}, {"offset", "5"}, {"length", "20"}});
+  EXPECT_FALSE(mid["binary"].get<bool>());
+  EXPECT_EQ(mid["offset"], 6);  // "abc \xC3\xA9": byte 5 continues 4.
+  EXPECT_EQ(mid["text"].get<std::string>(),
+            text.substr(6, mid["length"].get<size_t>()));
   json def = Get("/content", {{"ref", wire}});
   EXPECT_LE(def["length"].get<uint64_t>(), 65536u);
   Get("/content", {{"ref", wire}, {"length", "2000000"}}, 400);

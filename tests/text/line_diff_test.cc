@@ -12,41 +12,50 @@
 namespace ctxkit::text {
 namespace {
 
+// Lines with their '\n' (the last may have none).
 std::vector<std::string> SplitLines(const std::string& text) {
   std::vector<std::string> lines;
   size_t at = 0;
   while (at < text.size()) {
     size_t nl = text.find('\n', at);
-    if (nl == std::string::npos) nl = text.size();
+    nl = nl == std::string::npos ? text.size() : nl + 1;
     lines.push_back(text.substr(at, nl - at));
-    at = nl + 1;
+    at = nl;
   }
   return lines;
 }
 
-// `from`'s lines with the hunks applied; fails the test when a hunk's
-// context or removed lines are not where its header says.
-std::vector<std::string> Apply(const std::string& from,
-                               const std::vector<DiffHunk>& hunks) {
-  std::vector<std::string> a = SplitLines(from), out;
+std::string Whole(const DiffLine& l) {
+  return std::string(l.text) + (l.no_newline ? "" : "\n");
+}
+
+// `from` with the hunks applied, byte for byte; fails the test when a
+// hunk's context or removed lines are not where its header says.
+std::string Apply(const std::string& from, const std::vector<DiffHunk>& hunks) {
+  std::vector<std::string> a = SplitLines(from);
+  std::string out;
   size_t next = 0;  // Next line of `a` not yet copied (0-based).
+  size_t out_lines = 0;
   for (const DiffHunk& h : hunks) {
     const size_t start = h.from_count == 0 ? h.from_line : h.from_line - 1;
     EXPECT_GE(start, next);
-    while (next < start) out.push_back(a[next++]);
-    EXPECT_EQ(h.to_line - (h.to_count == 0 ? 0 : 1), out.size());
+    for (; next < start; ++next, ++out_lines) out += a[next];
+    EXPECT_EQ(h.to_line - (h.to_count == 0 ? 0 : 1), out_lines);
     for (const DiffLine& l : h.lines) {
       if (l.op != '+') {
         EXPECT_LT(next, a.size());
         if (next < a.size()) {
-          EXPECT_EQ(a[next], l.text);
+          EXPECT_EQ(a[next], Whole(l));
         }
         ++next;
       }
-      if (l.op != '-') out.emplace_back(l.text);
+      if (l.op != '-') {
+        out += Whole(l);
+        ++out_lines;
+      }
     }
   }
-  while (next < a.size()) out.push_back(a[next++]);
+  for (; next < a.size(); ++next) out += a[next];
   return out;
 }
 
@@ -97,7 +106,7 @@ TEST(LineDiffTest, FarApartChangesMakeSeparateHunks) {
   auto d = LineDiff(a, b);
   ASSERT_TRUE(d.ok());
   EXPECT_EQ(d->size(), 2u);
-  EXPECT_EQ(Apply(a, *d), SplitLines(b));
+  EXPECT_EQ(Apply(a, *d), b);
   auto near = LineDiff(a, b, {.context_lines = 20});
   ASSERT_TRUE(near.ok());
   EXPECT_EQ(near->size(), 1u);  // Within 2 x context: one hunk.
@@ -124,8 +133,22 @@ TEST(LineDiffTest, RandomEditsApplyBackExactly) {
     if (round % 7 == 0 && !b.empty()) b.pop_back();  // No final newline.
     auto d = LineDiff(a, b, {.context_lines = static_cast<size_t>(round % 4)});
     ASSERT_TRUE(d.ok());
-    EXPECT_EQ(Apply(a, *d), SplitLines(b)) << "round " << round;
+    EXPECT_EQ(Apply(a, *d), b) << "round " << round;
   }
+}
+
+TEST(LineDiffTest, AMissingFinalNewlineIsAChange) {
+  auto d = LineDiff("a\nb\n", "a\nb");
+  ASSERT_TRUE(d.ok());
+  ASSERT_EQ(d->size(), 1u);
+  const std::vector<DiffLine>& lines = (*d)[0].lines;
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_EQ(lines[1].op, '-');
+  EXPECT_EQ(lines[1].text, "b");
+  EXPECT_FALSE(lines[1].no_newline);
+  EXPECT_EQ(lines[2].op, '+');
+  EXPECT_EQ(lines[2].text, "b");
+  EXPECT_TRUE(lines[2].no_newline);
 }
 
 TEST(LineDiffTest, TooManyChangedLinesAreRefused) {

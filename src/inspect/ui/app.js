@@ -204,12 +204,20 @@ function start() {
   // #token=... : keep it in this tab, then show the sessions.
   const m = /^#token=(.+)$/.exec(location.hash);
   if (m) {
-    setToken(decodeURIComponent(m[1]));
+    let token = m[1];
+    try {
+      token = decodeURIComponent(token);
+    } catch {
+      // A stray '%': the token as written.
+    }
+    setToken(token);
     history.replaceState(null, '', '#/sessions');
   } else if (!location.hash || location.hash === '#' || location.hash === '#/') {
     history.replaceState(null, '', '#/sessions');
   }
-  onTokenNeeded(promptForToken);
+  // Once a token is given, the view is drawn again (the form replaced it,
+  // and the live loop may have been the one refused).
+  onTokenNeeded((refused) => promptForToken(refused).then(() => { show(); }));
   window.addEventListener('hashchange', () => show());
   show();
   liveLoop();

@@ -190,7 +190,8 @@ function renderLineDiff(d) {
         h('td', { class: 'ln' }, op === '+' ? '' : String(a)),
         h('td', { class: 'ln' }, op === '-' ? '' : String(b)),
         h('td', { class: 'op', 'aria-label': op === '+' ? 'added' : op === '-' ? 'removed' : 'unchanged' }, op === ' ' ? '' : op === '-' ? '−' : '+'),
-        h('td', { class: 'text' }, line.text)));
+        h('td', { class: 'text' }, line.text,
+          line.no_newline ? h('span', { class: 'muted' }, ' (no newline at end)') : null)));
       if (op !== '+') a++;
       if (op !== '-') b++;
     }
