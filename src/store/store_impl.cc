@@ -206,6 +206,12 @@ void StoreImpl::Remember(const storage::ObjectRecord& record) {
   }
 }
 
+void StoreImpl::Forget(const Scope& scope, std::string_view key) {
+  core::MutexLock lock(&mu_);
+  records_.erase(NameKey(scope, key));
+  ref_memo_.clear();
+}
+
 void StoreImpl::Remember(const storage::VersionRecord& record) {
   if (versions_.size() >= kMaxCachedRecords) versions_.clear();
   versions_[{record.object_id, record.version}] = record;
@@ -535,6 +541,7 @@ Result<Ref> StoreImpl::Set(const ViewIdentity& view, std::string_view key,
                            std::string_view value, const SetOptions& options) {
   CTXKIT_ASSIGN_OR_RETURN(PreparedPut put,
                           PreparePut(view, key, value, options));
+  Forget(put.request.scope, key);
   CTXKIT_ASSIGN_OR_RETURN(storage::WriteResult written,
                           put.engine->Put(put.request));
   return AfterPut(put.engine, written, value);
@@ -583,6 +590,7 @@ Result<Ref> StoreImpl::Append(const ViewIdentity& view, std::string_view key,
   req.producer = options.producer;
   req.now_unix_ns = core::NowUnixNanos();
   req.owner = std::string(view.session);
+  Forget(scope, key);
   CTXKIT_ASSIGN_OR_RETURN(storage::WriteResult written, engine->Append(req));
   core::MutexLock lock(&mu_);
   if (InMemory(engine)) {
@@ -597,6 +605,7 @@ Result<Ref> StoreImpl::Append(const ViewIdentity& view, std::string_view key,
 Status StoreImpl::Remove(const ViewIdentity& view, std::string_view key,
                          const LookupOptions& options, VersionState state) {
   CTXKIT_ASSIGN_OR_RETURN(Located where, Locate(view, key, options.scope));
+  Forget(where.record.scope, key);
   CTXKIT_ASSIGN_OR_RETURN(
       storage::WriteResult written,
       where.engine->Remove(

@@ -198,6 +198,11 @@ class StoreImpl {
                                             std::string_view key);
   Result<storage::VersionRecord> DurableVersion(int64_t id, uint64_t version);
   void Remember(const storage::ObjectRecord& record) REQUIRES(mu_);
+  // Drops the cached record of `key` before a write commits, so no reader
+  // of this process is served the old record from the cache once the new
+  // one is visible in the engine (a reader that fetches the old one from
+  // the engine meanwhile cannot replace the newer record Remember keeps).
+  void Forget(const Scope& scope, std::string_view key) EXCLUDES(mu_);
   void Remember(const storage::VersionRecord& record) REQUIRES(mu_);
   void SyncRecordCache();
   // Forgets cached versions and values after a collection.
