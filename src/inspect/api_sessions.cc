@@ -49,13 +49,15 @@ Result<json> SessionList(const Request& r) {
     if (s.status().IsNotFound()) continue;  // Removed meanwhile.
     if (!s.ok()) return s.status();
     CTXKIT_ASSIGN_OR_RETURN(SessionSnapshot snap, (*s)->Snapshot());
-    json full = session::SnapshotToJson(snap);
+    const size_t entries = snap.entries.size();
+    snap.entries.clear();  // Only the figures are listed, not the pool.
+    json figures = session::SnapshotToJson(snap);
     sessions.push_back({{"id", id},
                         {"chat_messages", snap.chat_messages},
-                        {"entries", snap.entries.size()},
+                        {"entries", entries},
                         {"compactions", snap.compactions.size()},
                         {"renders", snap.renders},
-                        {"last_render", full["last_render"]}});
+                        {"last_render", std::move(figures["last_render"])}});
   }
   return json{{"sessions", std::move(sessions)}};
 }
