@@ -57,6 +57,7 @@
 #include "ctxkit/ref.h"
 #include "ctxkit/status.h"
 #include "ctxkit/store.h"
+#include "ctxkit/summary.h"
 
 namespace ctxkit {
 
@@ -188,6 +189,13 @@ struct RenderOptions {
   // for the record (budget pressure still persists its collapses and
   // compactions).
   bool record = true;
+  // The chat-completions endpoint that writes the summary of a compaction
+  // this render makes ("llm-v1:<model>"); the render waits for it (up to
+  // its timeout). Unset or not configured(): structural summaries. On any
+  // error the structural summary is used and the compaction object says
+  // why ("summary_notes"). The library never reads the environment; the
+  // CLI and MCP server fill this from CTXKIT_LLM_*.
+  std::optional<LlmEndpoint> llm;
 };
 
 struct RenderDrop {

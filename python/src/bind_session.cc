@@ -276,18 +276,21 @@ on one session id.)doc")
       .def(
           "render",
           [](PySession& s, uint64_t budget_tokens, const std::string& format,
-             bool record) {
+             bool record, std::optional<LlmEndpoint> llm) {
             RenderOptions options;
             options.budget_tokens = budget_tokens;
             options.format = Format(format);
             options.record = record;
+            options.llm = std::move(llm);
             return s.Run([&](Session& x) { return x.Render(options); });
           },
           py::arg("budget_tokens"), py::kw_only(), py::arg("format") = "openai",
-          py::arg("record") = true,
+          py::arg("record") = true, py::arg("llm") = py::none(),
           "The request within budget_tokens (FailedPreconditionError below "
           "the\n"
-          "minimum, which the message names). Recorded unless record=False.")
+          "minimum, which the message names). Recorded unless record=False.\n"
+          "llm: the LlmEndpoint that writes the summary of a compaction this\n"
+          "render makes (structural without one, or when it fails).")
       .def(
           "replay",
           [](PySession& s, uint64_t n) {

@@ -15,6 +15,7 @@
 #include "cli/output.h"
 #include "core/encoding.h"
 #include "ctxkit/session.h"
+#include "mcp/environment.h"
 #include "session/render_json.h"
 #include "session/session_state.h"
 
@@ -212,10 +213,11 @@ int RunRender(Context& ctx, const SessionArgs& a) {
     return ReportError(Status::InvalidArgument(
         "render needs --budget N (or --at N to replay a recorded render)"));
   }
-  Result<RenderResult> r = a.at != 0 ? (*s)->Replay(a.at)
-                                     : (*s)->Render({.budget_tokens = a.budget,
-                                                     .format = *format,
-                                                     .record = !a.no_record});
+  RenderOptions options{
+      .budget_tokens = a.budget, .format = *format, .record = !a.no_record};
+  options.llm = env::LlmEndpointFromEnv();  // Compaction summaries.
+  Result<RenderResult> r =
+      a.at != 0 ? (*s)->Replay(a.at) : (*s)->Render(options);
   if (!r.ok()) return ReportError(r.status());
   // The render form, and the request around it.
   nlohmann::json out = session::RenderToJson(a.id, r->format, *r);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "ctxkit/session.h"
+#include "mcp/environment.h"
 #include "mcp/own_session.h"
 #include "mcp/result_limit.h"
 #include "mcp/tool_registry.h"
@@ -84,6 +85,7 @@ Result<ToolResult> RunRender(ClientState& c, const Json& a) {
   Result<LogFormat> f = ParseLogFormat(StrArg(a, "format", "openai"));
   if (!f.ok()) return f.status();
   o.format = *f;
+  o.llm = c.options.llm.value_or(env::LlmEndpointFromEnv());
   Result<RenderResult> r = at != 0 ? (*s)->Replay(at) : (*s)->Render(o);
   if (!r.ok()) return r.status();
   Json st = session::RenderToJson(c.binding.session, r->format, *r);

@@ -5,11 +5,13 @@
 #include <algorithm>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "core/status_macros.h"
+#include "session/compaction_summary.h"
 #include "session/object_info.h"
 #include "text/json_parse.h"
 
@@ -128,61 +130,63 @@ void PlanCompaction(SessionImpl& s, const Layout& layout, uint64_t need,
   }
 }
 
-// One line per turn of messages [first, end).
-std::vector<std::string> TurnLines(const std::vector<ChatMessage>& chat,
-                                   size_t first, size_t end) {
-  std::vector<std::string> lines;
-  size_t i = first;
-  while (i < end) {
-    std::string asked, answered;
-    std::vector<std::string> tools;
-    size_t j = i;
-    for (; j < end; ++j) {
-      const ChatMessage& m = chat[j];
-      if (j > i && m.role == "user" && chat[j - 1].role != "user") break;
-      if (m.role == "user" && asked.empty()) asked = OneLineSummary(m.text);
-      if (m.role == "assistant" && !m.text.empty()) {
-        answered = OneLineSummary(m.text);
-      }
-      for (const ToolCallRef& c : m.tool_calls) tools.push_back(c.name);
+// The summary of chat messages [first, end): the endpoint's when there is
+// one (a merge sends it the summaries it replaces and the messages after
+// them), else, or when it fails, the structural one.
+CompactionSummary Summarize(SessionImpl& s,
+                            const std::vector<ChatMessage>& chat, size_t first,
+                            size_t end, const std::vector<std::string>& merged,
+                            const std::optional<LlmEndpoint>& llm) {
+  const uint64_t cap = s.state().policy.compaction_summary_tokens;
+  CompactionSummary out{SummarizeTurns(chat, first, end, cap),
+                        kStructuralSummarizer, ""};
+  if (!llm || !llm->configured()) return out;
+  std::vector<std::string> earlier;
+  size_t from = first;
+  for (const std::string& ref : merged) {
+    Result<const std::string*> text = s.CompactionText(ref);
+    if (!text.ok()) {
+      earlier.clear();
+      from = first;
+      break;
     }
-    std::string line = "- ";
-    line += asked.empty() ? "(no user message)" : "user: " + asked;
-    if (!tools.empty()) {
-      line += " | tools:";
-      for (const std::string& t : tools) line += " " + t;
+    earlier.push_back(**text);
+    for (const CompactionInfo& c : s.state().compactions) {
+      if (c.ref == ref) from = std::max<size_t>(from, c.end_message);
     }
-    if (!answered.empty()) line += " | assistant: " + answered;
-    lines.push_back(std::move(line));
-    i = j;
   }
-  return lines;
-}
-
-std::string JoinTurns(const std::string& head,
-                      const std::vector<std::string>& lines, size_t keep) {
-  std::string out = head;
-  if (keep >= lines.size()) {
-    for (const std::string& l : lines) out += "\n" + l;
+  const std::string transcript =
+      CompactionTranscript(chat, first, std::min(from, end), end, earlier);
+  const std::string identity = "llm-v1:" + llm->model;
+  // A mutation that lost to another writer runs again: the same request is
+  // not sent twice.
+  SessionImpl::LlmSummaryMemo& memo = s.llm_summary_memo();
+  if (memo.identity == identity && memo.cap == cap &&
+      memo.transcript == transcript) {
+    out.text = memo.summary;
+    out.summarizer = identity;
     return out;
   }
-  const size_t front = (keep + 1) / 2;
-  const size_t back = keep - front;
-  for (size_t i = 0; i < front; ++i) out += "\n" + lines[i];
-  out += "\n- ... " + N(lines.size() - keep) + " more turns ...";
-  for (size_t i = lines.size() - back; i < lines.size(); ++i) {
-    out += "\n" + lines[i];
+  Result<std::string> text = LlmCompactionSummary(*llm, transcript, cap);
+  if (!text.ok()) {
+    out.notes = identity + " failed (" + text.status().ToString() +
+                "); the structural summary stands in";
+    return out;
   }
+  memo = {identity, cap, transcript, *text};
+  out.text = *std::move(text);
+  out.summarizer = identity;
   return out;
 }
 
 // Writes the compaction object for chat messages [first, end) and returns
 // its description.
 Result<CompactionInfo> WriteCompaction(SessionImpl& s, size_t first, size_t end,
-                                       const std::vector<std::string>& merged) {
+                                       const std::vector<std::string>& merged,
+                                       const std::optional<LlmEndpoint>& llm) {
   CTXKIT_ASSIGN_OR_RETURN(const auto* chat, s.Chat());
-  const std::string summary = SummarizeTurns(
-      *chat, first, end, s.state().policy.compaction_summary_tokens);
+  const CompactionSummary summary =
+      Summarize(s, *chat, first, end, merged, llm);
   json outputs = json::array();
   std::set<std::string> seen;
   for (size_t i = first; i < end; ++i) {
@@ -198,10 +202,11 @@ Result<CompactionInfo> WriteCompaction(SessionImpl& s, size_t first, size_t end,
                   {"first", first},
                   {"end", end},
                   {"turns", turns},
-                  {"summarizer", "structural-v1"},
-                  {"summary", summary},
+                  {"summarizer", summary.summarizer},
+                  {"summary", summary.text},
                   {"tool_outputs", std::move(outputs)},
                   {"replaces", merged}};
+  if (!summary.notes.empty()) content["summary_notes"] = summary.notes;
   SetOptions opts{.scope = "session",
                   .type = ValueType::kJson,
                   .producer = "session:" + s.id()};
@@ -213,7 +218,8 @@ Result<CompactionInfo> WriteCompaction(SessionImpl& s, size_t first, size_t end,
 
 // Applies `plan` to the state.
 Status Apply(SessionImpl& s, const Layout& layout, const Plan& plan,
-             SessionChanges& ch, RenderResult* result) {
+             const std::optional<LlmEndpoint>& llm, SessionChanges& ch,
+             RenderResult* result) {
   State& st = s.state();
   s.TouchEntries();  // The lists of active and pinned ids change.
   auto hide = [&](PoolEntry& e) {
@@ -238,7 +244,7 @@ Status Apply(SessionImpl& s, const Layout& layout, const Plan& plan,
     for (const CompactionInfo& c : st.compactions) merged.push_back(c.ref);
   }
   CTXKIT_ASSIGN_OR_RETURN(CompactionInfo info,
-                          WriteCompaction(s, first, end, merged));
+                          WriteCompaction(s, first, end, merged, llm));
   for (size_t rel = 0; rel < plan.compact_end; ++rel) {
     const ChatMessage& m = layout.message(rel);
     if (m.role != "tool") continue;
@@ -258,8 +264,9 @@ Status Apply(SessionImpl& s, const Layout& layout, const Plan& plan,
 }  // namespace
 
 Result<bool> RelievePressure(SessionImpl& s, const Layout& layout,
-                             uint64_t budget, bool force, SessionChanges& ch,
-                             RenderResult* result) {
+                             uint64_t budget, bool force,
+                             const std::optional<LlmEndpoint>& llm,
+                             SessionChanges& ch, RenderResult* result) {
   const SessionPolicy& p = s.state().policy;
   const uint64_t total = layout.Total();
   if (!force && total <= Share(budget, p.compact_trigger_percent)) {
@@ -289,41 +296,8 @@ Result<bool> RelievePressure(SessionImpl& s, const Layout& layout,
       plan.collapse_freed + plan.compact_freed < p.min_collapse_tokens) {
     return false;
   }
-  CTXKIT_RETURN_IF_ERROR(Apply(s, layout, plan, ch, result));
+  CTXKIT_RETURN_IF_ERROR(Apply(s, layout, plan, llm, ch, result));
   return true;
-}
-
-std::string SummarizeTurns(const std::vector<ChatMessage>& chat, size_t first,
-                           size_t end, uint64_t max_tokens) {
-  const std::vector<std::string> lines = TurnLines(chat, first, end);
-  const std::string head = "Earlier conversation (" + N(lines.size()) +
-                           " turns, summarized; the messages are kept):";
-  auto fits = [&](size_t k) {
-    return CountTokens(JoinTurns(head, lines, k)) <= max_tokens;
-  };
-  if (fits(lines.size())) return JoinTurns(head, lines, lines.size());
-  size_t lo = 0, hi = lines.size();  // The most lines that fit.
-  while (lo < hi) {
-    const size_t mid = (lo + hi + 1) / 2;
-    if (fits(mid)) {
-      lo = mid;
-    } else {
-      hi = mid - 1;
-    }
-  }
-  std::string out = JoinTurns(head, lines, lo);
-  // A head too long for the cap (a tiny cap): cut whole characters.
-  while (CountTokens(out) > max_tokens && !out.empty()) {
-    out.resize(out.size() * 3 / 4);
-    while (!out.empty() &&
-           (static_cast<unsigned char>(out.back()) & 0xC0) == 0x80) {
-      out.pop_back();
-    }
-    if (!out.empty() && static_cast<unsigned char>(out.back()) >= 0xC0) {
-      out.pop_back();
-    }
-  }
-  return out;
 }
 
 Result<std::string> ExpandCompaction(SessionImpl& s,

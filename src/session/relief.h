@@ -6,6 +6,7 @@
 #define CTXKIT_SESSION_RELIEF_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -29,16 +30,12 @@ inline constexpr size_t kMaxCompactions = 8;
 // Returns true when the state changed (gather the layout again).
 // `must_fit`: the layout does not fit `budget` even with everything
 // droppable dropped; compact down to the last turn, merging compactions,
-// whatever the policy's minimums.
+// whatever the policy's minimums. `llm`: the endpoint that writes a
+// compaction's summary (compaction_summary.h); unset: structural.
 Result<bool> RelievePressure(SessionImpl& s, const Layout& layout,
                              uint64_t budget, bool must_fit,
+                             const std::optional<LlmEndpoint>& llm,
                              SessionChanges& changes, RenderResult* result);
-
-// The structural summary of chat messages [first, end): one line per turn
-// (what the user asked, the tools called, the last answer), the middle
-// elided to fit `max_tokens`.
-std::string SummarizeTurns(const std::vector<ChatMessage>& chat, size_t first,
-                           size_t end, uint64_t max_tokens);
 
 // The chat messages a compaction replaces (Session::Expand).
 Result<std::string> ExpandCompaction(SessionImpl& s,

@@ -170,6 +170,8 @@ Status GatherChat(SessionImpl& s, bool anthropic,
                   const std::map<std::string, uint64_t>& chat_latest,
                   Layout* layout) {
   CTXKIT_ASSIGN_OR_RETURN(layout->chat, s.Chat());
+  layout->fragments = &s.fragments();
+  layout->chat_epoch = s.chat_epoch();
   const std::vector<ChatMessage>& chat = *layout->chat;
   layout->first = std::min<size_t>(s.state().compacted_end(), chat.size());
   const size_t n = chat.size() - layout->first;
@@ -397,9 +399,9 @@ Result<RenderResult> Session::Render(const RenderOptions& options) {
                             session::GatherLayout(s, anthropic, &result));
     for (int round = 0; round < session::kReliefRounds; ++round) {
       CTXKIT_ASSIGN_OR_RETURN(
-          bool changed,
-          session::RelievePressure(s, layout, options.budget_tokens,
-                                   /*must_fit=*/false, ch, &result));
+          bool changed, session::RelievePressure(
+                            s, layout, options.budget_tokens,
+                            /*must_fit=*/false, options.llm, ch, &result));
       if (!changed) break;
       result.conflicts.clear();
       CTXKIT_ASSIGN_OR_RETURN(layout,
@@ -410,10 +412,10 @@ Result<RenderResult> Session::Render(const RenderOptions& options) {
     if (!fit.ok()) {
       // Still too large with everything droppable dropped: compact down to
       // the last turn and try once more.
-      CTXKIT_ASSIGN_OR_RETURN(
-          bool changed,
-          session::RelievePressure(s, layout, options.budget_tokens,
-                                   /*must_fit=*/true, ch, &result));
+      CTXKIT_ASSIGN_OR_RETURN(bool changed,
+                              session::RelievePressure(
+                                  s, layout, options.budget_tokens,
+                                  /*must_fit=*/true, options.llm, ch, &result));
       if (!changed) return fit.status();
       result.conflicts.clear();
       result.dropped.clear();
@@ -430,7 +432,7 @@ Result<RenderResult> Session::Render(const RenderOptions& options) {
   result.compacted_messages = s.state().compacted_end();
 
   uint64_t emitted = 0;
-  json request = session::BuildRequest(
+  std::string request = session::BuildRequest(
       layout, anthropic, [&](std::string_view t) { return s.Tokens(t); },
       &emitted);
   if (emitted != tokens || emitted > options.budget_tokens) {
@@ -439,7 +441,7 @@ Result<RenderResult> Session::Render(const RenderOptions& options) {
   }
   result.tokens = emitted;
   result.breakdown = layout.Breakdown();
-  result.request_json = request.dump();
+  result.request_json = std::move(request);
   result.bytes = result.request_json.size();
   if (options.record) {
     // The relief above is committed already (its own compare-and-set

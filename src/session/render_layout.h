@@ -10,6 +10,7 @@
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "ctxkit/session.h"
@@ -63,6 +64,43 @@ struct TailBlock {
   std::string kind;
 };
 
+// One serialized piece of a request: an OpenAI message (role empty), or an
+// Anthropic content block and the role of the message it goes in.
+struct RequestPart {
+  std::string role;
+  std::string json;
+};
+
+// A chat message serialized, and what it was serialized from.
+struct MessageParts {
+  uint64_t chat_epoch = 0;
+  bool anthropic = false;
+  std::string text;  // The message's block text (Layout::chat_text).
+  std::vector<RequestPart> parts;
+  uint64_t tokens = 0;  // Tokens of the strings the parts emit.
+};
+
+// Chat messages serialized by earlier renders of one session. Within one
+// chat epoch (SessionImpl: the chat only grew) message i is the same
+// message, so it serializes to the same parts while its block text is the
+// same; a render then copies them instead of building and escaping the
+// JSON again. What Find and Put return stays valid until Trim.
+class FragmentCache {
+ public:
+  static constexpr uint64_t kMaxBytes = 64ull << 20;
+  // The parts of chat message `index` built from `text`, or nullptr.
+  const MessageParts* Find(uint64_t chat_epoch, size_t index, bool anthropic,
+                           const std::string& text) const;
+  // Stores (or replaces) the parts of chat message `index`.
+  const MessageParts& Put(size_t index, MessageParts parts);
+  // Empties the cache when it holds more than kMaxBytes (before a render).
+  void Trim();
+
+ private:
+  std::unordered_map<size_t, MessageParts> entries_;
+  uint64_t bytes_ = 0;
+};
+
 struct Layout {
   Block system;
   std::string system_ref;  // "" when there is no system prompt.
@@ -85,6 +123,9 @@ struct Layout {
   std::vector<uint64_t> call_tokens;
   std::vector<TailBlock> tail;
   std::vector<Shown> shown;
+  // The session's serialized messages (render), or nullptr (replay).
+  FragmentCache* fragments = nullptr;
+  uint64_t chat_epoch = 0;  // Of `chat`, for `fragments`.
 
   const std::vector<ChatMessage>& messages() const {
     return chat != nullptr ? *chat : owned_chat;
@@ -116,11 +157,13 @@ std::string TailShownText(const std::string& key, uint64_t version,
 std::string CompactionBlockText(const std::string& ref,
                                 const nlohmann::json& content);
 
-// Serialization: the provider request, with every emitted string counted
-// (docs/sessions.md). `emitted` receives the count.
-nlohmann::json BuildRequest(
-    const Layout& layout, bool anthropic,
-    const std::function<uint64_t(std::string_view)>& count, uint64_t* emitted);
+// Serialization: the provider request as compact JSON with sorted keys
+// (what nlohmann::json::dump() writes for the same tree), with every
+// emitted string counted (docs/sessions.md). `emitted` receives the count.
+// Chat messages go through layout.fragments when it is set.
+std::string BuildRequest(const Layout& layout, bool anthropic,
+                         const std::function<uint64_t(std::string_view)>& count,
+                         uint64_t* emitted);
 
 }  // namespace ctxkit::session
 

@@ -420,7 +420,7 @@ Result<RenderResult> ReplayRender(SessionImpl& s, uint64_t n) {
   RenderResult r;
   r.format = format;
   uint64_t emitted = 0;
-  json request = BuildRequest(
+  std::string request = BuildRequest(
       *layout, format == LogFormat::kAnthropic,
       [&](std::string_view t) { return s.Tokens(t); }, &emitted);
   r.tokens = rec.value("tokens", uint64_t{0});
@@ -428,7 +428,7 @@ Result<RenderResult> ReplayRender(SessionImpl& s, uint64_t n) {
     return BadRecord(
         n, "replay emitted " + N(emitted) + " tokens, recorded " + N(r.tokens));
   }
-  r.request_json = request.dump();
+  r.request_json = std::move(request);
   r.budget_tokens = rec.value("budget", uint64_t{0});
   r.breakdown = BreakdownOf(rec.value("breakdown", json::object()));
   r.index_listed = rec.value("index_listed", uint64_t{0});

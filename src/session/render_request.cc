@@ -3,6 +3,8 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "session/render_layout.h"
@@ -35,6 +37,7 @@ class Emitter {
     emitted_ += count_(text);
     return text;
   }
+  void Add(uint64_t tokens) { emitted_ += tokens; }
   uint64_t emitted() const { return emitted_; }
 
  private:
@@ -76,95 +79,179 @@ json OpenAiMessage(const Layout& layout, size_t rel, Emitter& emit) {
   return j;
 }
 
-// An OpenAI chat-completions request: system messages, the chat, the tail
-// as user messages.
-json OpenAiRequest(const Layout& layout, Emitter& emit) {
-  json messages = json::array();
-  std::vector<const std::string*> prefix = PrefixTexts(layout);
-  for (size_t i = 0; i < prefix.size(); ++i) {
-    // The system text is left out when empty; the other blocks never are.
-    if (i == 0 && prefix[i]->empty()) continue;
-    messages.push_back({{"role", "system"}, {"content", emit(*prefix[i])}});
-  }
-  for (size_t rel = 0; rel < layout.chat_text.size(); ++rel) {
-    messages.push_back(OpenAiMessage(layout, rel, emit));
-  }
-  for (const TailBlock& t : layout.tail) {
-    messages.push_back({{"role", "user"}, {"content", emit(t.block.text)}});
-  }
-  return {{"messages", std::move(messages)}};
-}
-
-// Anthropic messages, consecutive blocks of one role merged into one
-// message.
-class AnthropicMessages {
- public:
-  void Add(const std::string& role, json block) {
-    if (messages_.empty() || messages_.back()["role"] != role) {
-      messages_.push_back({{"role", role}, {"content", json::array()}});
-    }
-    messages_.back()["content"].push_back(std::move(block));
-  }
-  // A cache breakpoint at the last block so far.
-  void MarkCacheBreakpoint() {
-    if (messages_.empty()) return;
-    messages_.back()["content"].back()["cache_control"] = {
-        {"type", "ephemeral"}};
-  }
-  json Take() { return std::move(messages_); }
-
- private:
-  json messages_ = json::array();
-};
-
 // Chat message `m` (text `text` for a tool message) as Anthropic blocks.
-void AddAnthropicMessage(const ChatMessage& m, const std::string& text,
-                         Emitter& emit, AnthropicMessages* out) {
+std::vector<RequestPart> AnthropicParts(const ChatMessage& m,
+                                        const std::string& text,
+                                        Emitter& emit) {
+  std::vector<RequestPart> parts;
   if (m.role == "tool") {
     json b = {{"type", "tool_result"},
               {"tool_use_id", m.call_id},
               {"content", emit(text)}};
     if (m.status == "error") b["is_error"] = true;
-    out->Add("user", std::move(b));
-    return;
+    parts.push_back({"user", b.dump()});
+    return parts;
   }
   if (!m.text.empty()) {
-    out->Add(m.role, {{"type", "text"}, {"text", emit(m.text)}});
+    parts.push_back(
+        {m.role, json{{"type", "text"}, {"text", emit(m.text)}}.dump()});
   }
   for (const auto& c : m.tool_calls) {
     json input = ParsedArguments(c.arguments);
     emit(input.dump());
-    out->Add("assistant", {{"type", "tool_use"},
-                           {"id", c.id},
-                           {"name", emit(c.name)},
-                           {"input", std::move(input)}});
+    parts.push_back({"assistant", json{{"type", "tool_use"},
+                                       {"id", c.id},
+                                       {"name", emit(c.name)},
+                                       {"input", std::move(input)}}
+                                      .dump()});
+  }
+  return parts;
+}
+
+// Rendered chat message `rel` serialized: from the layout's fragment cache
+// when it holds it, else built (and cached), its tokens counted either way.
+// `scratch` holds what is built when there is no cache.
+const std::vector<RequestPart>& ChatParts(const Layout& layout, size_t rel,
+                                          bool anthropic, Emitter& emit,
+                                          MessageParts* scratch) {
+  const size_t index = layout.first + rel;
+  const std::string& text = layout.chat_text[rel].text;
+  FragmentCache* cache = layout.fragments;
+  if (cache != nullptr) {
+    if (const MessageParts* hit =
+            cache->Find(layout.chat_epoch, index, anthropic, text)) {
+      emit.Add(hit->tokens);
+      return hit->parts;
+    }
+  }
+  MessageParts built;
+  built.chat_epoch = layout.chat_epoch;
+  built.anthropic = anthropic;
+  const uint64_t before = emit.emitted();
+  if (anthropic) {
+    built.parts = AnthropicParts(layout.message(rel), text, emit);
+  } else {
+    built.parts.push_back({"", OpenAiMessage(layout, rel, emit).dump()});
+  }
+  built.tokens = emit.emitted() - before;
+  if (cache != nullptr) {
+    built.text = text;
+    return cache->Put(index, std::move(built)).parts;
+  }
+  *scratch = std::move(built);
+  return scratch->parts;
+}
+
+// Writes a JSON array's elements, comma-separated, after `out`'s end.
+class ArrayWriter {
+ public:
+  explicit ArrayWriter(std::string* out) : out_(out) {}
+  void Add(std::string_view element) {
+    if (!empty_) *out_ += ',';
+    empty_ = false;
+    *out_ += element;
+  }
+
+ private:
+  std::string* out_;
+  bool empty_ = true;
+};
+
+// An OpenAI chat-completions request: system messages, the chat, the tail
+// as user messages.
+std::string OpenAiRequest(const Layout& layout, Emitter& emit) {
+  std::string out = "{\"messages\":[";
+  ArrayWriter messages(&out);
+  std::vector<const std::string*> prefix = PrefixTexts(layout);
+  for (size_t i = 0; i < prefix.size(); ++i) {
+    // The system text is left out when empty; the other blocks never are.
+    if (i == 0 && prefix[i]->empty()) continue;
+    messages.Add(
+        json{{"role", "system"}, {"content", emit(*prefix[i])}}.dump());
+  }
+  MessageParts scratch;
+  for (size_t rel = 0; rel < layout.chat_text.size(); ++rel) {
+    messages.Add(ChatParts(layout, rel, false, emit, &scratch)[0].json);
+  }
+  for (const TailBlock& t : layout.tail) {
+    messages.Add(
+        json{{"role", "user"}, {"content", emit(t.block.text)}}.dump());
+  }
+  out += "]}";
+  return out;
+}
+
+// A serialized block with a cache breakpoint: "cache_control" sorts before
+// every other key a block has, so it goes first.
+std::string WithCacheBreakpoint(const std::string& block) {
+  return "{\"cache_control\":{\"type\":\"ephemeral\"}," + block.substr(1);
+}
+
+// Anthropic messages from blocks in order, consecutive blocks of one role
+// merged into one message.
+void AppendAnthropicMessages(
+    const std::vector<std::pair<const std::string*, const std::string*>>&
+        blocks,
+    std::string* out) {
+  ArrayWriter messages(out);
+  for (size_t i = 0; i < blocks.size();) {
+    const std::string& role = *blocks[i].first;
+    std::string message = "{\"content\":[";
+    ArrayWriter content(&message);
+    for (; i < blocks.size() && *blocks[i].first == role; ++i) {
+      content.Add(*blocks[i].second);
+    }
+    message += "],\"role\":" + json(role).dump() + "}";
+    messages.Add(message);
   }
 }
 
 // An Anthropic messages request: system blocks, the chat, the tail as user
 // text, with cache breakpoints at the end of the stable part (the system
 // blocks and the chat; the tail changes turn by turn).
-json AnthropicRequest(const Layout& layout, Emitter& emit) {
-  json sys_blocks = json::array();
+std::string AnthropicRequest(const Layout& layout, Emitter& emit) {
+  std::vector<std::string> sys_blocks;
   for (const std::string* text : PrefixTexts(layout)) {
     if (text->empty()) continue;  // The API refuses empty text blocks.
-    sys_blocks.push_back({{"type", "text"}, {"text", emit(*text)}});
-  }
-  AnthropicMessages messages;
-  for (size_t rel = 0; rel < layout.chat_text.size(); ++rel) {
-    AddAnthropicMessage(layout.message(rel), layout.chat_text[rel].text, emit,
-                        &messages);
+    sys_blocks.push_back(json{{"type", "text"}, {"text", emit(*text)}}.dump());
   }
   if (!sys_blocks.empty()) {
-    sys_blocks.back()["cache_control"] = {{"type", "ephemeral"}};
+    sys_blocks.back() = WithCacheBreakpoint(sys_blocks.back());
   }
-  messages.MarkCacheBreakpoint();
+  // (role, block) pointers; `owned` keeps what is not in the cache.
+  std::vector<std::pair<const std::string*, const std::string*>> blocks;
+  std::vector<MessageParts> owned(
+      layout.fragments == nullptr ? layout.chat_text.size() : 0);
+  MessageParts unused;
+  for (size_t rel = 0; rel < layout.chat_text.size(); ++rel) {
+    MessageParts* scratch = owned.empty() ? &unused : &owned[rel];
+    for (const RequestPart& p : ChatParts(layout, rel, true, emit, scratch)) {
+      blocks.emplace_back(&p.role, &p.json);
+    }
+  }
+  std::string marked;
+  if (!blocks.empty()) {
+    marked = WithCacheBreakpoint(*blocks.back().second);
+    blocks.back().second = &marked;
+  }
+  static const std::string kUser = "user";
+  std::vector<std::string> tail;
+  tail.reserve(layout.tail.size());
   for (const TailBlock& t : layout.tail) {
-    messages.Add("user", {{"type", "text"}, {"text", emit(t.block.text)}});
+    tail.push_back(json{{"type", "text"}, {"text", emit(t.block.text)}}.dump());
+    blocks.emplace_back(&kUser, &tail.back());
   }
-  json request = {{"messages", messages.Take()}};
-  if (!sys_blocks.empty()) request["system"] = std::move(sys_blocks);
-  return request;
+  std::string out = "{\"messages\":[";
+  AppendAnthropicMessages(blocks, &out);
+  out += "]";
+  if (!sys_blocks.empty()) {
+    out += ",\"system\":[";
+    ArrayWriter system(&out);
+    for (const std::string& b : sys_blocks) system.Add(b);
+    out += "]";
+  }
+  out += "}";
+  return out;
 }
 
 }  // namespace
@@ -261,11 +348,48 @@ std::string CompactionBlockText(const std::string& ref, const json& content) {
          " to get them back]\n" + content.value("summary", std::string());
 }
 
-json BuildRequest(const Layout& layout, bool anthropic,
-                  const std::function<uint64_t(std::string_view)>& count,
-                  uint64_t* emitted) {
+const MessageParts* FragmentCache::Find(uint64_t chat_epoch, size_t index,
+                                        bool anthropic,
+                                        const std::string& text) const {
+  auto it = entries_.find(index);
+  if (it == entries_.end()) return nullptr;
+  const MessageParts& p = it->second;
+  if (p.chat_epoch != chat_epoch || p.anthropic != anthropic ||
+      p.text != text) {
+    return nullptr;
+  }
+  return &p;
+}
+
+namespace {
+
+uint64_t BytesOf(const MessageParts& parts) {
+  uint64_t bytes = parts.text.size();
+  for (const RequestPart& p : parts.parts) bytes += p.json.size();
+  return bytes;
+}
+
+}  // namespace
+
+const MessageParts& FragmentCache::Put(size_t index, MessageParts parts) {
+  MessageParts& slot = entries_[index];
+  bytes_ = bytes_ - BytesOf(slot) + BytesOf(parts);
+  slot = std::move(parts);
+  return slot;
+}
+
+void FragmentCache::Trim() {
+  if (bytes_ <= kMaxBytes) return;
+  entries_.clear();
+  bytes_ = 0;
+}
+
+std::string BuildRequest(const Layout& layout, bool anthropic,
+                         const std::function<uint64_t(std::string_view)>& count,
+                         uint64_t* emitted) {
+  if (layout.fragments != nullptr) layout.fragments->Trim();
   Emitter emit(count);
-  json request =
+  std::string request =
       anthropic ? AnthropicRequest(layout, emit) : OpenAiRequest(layout, emit);
   *emitted = emit.emitted();
   return request;

@@ -16,6 +16,7 @@
 #include "ctxkit/session.h"
 #include "ctxkit/store.h"
 #include "session/log_parse.h"
+#include "session/render_layout.h"
 #include "session/session_state.h"
 #include "storage/backend.h"
 
@@ -112,7 +113,18 @@ class SessionImpl {
   // Exact token count of `text` (cached by content).
   uint64_t Tokens(std::string_view text);
 
-  // Rendering caches (render.cc).
+  // Rendering caches (render.cc). The chat epoch moves whenever the cached
+  // chat is replaced rather than extended.
+  uint64_t chat_epoch() const { return chat_epoch_; }
+  session::FragmentCache& fragments() { return fragments_; }
+  // The last compaction summary an endpoint wrote, and what it was asked.
+  struct LlmSummaryMemo {
+    std::string identity;
+    uint64_t cap = 0;
+    std::string transcript;
+    std::string summary;
+  };
+  LlmSummaryMemo& llm_summary_memo() { return llm_summary_memo_; }
   struct IndexLine {
     uint64_t version = 0;
     std::string line;
@@ -180,6 +192,8 @@ class SessionImpl {
   std::unordered_map<std::string, uint64_t, TextHash, std::equal_to<>> counts_;
   uint64_t counts_bytes_ = 0;
   std::unordered_map<std::string, IndexLine> index_lines_;
+  session::FragmentCache fragments_;
+  LlmSummaryMemo llm_summary_memo_;
   void ComputeLists();
   uint64_t lists_epoch_ = 0;
   std::vector<std::string> active_ids_;

@@ -36,6 +36,26 @@ Result<std::string> LlmSummarize(const LlmEndpoint& endpoint,
     *partial_input = true;
   }
 
+  const std::string system =
+      "You summarize values stored in a context store for an AI agent, "
+      "which reads your summary instead of the value and decides from it "
+      "whether and where to look closer. Be factual and dense: what the "
+      "value is, its structure, the key facts, names and numbers. Reply "
+      "with the summary only, no preamble. Hard limit: " +
+      std::to_string(max_tokens) + " tokens.";
+  const std::string user =
+      "Value type: " + std::string(ValueTypeName(target.type)) +
+      ". Size: " + std::to_string(target.size) + " bytes, " +
+      (in.counts.tokens_exact ? "" : "about ") +
+      std::to_string(in.counts.tokens) + " tokens. " + about +
+      "\n<<<BEGIN VALUE>>>\n" + body + "\n<<<END VALUE>>>";
+  return LlmComplete(endpoint, system, user, max_tokens, tok);
+}
+
+Result<std::string> LlmComplete(const LlmEndpoint& endpoint,
+                                const std::string& system,
+                                const std::string& user, size_t max_tokens,
+                                const Tokenizer& tok) {
   llm::ChatConfig config;
   config.base_url = endpoint.base_url;
   config.model = endpoint.model;
@@ -45,20 +65,8 @@ Result<std::string> LlmSummarize(const LlmEndpoint& endpoint,
 
   llm::ChatRequest request;
   request.max_tokens = static_cast<int>(std::min<size_t>(max_tokens, 1 << 20));
-  request.messages.push_back(
-      {"system",
-       "You summarize values stored in a context store for an AI agent, "
-       "which reads your summary instead of the value and decides from it "
-       "whether and where to look closer. Be factual and dense: what the "
-       "value is, its structure, the key facts, names and numbers. Reply "
-       "with the summary only, no preamble. Hard limit: " +
-           std::to_string(max_tokens) + " tokens."});
-  request.messages.push_back(
-      {"user", "Value type: " + std::string(ValueTypeName(target.type)) +
-                   ". Size: " + std::to_string(target.size) + " bytes, " +
-                   (in.counts.tokens_exact ? "" : "about ") +
-                   std::to_string(in.counts.tokens) + " tokens. " + about +
-                   "\n<<<BEGIN VALUE>>>\n" + body + "\n<<<END VALUE>>>"});
+  request.messages.push_back({"system", system});
+  request.messages.push_back({"user", user});
 
   GlobalCounters().llm_requests.fetch_add(1, std::memory_order_relaxed);
   Result<llm::ChatResponse> reply = llm::ChatComplete(config, request);

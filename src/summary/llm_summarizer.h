@@ -18,6 +18,15 @@ namespace ctxkit::summary {
 // "llm-v1:<model>".
 std::string LlmIdentity(const LlmEndpoint& endpoint);
 
+// One chat-completions request of a `system` and a `user` message (counted
+// in SummarizerStats::llm_requests): the answer without the whitespace
+// around it, cut to max_tokens (tok). The endpoint's error, or Corruption
+// for an empty answer.
+Result<std::string> LlmComplete(const LlmEndpoint& endpoint,
+                                const std::string& system,
+                                const std::string& user, size_t max_tokens,
+                                const Tokenizer& tok);
+
 // The summary text (tok.Count <= max_tokens), or the error that makes the
 // caller fall back. Sets *partial_input when only a digest was sent.
 Result<std::string> LlmSummarize(const LlmEndpoint& endpoint,

@@ -10,6 +10,7 @@ import pytest
 
 import ctxkit
 from conftest import openai_log, tool_turn
+from fake_llm import FakeLlm
 
 
 def test_ingest_render_and_request(store: ctxkit.Store) -> None:
@@ -89,6 +90,25 @@ def test_compaction_expands_to_the_exact_messages(store: ctxkit.Store) -> None:
     stored = [json.loads(line) for line in chat.splitlines()]
     assert messages == stored[compaction.first_message:compaction.end_message]
     assert messages[0]["text"] == log[1 + compaction.first_message]["content"]
+
+
+def test_compaction_summary_from_an_endpoint(store: ctxkit.Store) -> None:
+    fake = FakeLlm(lambda messages: "The user searched for things 0 to 9.")
+    try:
+        policy = ctxkit.SessionPolicy(min_collapse_tokens=100, keep_turns=1)
+        session = ctxkit.Session.create(store, "llm", policy)
+        session.ingest(openai_log(30, lines=40))
+        endpoint = ctxkit.LlmEndpoint(fake.base_url, "fake", timeout_ms=5000)
+        result = session.render(4_000, llm=endpoint)
+        assert result.compacted_messages > 0
+        assert "The user searched for things 0 to 9." in result.request_json
+        assert len(fake.requests) == 1
+        assert "user: " in fake.requests[0][1]["content"]
+        # Settled: the next render asks nothing.
+        session.render(4_000, llm=endpoint)
+        assert len(fake.requests) == 1
+    finally:
+        fake.close()
 
 
 def test_budget_below_minimum_names_it(store: ctxkit.Store) -> None:

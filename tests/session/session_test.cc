@@ -188,6 +188,53 @@ TEST_F(SessionTest, RenderingIsDeterministicAcrossInstances) {
   EXPECT_EQ(MustRender(**reopened, 3000).request_json, before);
 }
 
+// Requests are serialized message by message, and a session keeps each
+// message's serialized form between renders: the bytes must be the compact,
+// sorted-key JSON of the whole request whether a message came from that
+// cache, was built again, or was rebuilt by a replay.
+TEST_F(SessionTest, RequestsAreCanonicalJsonCachedOrNot) {
+  ASSERT_TRUE(view().Set("notes/pinned", "pinned \"quoted\" text").ok());
+  ASSERT_TRUE(view().Set("notes/tail", "tail text \u00e9\n\ttabbed").ok());
+  for (LogFormat f : {LogFormat::kOpenAI, LogFormat::kAnthropic}) {
+    const std::string id = f == LogFormat::kOpenAI ? "o" : "a";
+    auto s = NewSession(id);
+    ASSERT_TRUE(s->Pin("notes/pinned").ok());
+    ASSERT_TRUE(s->Activate("notes/tail").ok());
+    json log = f == LogFormat::kOpenAI ? OpenAILog(5) : AnthropicLog(5);
+    ASSERT_TRUE(s->Ingest(log.dump(), f).ok());
+    auto same_everywhere = [&](const RenderResult& r) {
+      EXPECT_EQ(r.request_json, json::parse(r.request_json).dump());
+      auto other = Session::Open(store(), id);  // No cached messages.
+      ASSERT_TRUE(other.ok());
+      EXPECT_EQ(MustRender(**other, 100000, f).request_json, r.request_json);
+      auto replay = s->Replay(r.record);
+      ASSERT_TRUE(replay.ok()) << replay.status().ToString();
+      EXPECT_EQ(replay->request_json, r.request_json);
+    };
+    RenderResult first = MustRender(*s, 100000, f);
+    same_everywhere(first);
+    RenderResult cached = MustRender(*s, 100000, f);
+    EXPECT_EQ(cached.request_json, first.request_json);
+    same_everywhere(cached);
+    // An output's text changes (hidden): its message is built again.
+    auto snap = s->Snapshot();
+    ASSERT_TRUE(snap.ok());
+    std::string output;
+    for (const auto& e : snap->entries) {
+      if (e.from_chat && e.active) output = e.key;
+    }
+    ASSERT_FALSE(output.empty());
+    ASSERT_TRUE(s->Deactivate(output).ok());
+    RenderResult changed = MustRender(*s, 100000, f);
+    EXPECT_NE(changed.request_json, first.request_json);
+    same_everywhere(changed);
+    // More turns: old messages from the cache, new ones built.
+    json more = f == LogFormat::kOpenAI ? OpenAILog(7) : AnthropicLog(7);
+    ASSERT_TRUE(s->Ingest(more.dump(), f).ok());
+    same_everywhere(MustRender(*s, 100000, f));
+  }
+}
+
 TEST_F(SessionTest, BudgetNeverExceeded) {
   auto s = NewSession("s1", {.keep_tool_outputs = 4,
                              .min_collapse_tokens = 0,
