@@ -101,27 +101,36 @@ std::string CompactionTranscript(const std::vector<ChatMessage>& chat,
                                  size_t first, size_t from, size_t end,
                                  const std::vector<std::string>& earlier) {
   const Tokenizer& tok = Tok();
-  std::string out;
+  std::string head;
   for (const std::string& e : earlier) {
-    out += "[earlier summary]\n" + e + "\n\n";
+    head += "[earlier summary]\n" + e + "\n\n";
   }
-  out += "[messages " + N(from) + "-" + N(end == 0 ? 0 : end - 1) + "]\n";
+  std::string messages =
+      "[messages " + N(from) + "-" + N(end == 0 ? 0 : end - 1) + "]\n";
   for (size_t i = from; i < end; ++i) {
     const ChatMessage& m = chat[i];
     if (m.role == "tool") {
-      out += "tool result: " + RefLine(m) + "\n";
+      messages += "tool result: " + RefLine(m) + "\n";
       continue;
     }
-    out +=
+    messages +=
         m.role + ": " + text::FitToTokens(tok, m.text, kMessageTokens) + "\n";
     for (const ToolCallRef& c : m.tool_calls) {
-      out += "  calls " + c.name + " " +
-             text::FitToTokens(tok, c.arguments, kArgumentTokens) + "\n";
+      messages += "  calls " + c.name + " " +
+                  text::FitToTokens(tok, c.arguments, kArgumentTokens) + "\n";
     }
   }
-  if (tok.Count(out) <= kLlmInputTokens) return out;
-  return "[too long to send whole: one line per turn]\n" +
-         SummarizeTurns(chat, first, end, kLlmInputTokens);
+  const uint64_t head_tokens = tok.Count(head);
+  if (head_tokens + tok.Count(messages) <= kLlmInputTokens) {
+    return head + messages;
+  }
+  // Too long: the earlier summaries stay when they leave room, and the
+  // messages go as turn lines.
+  if (head_tokens * 2 > kLlmInputTokens) head.clear();
+  const uint64_t room = kLlmInputTokens - (head.empty() ? 0 : head_tokens);
+  const size_t lines_from = head.empty() ? first : from;
+  return head + "[too long to send whole: one line per turn]\n" +
+         SummarizeTurns(chat, lines_from, end, room - 16);
 }
 
 Result<std::string> LlmCompactionSummary(const LlmEndpoint& llm,

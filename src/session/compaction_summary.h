@@ -45,7 +45,8 @@ struct CompactionSummary {
 // [from, end), one entry per message, each text cut to a few hundred
 // tokens; tool outputs appear as their reference line and one-line
 // summary (the output stays behind its ref). Longer than kLlmInputTokens:
-// the structural summary of [first, end) at that size.
+// the messages go as structural turn lines, after the earlier summaries
+// when those take at most half of it (else turn lines of [first, end)).
 std::string CompactionTranscript(const std::vector<ChatMessage>& chat,
                                  size_t first, size_t from, size_t end,
                                  const std::vector<std::string>& earlier);

@@ -3,6 +3,7 @@
 #include "session/relief.h"
 
 #include <algorithm>
+#include <chrono>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -130,6 +131,11 @@ void PlanCompaction(SessionImpl& s, const Layout& layout, uint64_t need,
   }
 }
 
+// After an endpoint fails, compactions use the structural summary without
+// asking it again for this long (a render may compact up to four times, and
+// a mutation that loses to another writer runs again).
+constexpr std::chrono::seconds kLlmRetryAfter{60};
+
 // The summary of chat messages [first, end): the endpoint's when there is
 // one (a merge sends it the summaries it replaces and the messages after
 // them), else, or when it fails, the structural one.
@@ -141,6 +147,14 @@ CompactionSummary Summarize(SessionImpl& s,
   CompactionSummary out{SummarizeTurns(chat, first, end, cap),
                         kStructuralSummarizer, ""};
   if (!llm || !llm->configured()) return out;
+  const std::string identity = "llm-v1:" + llm->model;
+  SessionImpl::LlmSummaryMemo& memo = s.llm_summary_memo();
+  const auto now = std::chrono::steady_clock::now();
+  if (!memo.failure.empty() && memo.failed_identity == identity &&
+      now - memo.failed_at < kLlmRetryAfter) {
+    out.notes = memo.failure;
+    return out;
+  }
   std::vector<std::string> earlier;
   size_t from = first;
   for (const std::string& ref : merged) {
@@ -150,17 +164,17 @@ CompactionSummary Summarize(SessionImpl& s,
       from = first;
       break;
     }
-    earlier.push_back(**text);
+    // The block's summary, without its header line (which names the ref).
+    const size_t nl = (*text)->find('\n');
+    earlier.push_back(nl == std::string::npos ? **text
+                                              : (*text)->substr(nl + 1));
     for (const CompactionInfo& c : s.state().compactions) {
       if (c.ref == ref) from = std::max<size_t>(from, c.end_message);
     }
   }
   const std::string transcript =
       CompactionTranscript(chat, first, std::min(from, end), end, earlier);
-  const std::string identity = "llm-v1:" + llm->model;
-  // A mutation that lost to another writer runs again: the same request is
-  // not sent twice.
-  SessionImpl::LlmSummaryMemo& memo = s.llm_summary_memo();
+  // The same request is not sent twice (a mutation run again).
   if (memo.identity == identity && memo.cap == cap &&
       memo.transcript == transcript) {
     out.text = memo.summary;
@@ -171,9 +185,16 @@ CompactionSummary Summarize(SessionImpl& s,
   if (!text.ok()) {
     out.notes = identity + " failed (" + text.status().ToString() +
                 "); the structural summary stands in";
+    memo.failed_identity = identity;
+    memo.failed_at = now;
+    memo.failure = out.notes;
     return out;
   }
-  memo = {identity, cap, transcript, *text};
+  memo.identity = identity;
+  memo.cap = cap;
+  memo.transcript = transcript;
+  memo.summary = *text;
+  memo.failure.clear();
   out.text = *std::move(text);
   out.summarizer = identity;
   return out;
@@ -210,9 +231,12 @@ Result<CompactionInfo> WriteCompaction(SessionImpl& s, size_t first, size_t end,
   SetOptions opts{.scope = "session",
                   .type = ValueType::kJson,
                   .producer = "session:" + s.id()};
-  CTXKIT_ASSIGN_OR_RETURN(Ref ref, s.view().Set(std::string(kCompactionPrefix) +
-                                                    N(first) + "-" + N(end),
-                                                content.dump(), opts));
+  // An endpoint's error text may not be valid UTF-8: replace, not throw.
+  CTXKIT_ASSIGN_OR_RETURN(
+      Ref ref,
+      s.view().Set(std::string(kCompactionPrefix) + N(first) + "-" + N(end),
+                   content.dump(-1, ' ', false, json::error_handler_t::replace),
+                   opts));
   return CompactionInfo{FormatRef(ref), first, end, turns};
 }
 

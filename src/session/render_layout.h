@@ -93,12 +93,16 @@ class FragmentCache {
                            const std::string& text) const;
   // Stores (or replaces) the parts of chat message `index`.
   const MessageParts& Put(size_t index, MessageParts parts);
-  // Empties the cache when it holds more than kMaxBytes (before a render).
-  void Trim();
+  // Before a render of chat epoch `chat_epoch` from message `first`: drops
+  // the entries it cannot use (other epochs, compacted messages) when
+  // either moved, and everything when the cache holds more than kMaxBytes.
+  void Trim(uint64_t chat_epoch, size_t first);
 
  private:
   std::unordered_map<size_t, MessageParts> entries_;
   uint64_t bytes_ = 0;
+  uint64_t trimmed_epoch_ = 0;
+  size_t trimmed_first_ = 0;
 };
 
 struct Layout {

@@ -378,16 +378,28 @@ const MessageParts& FragmentCache::Put(size_t index, MessageParts parts) {
   return slot;
 }
 
-void FragmentCache::Trim() {
-  if (bytes_ <= kMaxBytes) return;
-  entries_.clear();
-  bytes_ = 0;
+void FragmentCache::Trim(uint64_t chat_epoch, size_t first) {
+  if (bytes_ > kMaxBytes) {
+    entries_.clear();
+    bytes_ = 0;
+  } else if (chat_epoch != trimmed_epoch_ || first != trimmed_first_) {
+    std::erase_if(entries_, [&](const auto& entry) {
+      const bool stale =
+          entry.first < first || entry.second.chat_epoch != chat_epoch;
+      if (stale) bytes_ -= BytesOf(entry.second);
+      return stale;
+    });
+  }
+  trimmed_epoch_ = chat_epoch;
+  trimmed_first_ = first;
 }
 
 std::string BuildRequest(const Layout& layout, bool anthropic,
                          const std::function<uint64_t(std::string_view)>& count,
                          uint64_t* emitted) {
-  if (layout.fragments != nullptr) layout.fragments->Trim();
+  if (layout.fragments != nullptr) {
+    layout.fragments->Trim(layout.chat_epoch, layout.first);
+  }
   Emitter emit(count);
   std::string request =
       anthropic ? AnthropicRequest(layout, emit) : OpenAiRequest(layout, emit);

@@ -4,6 +4,7 @@
 #ifndef CTXKIT_SESSION_SESSION_IMPL_H_
 #define CTXKIT_SESSION_SESSION_IMPL_H_
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -117,12 +118,16 @@ class SessionImpl {
   // chat is replaced rather than extended.
   uint64_t chat_epoch() const { return chat_epoch_; }
   session::FragmentCache& fragments() { return fragments_; }
-  // The last compaction summary an endpoint wrote, and what it was asked.
+  // The last compaction summary an endpoint wrote and what it was asked,
+  // and its last failure (relief.cc).
   struct LlmSummaryMemo {
     std::string identity;
     uint64_t cap = 0;
     std::string transcript;
     std::string summary;
+    std::string failed_identity;
+    std::chrono::steady_clock::time_point failed_at;
+    std::string failure;  // The note; empty: no failure.
   };
   LlmSummaryMemo& llm_summary_memo() { return llm_summary_memo_; }
   struct IndexLine {

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "common/fake_chat_server.h"
+#include "common/loopback_http_server.h"
 #include "ctxkit/session.h"
 #include "ctxkit/tokenizer.h"
 #include "session/log_builders.h"
@@ -142,6 +143,44 @@ TEST_F(CompactionLlmTest, AFailingEndpointLeavesTheStructuralSummary) {
     EXPECT_NE(notes.find("llm-v1:test-model failed"), std::string::npos)
         << notes;
   }
+}
+
+// An error body cut mid-character (the client keeps its first 200 bytes)
+// still leaves a stored compaction, and a failed endpoint is not asked
+// again by the next compactions for a while.
+TEST_F(CompactionLlmTest, AnErrorIsNotedOnceAndNotAskedAgainAtOnce) {
+  testing::LoopbackHttpServer server([](const auto&) {
+    testing::LoopbackHttpServer::Reply reply;
+    reply.status = "500 Internal Server Error";
+    reply.body = std::string(199, 'x') + "\xc3\xa9 and more \xff";
+    return reply;
+  });
+  LlmEndpoint endpoint;
+  endpoint.base_url = server.base_url();
+  endpoint.model = "test-model";
+  endpoint.timeout_ms = 2000;
+  auto s = NewSession("down", kPolicy);
+  ASSERT_TRUE(s->Ingest(OpenAILog(8, 30).dump(), LogFormat::kOpenAI).ok());
+  RenderOptions options{.budget_tokens = 900};
+  options.llm = endpoint;
+  auto r = s->Render(options);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_FALSE(r->compacted.ref.empty());
+  EXPECT_EQ(server.hits(), 1u);
+  json c = Compaction(r->compacted.ref);
+  EXPECT_EQ(c["summarizer"], "structural-v1");
+  EXPECT_NE(c.value("summary_notes", "").find("failed"), std::string::npos);
+  // More turns, a smaller budget: another compaction, structural, unasked.
+  ASSERT_TRUE(s->Ingest(OpenAILog(14, 30).dump(), LogFormat::kOpenAI).ok());
+  options.budget_tokens = 800;
+  auto again = s->Render(options);
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  ASSERT_FALSE(again->compacted.ref.empty());
+  EXPECT_EQ(server.hits(), 1u);
+  EXPECT_NE(Compaction(again->compacted.ref)
+                .value("summary_notes", "")
+                .find("failed"),
+            std::string::npos);
 }
 
 TEST_F(CompactionLlmTest, WithoutAnEndpointNothingIsSent) {
