@@ -5,8 +5,10 @@
 #include <set>
 #include <string>
 
+#include "common/fake_chat_server.h"
 #include "ctxkit/ref.h"
 #include "mcp/mcp_test_util.h"
+#include "session/log_builders.h"
 
 namespace ctxkit::mcp::testing {
 namespace {
@@ -237,6 +239,29 @@ TEST_F(ToolsTest, SessionTools) {
   c.Fails("session_activate", {{"object", "no-such-key"}});
   c.Fails("session_deactivate", {{"object", "chat"}});
   c.Fails("session_render", {{"budget_tokens", 0}});
+}
+
+// session_render hands the server's LLM endpoint to the render: the
+// summary of a compaction it makes is the endpoint's.
+TEST_F(ToolsTest, SessionRenderCompactsWithTheServersEndpoint) {
+  ctxkit::testing::FakeChatServer llm(
+      ctxkit::testing::FakeChatServer::Mode::kOk, "Things 0-5 were found.");
+  LlmEndpoint endpoint;
+  endpoint.base_url = llm.base_url();
+  endpoint.model = "test-model";
+  endpoint.timeout_ms = 2000;
+  options_.llm = endpoint;
+  Client& c = Ready();
+  Json log = ctxkit::testing::OpenAILog(8, 30);
+  c.Ok(
+      "session_ingest",
+      {{"messages", log["messages"]}, {"append", false}, {"format", "openai"}});
+  Json render = c.Ok("session_render", {{"budget_tokens", 700}});
+  EXPECT_FALSE(render["structuredContent"]["compacted"].is_null());
+  EXPECT_EQ(llm.hits(), 1u);
+  EXPECT_NE(Client::Text(render).find("Things 0-5 were found."),
+            std::string::npos)
+      << Client::Text(render);
 }
 
 TEST_F(ToolsTest, Externalize) {
