@@ -297,24 +297,156 @@ std::string EncodeEntry(const PoolEntry& e) {
   return EntryToJson(e, /*with_bookkeeping=*/true).dump();
 }
 
-Result<PoolEntry> DecodeEntry(const std::string& text) {
-  json j = ctxkit::text::ParseJsonOrDiscarded(text);
-  PoolEntry e;
-  if (j.is_discarded() || !j.is_object() || !Get(j, "id", &e.id) ||
-      !Get(j, "key", &e.key) || !Get(j, "scope", &e.scope) ||
-      !Get(j, "kind", &e.kind) || !Get(j, "title", &e.title) ||
-      !Get(j, "version", &e.version) || !Get(j, "tokens", &e.tokens) ||
-      !Get(j, "size_bytes", &e.size_bytes) || !Get(j, "ref", &e.ref) ||
-      !Get(j, "seq", &e.seq) || !Get(j, "locked", &e.locked) ||
-      !Get(j, "active", &e.active) || !Get(j, "auto_active", &e.auto_active) ||
-      !Get(j, "collapsed", &e.collapsed) ||
-      !Get(j, "active_seq", &e.active_seq) ||
-      !Get(j, "pinned_version", &e.pinned_version) ||
-      !Get(j, "from_chat", &e.from_chat)) {
-    return Corrupt("a pool entry is malformed");
+namespace {
+
+// The fields of a pool entry's JSON form, and where each goes.
+enum class Kind : uint8_t { kString, kBool, kNumber };
+struct Field {
+  const char* name;
+  Kind kind;
+  std::string PoolEntry::*str;
+  bool PoolEntry::*flag;
+  uint64_t PoolEntry::*num;
+  uint32_t bit;  // 0: optional.
+};
+constexpr Field S(const char* n, std::string PoolEntry::*m, uint32_t bit) {
+  return {n, Kind::kString, m, nullptr, nullptr, bit};
+}
+constexpr Field B(const char* n, bool PoolEntry::*m, uint32_t bit) {
+  return {n, Kind::kBool, nullptr, m, nullptr, bit};
+}
+constexpr Field U(const char* n, uint64_t PoolEntry::*m, uint32_t bit) {
+  return {n, Kind::kNumber, nullptr, nullptr, m, bit};
+}
+// In key order, the order EncodeEntry writes them in (json objects sort
+// their keys), so a lookup usually matches the field after the last one.
+constexpr Field kFields[] = {
+    B("active", &PoolEntry::active, 1u << 0),
+    U("active_seq", &PoolEntry::active_seq, 1u << 1),
+    B("auto_active", &PoolEntry::auto_active, 1u << 2),
+    B("collapsed", &PoolEntry::collapsed, 1u << 3),
+    // Written by builds that could compact; false before.
+    B("compacted", &PoolEntry::compacted, 0),
+    B("from_chat", &PoolEntry::from_chat, 1u << 4),
+    S("id", &PoolEntry::id, 1u << 5),
+    S("key", &PoolEntry::key, 1u << 6),
+    S("kind", &PoolEntry::kind, 1u << 7),
+    B("locked", &PoolEntry::locked, 1u << 8),
+    U("pinned_version", &PoolEntry::pinned_version, 1u << 9),
+    S("ref", &PoolEntry::ref, 1u << 10),
+    S("scope", &PoolEntry::scope, 1u << 11),
+    U("seq", &PoolEntry::seq, 1u << 12),
+    U("size_bytes", &PoolEntry::size_bytes, 1u << 13),
+    S("title", &PoolEntry::title, 1u << 14),
+    U("tokens", &PoolEntry::tokens, 1u << 15),
+    U("version", &PoolEntry::version, 1u << 16),
+};
+constexpr size_t kFieldCount = sizeof(kFields) / sizeof(kFields[0]);
+constexpr uint32_t kRequired = (1u << 17) - 1;
+
+// Reads a pool entry straight from the parser's events (no JSON tree): a
+// session loads one per object it knows, so this is most of opening a
+// large session. Accepts what DecodeEntry documents: an object with every
+// field below at its type ("compacted" optional), unknown keys ignored,
+// the last of duplicate keys kept.
+class EntryReader : public json::json_sax_t {
+ public:
+  explicit EntryReader(PoolEntry* e) : e_(e) {}
+
+  bool complete() const { return ok_ && depth_ == 0 && seen_ == kRequired; }
+
+  bool key(std::string& k) override {
+    field_ = depth_ == 1 ? Find(k) : nullptr;
+    return true;
   }
-  // Written by builds that could compact; false before.
-  if (j.contains("compacted") && !Get(j, "compacted", &e.compacted)) {
+  bool string(std::string& v) override {
+    return Value(Kind::kString,
+                 [&](const Field& f) { e_->*f.str = std::move(v); });
+  }
+  bool boolean(bool v) override {
+    return Value(Kind::kBool, [&](const Field& f) { e_->*f.flag = v; });
+  }
+  bool number_unsigned(number_unsigned_t v) override {
+    return Value(Kind::kNumber, [&](const Field& f) { e_->*f.num = v; });
+  }
+  bool number_integer(number_integer_t) override { return Other(); }
+  bool number_float(number_float_t, const string_t&) override {
+    return Other();
+  }
+  bool null() override { return Other(); }
+  bool binary(binary_t&) override { return Other(); }
+  bool start_object(std::size_t) override {
+    if (depth_ > 0 && !Other()) return false;
+    ++depth_;
+    return true;
+  }
+  bool start_array(std::size_t) override {
+    if (depth_ == 0) return Fail();
+    if (!Other()) return false;
+    ++depth_;
+    return true;
+  }
+  bool end_object() override { return End(); }
+  bool end_array() override { return End(); }
+  bool parse_error(std::size_t, const std::string&,
+                   const nlohmann::detail::exception&) override {
+    return Fail();
+  }
+
+ private:
+  // The field named `k`, searched from the one after the last found.
+  const Field* Find(const std::string& k) {
+    for (size_t n = 0; n < kFieldCount; ++n) {
+      const size_t i = (next_ + n) % kFieldCount;
+      if (k == kFields[i].name) {
+        next_ = i + 1;
+        return &kFields[i];
+      }
+    }
+    return nullptr;
+  }
+  // A scalar: stored when it is a known field of the entry and of its
+  // type; a known field of another type makes the entry malformed.
+  template <typename Store>
+  bool Value(Kind kind, Store store) {
+    if (depth_ == 0) return Fail();
+    if (depth_ > 1 || field_ == nullptr) return true;
+    if (field_->kind != kind) return Fail();
+    store(*field_);
+    seen_ |= field_->bit;
+    field_ = nullptr;
+    return true;
+  }
+  // Any other value: fine under an unknown key, malformed for a field.
+  bool Other() {
+    if (depth_ == 0) return Fail();
+    if (depth_ == 1 && field_ != nullptr) return Fail();
+    field_ = nullptr;
+    return true;
+  }
+  bool End() {
+    --depth_;
+    return true;
+  }
+  bool Fail() {
+    ok_ = false;
+    return false;
+  }
+
+  PoolEntry* e_;
+  const Field* field_ = nullptr;
+  size_t next_ = 0;  // Where Find starts.
+  int depth_ = 0;
+  uint32_t seen_ = 0;
+  bool ok_ = true;
+};
+
+}  // namespace
+
+Result<PoolEntry> DecodeEntry(const std::string& text) {
+  PoolEntry e;
+  EntryReader reader(&e);
+  if (!json::sax_parse(text, &reader) || !reader.complete()) {
     return Corrupt("a pool entry is malformed");
   }
   return e;

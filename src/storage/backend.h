@@ -140,7 +140,7 @@ struct SessionRecord {
   std::string id;
   uint64_t generation = 0;  // >= 1 once created.
   std::string state_json;
-  std::vector<SessionEntryRow> entries;  // Ordered by seq.
+  std::vector<SessionEntryRow> entries;  // In no particular order.
 };
 
 struct SessionWrite {

@@ -89,7 +89,7 @@ Result<SessionRecord> Load(SqliteDb* db, std::string_view id) {
   }
   CTXKIT_ASSIGN_OR_RETURN(
       auto q, db->Prepare("SELECT object_id, seq, entry FROM session_entries "
-                          "WHERE session = ?1 ORDER BY seq"));
+                          "WHERE session = ?1"));
   q->BindText(1, id);
   while (true) {
     CTXKIT_ASSIGN_OR_RETURN(bool row, q->Step());
