@@ -144,16 +144,18 @@ CompactionSummary Summarize(SessionImpl& s,
                             size_t end, const std::vector<std::string>& merged,
                             const std::optional<LlmEndpoint>& llm) {
   const uint64_t cap = s.state().policy.compaction_summary_tokens;
-  CompactionSummary out{SummarizeTurns(chat, first, end, cap),
-                        kStructuralSummarizer, ""};
-  if (!llm || !llm->configured()) return out;
+  // The structural summary, built only when it is the one stored.
+  auto structural = [&](std::string notes) {
+    return CompactionSummary{SummarizeTurns(chat, first, end, cap),
+                             kStructuralSummarizer, std::move(notes)};
+  };
+  if (!llm || !llm->configured()) return structural("");
   const std::string identity = "llm-v1:" + llm->model;
   SessionImpl::LlmSummaryMemo& memo = s.llm_summary_memo();
   const auto now = std::chrono::steady_clock::now();
   if (!memo.failure.empty() && memo.failed_identity == identity &&
       now - memo.failed_at < kLlmRetryAfter) {
-    out.notes = memo.failure;
-    return out;
+    return structural(memo.failure);
   }
   std::vector<std::string> earlier;
   size_t from = first;
@@ -177,27 +179,22 @@ CompactionSummary Summarize(SessionImpl& s,
   // The same request is not sent twice (a mutation run again).
   if (memo.identity == identity && memo.cap == cap &&
       memo.transcript == transcript) {
-    out.text = memo.summary;
-    out.summarizer = identity;
-    return out;
+    return {memo.summary, identity, ""};
   }
   Result<std::string> text = LlmCompactionSummary(*llm, transcript, cap);
   if (!text.ok()) {
-    out.notes = identity + " failed (" + text.status().ToString() +
-                "); the structural summary stands in";
     memo.failed_identity = identity;
     memo.failed_at = now;
-    memo.failure = out.notes;
-    return out;
+    memo.failure = identity + " failed (" + text.status().ToString() +
+                   "); the structural summary stands in";
+    return structural(memo.failure);
   }
   memo.identity = identity;
   memo.cap = cap;
   memo.transcript = transcript;
   memo.summary = *text;
   memo.failure.clear();
-  out.text = *std::move(text);
-  out.summarizer = identity;
-  return out;
+  return {*std::move(text), identity, ""};
 }
 
 // Writes the compaction object for chat messages [first, end) and returns
