@@ -266,6 +266,12 @@ Status Apply(SessionImpl& s, const Layout& layout, const Plan& plan,
   }
   CTXKIT_ASSIGN_OR_RETURN(CompactionInfo info,
                           WriteCompaction(s, first, end, merged, llm));
+  std::vector<std::string> outputs;
+  for (size_t rel = 0; rel < plan.compact_end; ++rel) {
+    const ChatMessage& m = layout.message(rel);
+    if (m.role == "tool") outputs.push_back(m.object_id);
+  }
+  CTXKIT_RETURN_IF_ERROR(s.LoadEntries(outputs));
   for (size_t rel = 0; rel < plan.compact_end; ++rel) {
     const ChatMessage& m = layout.message(rel);
     if (m.role != "tool") continue;

@@ -234,8 +234,14 @@ IndexBlock CollectIndexLines(SessionImpl& s) {
 }
 
 // The metadata index block within the policy's cap.
-IndexBlock BuildIndex(SessionImpl& s) {
+Result<IndexBlock> BuildIndex(SessionImpl& s) {
   IndexBlock index = CollectIndexLines(s);
+  while (!index.more && !s.state().complete &&
+         s.state().listed_through != UINT64_MAX) {
+    // The cap holds more lines than the load brought: read more.
+    CTXKIT_RETURN_IF_ERROR(s.LoadMoreListed());
+    index = CollectIndexLines(s);
+  }
   index.listed = index.lines.size();
   index.present = !index.lines.empty() || index.more;
   if (!index.present) return index;
@@ -374,7 +380,7 @@ Result<Layout> GatherLayout(SessionImpl& s, bool anthropic,
   CTXKIT_ASSIGN_OR_RETURN(auto chat_latest, GatherActive(s, &layout, result));
   CTXKIT_RETURN_IF_ERROR(GatherChat(s, anthropic, chat_latest, &layout));
   CTXKIT_RETURN_IF_ERROR(GatherCompactions(s, &layout));
-  layout.index = BuildIndex(s);
+  CTXKIT_ASSIGN_OR_RETURN(layout.index, BuildIndex(s));
   return layout;
 }
 

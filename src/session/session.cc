@@ -148,6 +148,7 @@ Result<uint64_t> Session::Remove(Store& store, std::string_view id) {
 
 Result<SessionSnapshot> Session::Snapshot() {
   CTXKIT_RETURN_IF_ERROR(impl_->Refresh());
+  CTXKIT_RETURN_IF_ERROR(impl_->LoadAll());
   const session::State& st = impl_->state();
   SessionSnapshot snap;
   snap.id = st.id;
@@ -188,12 +189,12 @@ Status Session::Deactivate(std::string_view object) {
   return impl_->Mutate([&](SessionChanges& ch) -> Status {
     CTXKIT_ASSIGN_OR_RETURN(ObjectMeta meta, impl_->Lookup(object));
     if (impl_->IsLocked(meta)) return Locked(object, "deactivated");
-    auto it = impl_->state().entries.find(meta.id);
-    if (it == impl_->state().entries.end()) {
+    CTXKIT_ASSIGN_OR_RETURN(PoolEntry * found, impl_->FindEntry(meta.id));
+    if (found == nullptr) {
       return Status::NotFound("'" + std::string(object) +
                               "' is not in session '" + impl_->id() + "'");
     }
-    PoolEntry& e = it->second;
+    PoolEntry& e = *found;
     if (!e.active) return Status::Ok();
     e.active = false;
     e.auto_active = false;
@@ -224,14 +225,14 @@ Status Session::Unpin(std::string_view object) {
   return impl_->Mutate([&](SessionChanges& ch) -> Status {
     CTXKIT_ASSIGN_OR_RETURN(ObjectMeta meta, impl_->Lookup(object));
     if (impl_->IsLocked(meta)) return Locked(object, "unpinned");
-    auto it = impl_->state().entries.find(meta.id);
-    if (it == impl_->state().entries.end() || it->second.pinned_version == 0) {
+    CTXKIT_ASSIGN_OR_RETURN(PoolEntry * e, impl_->FindEntry(meta.id));
+    if (e == nullptr || e->pinned_version == 0) {
       return Status::NotFound("'" + std::string(object) +
                               "' is not pinned in session '" + impl_->id() +
                               "'");
     }
-    it->second.pinned_version = 0;
-    ch.dirty.insert(it->second.id);
+    e->pinned_version = 0;
+    ch.dirty.insert(e->id);
     return Status::Ok();
   });
 }
@@ -319,9 +320,10 @@ Status AddItems(SessionImpl& impl, const session::ParsedLog& log, size_t first,
 // After a rewritten log: compactions are dropped, and outputs the new chat
 // no longer refers to leave the session unless a user pinned or activated
 // them.
-void PruneAfterReset(SessionImpl& impl,
-                     const std::vector<session::ChatMessage>& chat,
-                     SessionChanges& ch) {
+Status PruneAfterReset(SessionImpl& impl,
+                       const std::vector<session::ChatMessage>& chat,
+                       SessionChanges& ch) {
+  CTXKIT_RETURN_IF_ERROR(impl.LoadAll());
   session::State& st = impl.state();
   st.compactions.clear();
   std::set<std::string> in_chat;
@@ -349,6 +351,7 @@ void PruneAfterReset(SessionImpl& impl,
     st.by_seq.erase(e.seq);
     it = st.entries.erase(it);
   }
+  return Status::Ok();
 }
 
 // Adds log items [start.items, end) to the chat and commits the cursor.
@@ -361,7 +364,9 @@ Status IngestItems(SessionImpl& impl, const session::ParsedLog& log,
   const bool continues = !start.fresh && !start.reset;
   std::vector<session::ChatMessage> added;
   CTXKIT_RETURN_IF_ERROR(AddItems(impl, log, start.items, &added, ch, report));
-  if (start.reset) PruneAfterReset(impl, added, ch);
+  if (start.reset) {
+    CTXKIT_RETURN_IF_ERROR(PruneAfterReset(impl, added, ch));
+  }
   CTXKIT_ASSIGN_OR_RETURN(std::string old_system, impl.SystemText());
   if (system != old_system) {
     SetOptions opts{.scope = "session", .producer = "session:" + impl.id()};

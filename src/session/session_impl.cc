@@ -18,24 +18,120 @@ namespace {
 // render touches far less).
 constexpr uint64_t kContentCacheBytes = 256ull << 20;
 constexpr uint64_t kCountCacheBytes = 256ull << 20;
+// Listed entries a load reads at least (see Load).
+constexpr uint64_t kListedLoad = 16;
+uint64_t listed_load_for_testing = 0;
 
 }  // namespace
 
+void SessionImpl::SetListedLoadForTesting(uint64_t n) {
+  listed_load_for_testing = n;
+}
+
 Status SessionImpl::Load() {
   loaded_ = false;
-  CTXKIT_ASSIGN_OR_RETURN(storage::SessionRecord rec,
-                          backend_->LoadSession(id_));
+  // Enough index lines for the policy's cap at 24 tokens a line (a line
+  // holds a ref of about that many tokens, and its key and title): the
+  // index rarely needs more (LoadMoreListed).
+  const uint64_t listed_limit =
+      listed_load_for_testing != 0
+          ? listed_load_for_testing
+          : kListedLoad + state_.policy.index_max_tokens / 24;
+  CTXKIT_ASSIGN_OR_RETURN(
+      storage::SessionRecord rec,
+      backend_->LoadSessionHead(id_, static_cast<size_t>(listed_limit)));
   session::State fresh;
   CTXKIT_RETURN_IF_ERROR(session::DecodeState(rec.state_json, &fresh));
   fresh.generation = rec.generation;
-  for (const storage::SessionEntryRow& row : rec.entries) {
-    CTXKIT_ASSIGN_OR_RETURN(PoolEntry e, session::DecodeEntry(row.entry_json));
-    fresh.by_seq[e.seq] = e.id;
-    std::string eid = e.id;
-    fresh.entries.emplace(std::move(eid), std::move(e));
+  if (!fresh.listed_entries_known) {
+    // A state written before the count was kept: count once (a later
+    // generation counted here only makes the next write lose its
+    // compare-and-set).
+    CTXKIT_ASSIGN_OR_RETURN(fresh.listed_entries,
+                            backend_->CountListedSessionEntries(id_));
+    fresh.listed_entries_known = true;
   }
+  fresh.complete = false;
   state_ = std::move(fresh);
+  stored_listed_.clear();
+  CTXKIT_RETURN_IF_ERROR(AddHead(rec.entries, listed_limit));
   loaded_ = true;
+  return Status::Ok();
+}
+
+Status SessionImpl::AddHead(const std::vector<storage::SessionEntryRow>& rows,
+                            uint64_t listed_limit) {
+  // The rows are the hot entries and the first listed_limit listed ones by
+  // seq: those are the smallest listed seqs among the rows.
+  std::vector<uint64_t> listed;
+  for (const storage::SessionEntryRow& row : rows) {
+    if (row.listed) listed.push_back(row.seq);
+  }
+  std::sort(listed.begin(), listed.end());
+  state_.listed_through = UINT64_MAX;
+  if (state_.listed_entries > listed.size() && !listed.empty()) {
+    state_.listed_through =
+        listed[std::min<size_t>(listed_limit, listed.size()) - 1];
+  }
+  listed_limit_ = listed_limit;
+  return AddRows(rows);
+}
+
+Status SessionImpl::LoadMoreListed() {
+  if (state_.listed_through == UINT64_MAX) return Status::Ok();
+  const uint64_t limit = std::max<uint64_t>(2 * listed_limit_, kListedLoad);
+  CTXKIT_ASSIGN_OR_RETURN(
+      storage::SessionRecord rec,
+      backend_->LoadSessionHead(id_, static_cast<size_t>(limit)));
+  return AddHead(rec.entries, limit);
+}
+
+Status SessionImpl::AddRows(const std::vector<storage::SessionEntryRow>& rows) {
+  for (const storage::SessionEntryRow& row : rows) {
+    if (state_.entries.count(row.object_id) != 0) continue;
+    CTXKIT_ASSIGN_OR_RETURN(PoolEntry e, session::DecodeEntry(row.entry_json));
+    if (e.id != row.object_id) {
+      return Status::Corruption("session '" + id_ + "' entry of " +
+                                row.object_id + " names object " + e.id);
+    }
+    if (row.listed) stored_listed_.insert(e.id);
+    state_.by_seq[e.seq] = e.id;
+    std::string eid = e.id;
+    state_.entries.emplace(std::move(eid), std::move(e));
+  }
+  TouchEntries();
+  return Status::Ok();
+}
+
+Status SessionImpl::LoadEntries(const std::vector<std::string>& ids) {
+  if (state_.complete) return Status::Ok();
+  std::vector<std::string> missing;
+  for (const std::string& id : ids) {
+    if (state_.entries.count(id) == 0) missing.push_back(id);
+  }
+  if (missing.empty()) return Status::Ok();
+  CTXKIT_ASSIGN_OR_RETURN(storage::SessionRecord rec,
+                          backend_->LoadSessionEntries(id_, missing));
+  // Rows of a later generation: the mutation under way loses its
+  // compare-and-set and runs again on a fresh state.
+  return AddRows(rec.entries);
+}
+
+Result<PoolEntry*> SessionImpl::FindEntry(const std::string& id) {
+  auto it = state_.entries.find(id);
+  if (it != state_.entries.end()) return &it->second;
+  CTXKIT_RETURN_IF_ERROR(LoadEntries({id}));
+  it = state_.entries.find(id);
+  return it == state_.entries.end() ? nullptr : &it->second;
+}
+
+Status SessionImpl::LoadAll() {
+  if (state_.complete) return Status::Ok();
+  CTXKIT_ASSIGN_OR_RETURN(storage::SessionRecord rec,
+                          backend_->LoadSession(id_));
+  CTXKIT_RETURN_IF_ERROR(AddRows(rec.entries));
+  state_.complete = true;
+  state_.listed_through = UINT64_MAX;
   TouchEntries();
   return Status::Ok();
 }
@@ -53,15 +149,35 @@ storage::SessionWrite SessionImpl::WriteOf(const SessionChanges& changes) {
   storage::SessionWrite w;
   w.id = id_;
   w.expected_generation = state_.generation;
-  w.state_json = session::EncodeState(state_);
   w.removed_entries.assign(changes.removed.begin(), changes.removed.end());
+  // The listed count moves by the rows whose listed flag the write changes.
+  int64_t listed_delta = 0;
+  for (const std::string& id : changes.removed) {
+    listed_delta -= stored_listed_.count(id);
+  }
   for (const std::string& id : changes.dirty) {
     auto it = state_.entries.find(id);
     if (it == state_.entries.end()) continue;
+    const PoolEntry& e = it->second;
+    const bool listed = session::EntryIsListed(e);
+    listed_delta += int64_t{listed} - int64_t(stored_listed_.count(id));
     w.put_entries.push_back(
-        {id, it->second.seq, session::EncodeEntry(it->second)});
+        {id, e.seq, session::EncodeEntry(e), session::EntryIsHot(e), listed});
   }
+  state_.listed_entries += listed_delta;
+  w.state_json = session::EncodeState(state_);
   return w;
+}
+
+void SessionImpl::Committed(const storage::SessionWrite& w) {
+  for (const std::string& id : w.removed_entries) stored_listed_.erase(id);
+  for (const storage::SessionEntryRow& row : w.put_entries) {
+    if (row.listed) {
+      stored_listed_.insert(row.object_id);
+    } else {
+      stored_listed_.erase(row.object_id);
+    }
+  }
 }
 
 Status SessionImpl::Mutate(const std::function<Status(SessionChanges&)>& fn) {
@@ -75,9 +191,11 @@ Status SessionImpl::Mutate(const std::function<Status(SessionChanges&)>& fn) {
     }
     if (!changes.dirty.empty() || !changes.removed.empty()) TouchEntries();
     if (!changes.any()) return Status::Ok();
-    Result<uint64_t> written = backend_->WriteSession(WriteOf(changes));
+    const storage::SessionWrite write = WriteOf(changes);
+    Result<uint64_t> written = backend_->WriteSession(write);
     if (written.ok()) {
       state_.generation = *written;
+      Committed(write);
       return Status::Ok();
     }
     loaded_ = false;
@@ -130,9 +248,9 @@ Result<ObjectMeta> SessionImpl::Lookup(std::string_view object) {
 
 Result<PoolEntry*> SessionImpl::EnsureEntry(const ObjectMeta& meta,
                                             SessionChanges& changes) {
-  auto it = state_.entries.find(meta.id);
-  if (it != state_.entries.end()) {
-    PoolEntry& e = it->second;
+  CTXKIT_ASSIGN_OR_RETURN(PoolEntry * found, FindEntry(meta.id));
+  if (found != nullptr) {
+    PoolEntry& e = *found;
     if (e.version != meta.version || e.key != meta.key) {
       CTXKIT_RETURN_IF_ERROR(session::DescribeObject(view_, meta, 0, &e));
       changes.dirty.insert(e.id);
@@ -334,7 +452,7 @@ uint64_t SessionImpl::Tokens(std::string_view text) {
   return n;
 }
 
-uint64_t SessionImpl::IndexTotal() { return IndexIds().size(); }
+uint64_t SessionImpl::IndexTotal() { return state_.listed_entries; }
 
 void SessionImpl::ComputeLists() {
   if (lists_epoch_ == entries_epoch_) return;
@@ -344,7 +462,9 @@ void SessionImpl::ComputeLists() {
   Keyed active, pinned, index;
   for (const auto& [id, e] : state_.entries) {
     if (e.locked) continue;
-    if (!e.from_chat) index.emplace_back(e.seq, &id);
+    if (session::EntryIsListed(e) && e.seq <= state_.listed_through) {
+      index.emplace_back(e.seq, &id);
+    }
     if (e.active) active.emplace_back(e.active_seq, &id);
     if (e.pinned_version != 0) pinned.emplace_back(e.seq, &id);
   }

@@ -12,6 +12,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "ctxkit/session.h"
@@ -64,6 +65,23 @@ class SessionImpl {
   // The object a CLI/API name stands for (a key, a ref, "chat", "system").
   Result<ObjectMeta> Lookup(std::string_view object);
   bool IsLocked(const ObjectMeta& meta) const;
+
+  // The pool entry of object `id`, loaded when it is not yet; nullptr when
+  // the session does not hold it.
+  Result<PoolEntry*> FindEntry(const std::string& id);
+  // Loads those of the entries of `ids` the session holds (see
+  // session::State::entries). Entries loaded already stay as they are.
+  Status LoadEntries(const std::vector<std::string>& ids);
+  // Loads every entry (for callers that list or scan the whole pool, and
+  // before removing entries). Entries loaded already stay as they are.
+  Status LoadAll();
+  // Loads twice as many listed entries as the last load did (for an index
+  // that shows more than were loaded); nothing once all are.
+  Status LoadMoreListed();
+  // Makes later loads read `n` listed entries (0: as many as the policy's
+  // index cap needs), so tests reach the paths that read more. Not
+  // thread-safe: tests call it before opening sessions.
+  static void SetListedLoadForTesting(uint64_t n);
 
   // The pool entry for `meta`, created (with the next seq) when missing and
   // re-described when its latest version moved on.
@@ -139,7 +157,7 @@ class SessionImpl {
     return index_lines_;
   }
   // Entries the index may list (not locked, not referenced by the chat),
-  // recounted when the entries change.
+  // loaded or not, as of the last write (the state's listed count).
   uint64_t IndexTotal();
   // Ids of active entries (by active_seq) and pinned entries (by seq),
   // recomputed when the entries change, so a render never scans the whole
@@ -149,13 +167,24 @@ class SessionImpl {
   void TouchEntries() { ++entries_epoch_; }
   const std::vector<std::string>& PinnedIds();
   // Ids of the entries the index may list (not locked, not from the chat),
-  // in seq order.
+  // in seq order: those loaded, so while the state is not complete a
+  // prefix of them (shorter than IndexTotal() when more exist).
   const std::vector<std::string>& IndexIds();
 
  private:
+  // Loads the session's state with the entries a render needs.
   Status Load();
-  // The conditional write of what `changes` names, from the loaded state.
+  // Adds the decoded `rows` not loaded yet to the state.
+  Status AddRows(const std::vector<storage::SessionEntryRow>& rows);
+  // Adds the rows of a head load (Backend::LoadSessionHead with
+  // `listed_limit`), and sets listed_through from them.
+  Status AddHead(const std::vector<storage::SessionEntryRow>& rows,
+                 uint64_t listed_limit);
+  // The conditional write of what `changes` names, from the loaded state
+  // (whose listed count it brings up to date).
   storage::SessionWrite WriteOf(const SessionChanges& changes);
+  // Notes what a successful `write` stored.
+  void Committed(const storage::SessionWrite& write);
 
   Store* store_;
   View view_;
@@ -204,6 +233,9 @@ class SessionImpl {
   std::vector<std::string> active_ids_;
   std::vector<std::string> pinned_ids_;
   std::vector<std::string> index_ids_;
+  uint64_t listed_limit_ = 0;  // Of the last head load.
+  // Loaded entries whose stored row is listed (for the listed count).
+  std::unordered_set<std::string> stored_listed_;
 };
 
 }  // namespace ctxkit

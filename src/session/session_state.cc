@@ -185,6 +185,7 @@ std::string EncodeState(const State& s) {
       {"ingest_hash", s.ingest_hash},
       {"compactions", std::move(compactions)},
       {"records_key", s.records_key}};
+  if (s.listed_entries_known) j["listed_entries"] = s.listed_entries;
   return j.dump();
 }
 
@@ -253,6 +254,12 @@ Status DecodeState(const std::string& text, State* s) {
       !Get(j, "ingested_items", &s->ingested_items) ||
       !Get(j, "ingest_hash", &s->ingest_hash)) {
     return Corrupt("a field is missing or mistyped");
+  }
+  if (j.contains("listed_entries")) {
+    if (!Get(j, "listed_entries", &s->listed_entries)) {
+      return Corrupt("a field is missing or mistyped");
+    }
+    s->listed_entries_known = true;
   }
   if (format >= 2) {
     CTXKIT_RETURN_IF_ERROR(DecodeCompactions(j, s));

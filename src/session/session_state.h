@@ -90,9 +90,31 @@ struct State {
   uint64_t compacted_end() const {
     return compactions.empty() ? 0 : compactions.back().end_message;
   }
+  // The loaded pool entries. A session loads only what a render needs
+  // (SessionImpl::Load): every hot entry (EntryIsHot) and the listed ones
+  // (EntryIsListed) with seq <= listed_through; any other entry is loaded
+  // when first looked up (SessionImpl::FindEntry), or all of them by
+  // SessionImpl::LoadAll. An entry not loaded is neither hot nor changed.
   std::map<std::string, PoolEntry> entries;  // By object id.
   std::map<uint64_t, std::string> by_seq;    // seq -> object id.
+  bool complete = true;                      // Every entry is loaded.
+  uint64_t listed_through = UINT64_MAX;
+  // How many entries are listed, loaded or not: kept in the stored state
+  // by every write (states of earlier builds lack it: then counted by the
+  // engine on load).
+  uint64_t listed_entries = 0;
+  bool listed_entries_known = false;
 };
+
+// An entry a render may show (active or pinned) or that is locked: always
+// loaded.
+inline bool EntryIsHot(const PoolEntry& e) {
+  return e.active || e.pinned_version != 0 || e.locked;
+}
+// An entry the metadata index may list.
+inline bool EntryIsListed(const PoolEntry& e) {
+  return !e.locked && !e.from_chat;
+}
 
 // Every SessionPolicy field by its C++ name (the stored state and the
 // faces' JSON share it).

@@ -130,10 +130,16 @@ struct ObjectQuery {
 // rewrites only what changed; the documents are the session layer's JSON,
 // opaque to the engine. A generation number, bumped by every write, lets
 // readers tell whether their copy is stale and writers compare-and-set.
+//
+// Two flags per entry, set by the session layer, let a session load only
+// what it renders (LoadSessionHead): `hot` entries are always loaded;
+// `listed` ones are counted and read in seq order, a page at a time.
 struct SessionEntryRow {
   std::string object_id;
   uint64_t seq = 0;  // Order of first appearance in the session.
   std::string entry_json;
+  bool hot = true;
+  bool listed = false;
 };
 
 struct SessionRecord {
@@ -331,6 +337,24 @@ class Backend {
       std::string_view id) = 0;
   // The whole session, read in one snapshot. NotFound when there is none.
   virtual Result<SessionRecord> LoadSession(std::string_view id) = 0;
+  // Part of the session, read in one snapshot: its state, every hot entry,
+  // and the first `listed_limit` listed entries by seq (hot or not; an
+  // entry both hot and among them appears once). NotFound when there is
+  // none. The SQLite and PostgreSQL engines do work proportional to what
+  // it returns, not to the session's entries; the memory engine scans
+  // them.
+  virtual Result<SessionRecord> LoadSessionHead(std::string_view id,
+                                                size_t listed_limit) = 0;
+  // How many of the session's entries are listed: a scan of an index of
+  // them (the session layer keeps the count in its state, and calls this
+  // only for a state written before it did). NotFound when there is no
+  // session.
+  virtual Result<uint64_t> CountListedSessionEntries(std::string_view id) = 0;
+  // The entries of `object_ids` that the session holds (the others are
+  // left out), with the session's generation, read in one snapshot;
+  // state_json is left empty. NotFound when there is no session.
+  virtual Result<SessionRecord> LoadSessionEntries(
+      std::string_view id, const std::vector<std::string>& object_ids) = 0;
   // A conditional put of a session (see SessionWrite), in one transaction;
   // returns the new generation (expected + 1). FailedPrecondition, with the
   // store unchanged, when the session's generation is no longer the

@@ -538,21 +538,66 @@ Result<std::optional<uint64_t>> MemoryBackend::SessionGeneration(
   return std::optional<uint64_t>(it->second.generation);
 }
 
-Result<SessionRecord> MemoryBackend::LoadSession(std::string_view id) {
-  core::MutexLock lock(&mu_);
+Result<const MemoryBackend::StoredSession*> MemoryBackend::FindSession(
+    std::string_view id, SessionRecord* record) {
   auto it = sessions_.find(id);
   if (it == sessions_.end()) {
     return Status::NotFound("no session '" + std::string(id) + "'");
   }
-  SessionRecord r;
-  r.id = std::string(id);
-  r.generation = it->second.generation;
-  r.state_json = it->second.state_json;
-  for (const auto& [object_id, row] : it->second.entries) {
-    r.entries.push_back(row);
+  if (record != nullptr) {
+    record->id = std::string(id);
+    record->generation = it->second.generation;
+    record->state_json = it->second.state_json;
   }
-  std::sort(r.entries.begin(), r.entries.end(),
-            [](const auto& a, const auto& b) { return a.seq < b.seq; });
+  return &it->second;
+}
+
+Result<SessionRecord> MemoryBackend::LoadSession(std::string_view id) {
+  core::MutexLock lock(&mu_);
+  SessionRecord r;
+  CTXKIT_ASSIGN_OR_RETURN(const StoredSession* s, FindSession(id, &r));
+  for (const auto& [object_id, row] : s->entries) r.entries.push_back(row);
+  return r;
+}
+
+Result<SessionRecord> MemoryBackend::LoadSessionHead(std::string_view id,
+                                                     size_t listed_limit) {
+  core::MutexLock lock(&mu_);
+  SessionRecord r;
+  CTXKIT_ASSIGN_OR_RETURN(const StoredSession* s, FindSession(id, &r));
+  std::vector<const SessionEntryRow*> listed;
+  for (const auto& [object_id, row] : s->entries) {
+    if (row.hot) r.entries.push_back(row);
+    if (row.listed) listed.push_back(&row);
+  }
+  const size_t n = std::min(listed_limit, listed.size());
+  std::partial_sort(
+      listed.begin(), listed.begin() + n, listed.end(),
+      [](const auto* a, const auto* b) { return a->seq < b->seq; });
+  for (size_t i = 0; i < n; ++i) {
+    if (!listed[i]->hot) r.entries.push_back(*listed[i]);
+  }
+  return r;
+}
+
+Result<uint64_t> MemoryBackend::CountListedSessionEntries(std::string_view id) {
+  core::MutexLock lock(&mu_);
+  CTXKIT_ASSIGN_OR_RETURN(const StoredSession* s, FindSession(id, nullptr));
+  uint64_t n = 0;
+  for (const auto& [object_id, row] : s->entries) n += row.listed;
+  return n;
+}
+
+Result<SessionRecord> MemoryBackend::LoadSessionEntries(
+    std::string_view id, const std::vector<std::string>& object_ids) {
+  core::MutexLock lock(&mu_);
+  SessionRecord r;
+  CTXKIT_ASSIGN_OR_RETURN(const StoredSession* s, FindSession(id, &r));
+  r.state_json.clear();
+  for (const std::string& object_id : object_ids) {
+    auto row = s->entries.find(object_id);
+    if (row != s->entries.end()) r.entries.push_back(row->second);
+  }
   return r;
 }
 

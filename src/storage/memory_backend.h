@@ -79,6 +79,11 @@ class MemoryBackend final : public Backend {
   Result<std::optional<uint64_t>> SessionGeneration(
       std::string_view id) override;
   Result<SessionRecord> LoadSession(std::string_view id) override;
+  Result<SessionRecord> LoadSessionHead(std::string_view id,
+                                        size_t listed_limit) override;
+  Result<uint64_t> CountListedSessionEntries(std::string_view id) override;
+  Result<SessionRecord> LoadSessionEntries(
+      std::string_view id, const std::vector<std::string>& object_ids) override;
   Result<uint64_t> WriteSession(const SessionWrite& write) override;
   Result<std::vector<std::string>> ListSessions() override;
   Status RemoveSession(std::string_view id) override;
@@ -121,6 +126,10 @@ class MemoryBackend final : public Backend {
     std::map<std::string, SessionEntryRow> entries;  // By object id.
   };
 
+  // Session `id`, NotFound when there is none; fills the id, generation
+  // and state of `record` when it is not null.
+  Result<const StoredSession*> FindSession(std::string_view id,
+                                           SessionRecord* record) REQUIRES(mu_);
   Object* FindLocked(const Scope& scope, std::string_view key) REQUIRES(mu_);
   Result<Object*> ObjectLocked(int64_t id) REQUIRES(mu_);
   // The object at (scope, key) (nullptr: none), or FailedPrecondition when

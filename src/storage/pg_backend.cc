@@ -465,6 +465,27 @@ ORDER BY g.scope, g.type)sql";
     return pg_sessions::Load(conn_.get(), id);
   }
 
+  Result<SessionRecord> LoadSessionHead(std::string_view id,
+                                        size_t listed_limit) override {
+    core::MutexLock lock(&mu_);
+    CTXKIT_RETURN_IF_ERROR(conn_->EnsureConnected());
+    return pg_sessions::LoadHead(conn_.get(), id, listed_limit);
+  }
+
+  Result<uint64_t> CountListedSessionEntries(std::string_view id) override {
+    core::MutexLock lock(&mu_);
+    CTXKIT_RETURN_IF_ERROR(conn_->EnsureConnected());
+    return pg_sessions::CountListed(conn_.get(), id);
+  }
+
+  Result<SessionRecord> LoadSessionEntries(
+      std::string_view id,
+      const std::vector<std::string>& object_ids) override {
+    core::MutexLock lock(&mu_);
+    CTXKIT_RETURN_IF_ERROR(conn_->EnsureConnected());
+    return pg_sessions::LoadEntries(conn_.get(), id, object_ids);
+  }
+
   // Session writes take no stamp: no cached object or version record can
   // go stale through them (as in the SQLite engine).
   Result<uint64_t> WriteSession(const SessionWrite& write) override {

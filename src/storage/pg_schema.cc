@@ -279,6 +279,41 @@ Status MigrateToV2(PgConn* conn) {
       "UPDATE ctxkit_meta SET value = '2' WHERE name = 'schema_version'");
 }
 
+// Version 3: the flags a partial session load filters on, set once from
+// the stored entries' own fields (as the session layer sets them on every
+// write), and their indexes. Builds of version 2 would write entries
+// without them: they refuse the store from here on.
+Status MigrateToV3(PgConn* conn) {
+  return conn->Run(
+      "ALTER TABLE ctxkit_session_entries "
+      "  ADD COLUMN hot boolean NOT NULL DEFAULT true, "
+      "  ADD COLUMN listed boolean NOT NULL DEFAULT false; "
+      "UPDATE ctxkit_session_entries SET "
+      "  hot = coalesce((entry::jsonb->>'active')::boolean, false) OR "
+      "        coalesce((entry::jsonb->>'pinned_version')::bigint, 0) <> 0 OR "
+      "        coalesce((entry::jsonb->>'locked')::boolean, false), "
+      "  listed = NOT coalesce((entry::jsonb->>'locked')::boolean, false) AND "
+      "           NOT coalesce((entry::jsonb->>'from_chat')::boolean, false); "
+      "CREATE INDEX ctxkit_session_entries_hot "
+      "  ON ctxkit_session_entries(session) WHERE hot; "
+      "CREATE INDEX ctxkit_session_entries_listed "
+      "  ON ctxkit_session_entries(session, seq) WHERE listed; "
+      "UPDATE ctxkit_meta SET value = '3' WHERE name = 'schema_version'; "
+      "INSERT INTO ctxkit_meta(name, value) VALUES ('compatible_since', '3') "
+      "  ON CONFLICT (name) DO UPDATE SET value = excluded.value");
+}
+
+// A store below version 3 lacks columns this build reads.
+Status CheckMigrated(const Stored& stored, const std::string& schema) {
+  if (stored.version >= 3) return Status::Ok();
+  return Status::FailedPrecondition(
+      "PostgreSQL store in schema " + schema + " has version " +
+      std::to_string(stored.version) + "; this build needs version " +
+      std::to_string(kPgSchemaVersion) +
+      " (open it once writable, as the role that owns its tables, to "
+      "migrate it)");
+}
+
 }  // namespace
 
 Status CheckPgSchema(PgConn* conn) {
@@ -287,8 +322,8 @@ Status CheckPgSchema(PgConn* conn) {
   if (stored.version == 0) {
     return Status::NotFound("no ctxkit store in PostgreSQL schema " + schema);
   }
-  // Version 1 lacks only the wake-up trigger: served as it is.
-  return CheckReadable(stored, schema);
+  CTXKIT_RETURN_IF_ERROR(CheckReadable(stored, schema));
+  return CheckMigrated(stored, schema);
 }
 
 Status EnsurePgSchema(PgConn* conn) {
@@ -321,6 +356,13 @@ Status EnsurePgSchema(PgConn* conn) {
         } else {
           CTXKIT_RETURN_IF_ERROR(v2);
         }
+      }
+      if (stored.version < 3) {
+        Status v3 = MigrateToV3(conn);
+        if (v3.code() == StatusCode::kPermissionDenied) {
+          return CheckMigrated(stored, schema);
+        }
+        CTXKIT_RETURN_IF_ERROR(v3);
       }
       return conn->Run("COMMIT");
     }();

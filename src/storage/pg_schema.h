@@ -15,8 +15,10 @@ namespace ctxkit::storage {
 
 // The schema version this build writes and reads. 2 adds the commit
 // wake-up (every commit that takes a stamp notifies PgChangeChannel); a
-// version-1 build still reads and writes it.
-inline constexpr int kPgSchemaVersion = 2;
+// version-1 build still reads and writes it. 3 adds the session entries'
+// hot and listed flags (Backend::LoadSessionHead); builds before it would
+// write entries without them, so it is compatible since 3.
+inline constexpr int kPgSchemaVersion = 3;
 
 // The LISTEN/NOTIFY channel of the store in schema `schema_sql` (a SQL
 // expression: current_schema(), TG_TABLE_SCHEMA), as a SQL expression. A

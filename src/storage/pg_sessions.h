@@ -25,6 +25,13 @@ Result<std::optional<uint64_t>> Generation(PgConn* conn, std::string_view id,
                                            bool lock_row);
 // One statement, so one snapshot of the state and its entries.
 Result<SessionRecord> Load(PgConn* conn, std::string_view id);
+// Backend::LoadSessionHead, LoadSessionEntries and
+// CountListedSessionEntries, one statement each.
+Result<SessionRecord> LoadHead(PgConn* conn, std::string_view id,
+                               size_t listed_limit);
+Result<SessionRecord> LoadEntries(PgConn* conn, std::string_view id,
+                                  const std::vector<std::string>& object_ids);
+Result<uint64_t> CountListed(PgConn* conn, std::string_view id);
 Result<uint64_t> Write(PgConn* conn, const SessionWrite& write);
 Result<std::vector<std::string>> List(PgConn* conn);
 Status Remove(PgConn* conn, std::string_view id);

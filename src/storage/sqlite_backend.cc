@@ -541,6 +541,24 @@ class SqliteBackend final : public Backend {
     return sqlite_sessions::Load(db_.get(), id);
   }
 
+  Result<SessionRecord> LoadSessionHead(std::string_view id,
+                                        size_t listed_limit) override {
+    core::MutexLock lock(&mu_);
+    return sqlite_sessions::LoadHead(db_.get(), id, listed_limit);
+  }
+
+  Result<uint64_t> CountListedSessionEntries(std::string_view id) override {
+    core::MutexLock lock(&mu_);
+    return sqlite_sessions::CountListed(db_.get(), id);
+  }
+
+  Result<SessionRecord> LoadSessionEntries(
+      std::string_view id,
+      const std::vector<std::string>& object_ids) override {
+    core::MutexLock lock(&mu_);
+    return sqlite_sessions::LoadEntries(db_.get(), id, object_ids);
+  }
+
   // Session writes do not touch the change sequence: no cached object or
   // version record can go stale through them.
   Result<uint64_t> WriteSession(const SessionWrite& write) override {

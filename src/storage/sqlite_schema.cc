@@ -7,6 +7,7 @@
 #include "core/encoding.h"
 #include "core/hmac.h"
 #include "core/status_macros.h"
+#include "storage/sqlite_sessions.h"
 
 namespace ctxkit::storage {
 namespace {
@@ -129,6 +130,17 @@ END;
 UPDATE meta SET value = '4' WHERE name = 'schema_version';
 )sql";
 
+// v5: the two flags of a session entry a partial load filters on
+// (Backend::LoadSessionHead), set from the stored entries' own fields
+// once, then by the session layer on every write.
+constexpr const char* kSchemaV5 = R"sql(
+ALTER TABLE session_entries ADD COLUMN hot INTEGER NOT NULL DEFAULT 1;
+ALTER TABLE session_entries ADD COLUMN listed INTEGER NOT NULL DEFAULT 0;
+CREATE INDEX session_entries_hot ON session_entries(session, hot);
+CREATE INDEX session_entries_listed ON session_entries(session, listed, seq);
+UPDATE meta SET value = '5' WHERE name = 'schema_version';
+)sql";
+
 // The secret behind refs' capability tags (ctxkit/ref.h), made once per
 // store. Stores made by earlier builds get theirs on first open; their old
 // refs carry no tag and keep working inside their owner's view.
@@ -234,6 +246,12 @@ Status EnsureSchema(SqliteDb* db) {
   }
   if (current < 4) {
     s = db->Exec(kSchemaV4);
+    if (!s.ok()) return s;
+  }
+  if (current < 5) {
+    s = db->Exec(kSchemaV5);
+    if (!s.ok()) return s;
+    s = db->Exec(sqlite_sessions::kSetEntryFlags);
     if (!s.ok()) return s;
   }
   CTXKIT_RETURN_IF_ERROR(EnsureRefSecret(db));

@@ -1,5 +1,7 @@
 #include "storage/sqlite_sessions.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <string>
@@ -38,14 +40,15 @@ Status PutEntries(SqliteDb* db, const SessionWrite& w) {
   }
   for (const SessionEntryRow& e : w.put_entries) {
     CTXKIT_ASSIGN_OR_RETURN(
-        auto q,
-        db->Prepare(
-            "INSERT OR REPLACE INTO session_entries"
-            "(session, object_id, seq, entry) VALUES (?1, ?2, ?3, ?4)"));
+        auto q, db->Prepare("INSERT OR REPLACE INTO session_entries"
+                            "(session, object_id, seq, entry, hot, listed) "
+                            "VALUES (?1, ?2, ?3, ?4, ?5, ?6)"));
     CTXKIT_RETURN_IF_ERROR(q->BindText(1, w.id)
                                .BindText(2, e.object_id)
                                .Bind(3, static_cast<int64_t>(e.seq))
                                .BindText(4, e.entry_json)
+                               .Bind(5, int64_t{e.hot})
+                               .Bind(6, int64_t{e.listed})
                                .Run());
   }
   return Status::Ok();
@@ -72,30 +75,111 @@ Result<std::optional<uint64_t>> Generation(SqliteDb* db, std::string_view id) {
   return std::optional<uint64_t>(static_cast<uint64_t>(q->Int(0)));
 }
 
+namespace {
+
+// The session's row: its generation, and its state unless `with_state`
+// is false. NotFound when there is none.
+Status ReadSessionRow(SqliteDb* db, std::string_view id, bool with_state,
+                      SessionRecord* rec) {
+  rec->id = std::string(id);
+  CTXKIT_ASSIGN_OR_RETURN(
+      auto q,
+      db->Prepare(with_state
+                      ? "SELECT generation, state FROM sessions "
+                        "WHERE id = ?1"
+                      : "SELECT generation FROM sessions WHERE id = ?1"));
+  q->BindText(1, id);
+  CTXKIT_ASSIGN_OR_RETURN(bool row, q->Step());
+  if (!row) return Status::NotFound("no session '" + rec->id + "'");
+  rec->generation = static_cast<uint64_t>(q->Int(0));
+  if (with_state) rec->state_json = q->Text(1);
+  return Status::Ok();
+}
+
+// Appends the rows of `q` (selecting object_id, seq, hot, listed, entry)
+// to `out`, but for the hot ones when `skip_hot` (read already).
+Status ReadEntryRows(Query* q, bool skip_hot,
+                     std::vector<SessionEntryRow>* out) {
+  while (true) {
+    CTXKIT_ASSIGN_OR_RETURN(bool row, q->Step());
+    if (!row) return Status::Ok();
+    if (skip_hot && q->Int(2) != 0) continue;
+    out->push_back({q->Text(0), static_cast<uint64_t>(q->Int(1)), q->Text(4),
+                    q->Int(2) != 0, q->Int(3) != 0});
+  }
+}
+
+}  // namespace
+
 Result<SessionRecord> Load(SqliteDb* db, std::string_view id) {
   ReadTransaction snapshot(db);
   CTXKIT_RETURN_IF_ERROR(snapshot.Begin());
   SessionRecord rec;
-  rec.id = std::string(id);
+  CTXKIT_RETURN_IF_ERROR(ReadSessionRow(db, id, true, &rec));
+  CTXKIT_ASSIGN_OR_RETURN(
+      auto q, db->Prepare("SELECT object_id, seq, hot, listed, entry "
+                          "FROM session_entries WHERE session = ?1"));
+  q->BindText(1, id);
+  CTXKIT_RETURN_IF_ERROR(ReadEntryRows(q.get(), false, &rec.entries));
+  return rec;
+}
+
+Result<SessionRecord> LoadHead(SqliteDb* db, std::string_view id,
+                               size_t listed_limit) {
+  ReadTransaction snapshot(db);
+  CTXKIT_RETURN_IF_ERROR(snapshot.Begin());
+  SessionRecord rec;
+  CTXKIT_RETURN_IF_ERROR(ReadSessionRow(db, id, true, &rec));
   {
     CTXKIT_ASSIGN_OR_RETURN(
         auto q,
-        db->Prepare("SELECT generation, state FROM sessions WHERE id = ?1"));
+        db->Prepare("SELECT object_id, seq, hot, listed, entry "
+                    "FROM session_entries INDEXED BY session_entries_hot "
+                    "WHERE session = ?1 AND hot = 1"));
     q->BindText(1, id);
-    CTXKIT_ASSIGN_OR_RETURN(bool row, q->Step());
-    if (!row) return Status::NotFound("no session '" + rec.id + "'");
-    rec.generation = static_cast<uint64_t>(q->Int(0));
-    rec.state_json = q->Text(1);
+    CTXKIT_RETURN_IF_ERROR(ReadEntryRows(q.get(), false, &rec.entries));
   }
-  CTXKIT_ASSIGN_OR_RETURN(
-      auto q, db->Prepare("SELECT object_id, seq, entry FROM session_entries "
-                          "WHERE session = ?1"));
+  {
+    CTXKIT_ASSIGN_OR_RETURN(
+        auto q,
+        db->Prepare("SELECT object_id, seq, hot, listed, entry "
+                    "FROM session_entries INDEXED BY session_entries_listed "
+                    "WHERE session = ?1 AND listed = 1 "
+                    "ORDER BY seq LIMIT ?2"));
+    q->BindText(1, id).Bind(
+        2, static_cast<int64_t>(std::min<size_t>(listed_limit, INT64_MAX)));
+    CTXKIT_RETURN_IF_ERROR(ReadEntryRows(q.get(), true, &rec.entries));
+  }
+  return rec;
+}
+
+Result<uint64_t> CountListed(SqliteDb* db, std::string_view id) {
+  ReadTransaction snapshot(db);
+  CTXKIT_RETURN_IF_ERROR(snapshot.Begin());
+  SessionRecord rec;
+  CTXKIT_RETURN_IF_ERROR(ReadSessionRow(db, id, false, &rec));
+  CTXKIT_ASSIGN_OR_RETURN(auto q,
+                          db->Prepare("SELECT count(*) FROM session_entries "
+                                      "INDEXED BY session_entries_listed "
+                                      "WHERE session = ?1 AND listed = 1"));
   q->BindText(1, id);
-  while (true) {
-    CTXKIT_ASSIGN_OR_RETURN(bool row, q->Step());
-    if (!row) break;
-    rec.entries.push_back(
-        {q->Text(0), static_cast<uint64_t>(q->Int(1)), q->Text(2)});
+  CTXKIT_ASSIGN_OR_RETURN(bool row, q->Step());
+  return row ? static_cast<uint64_t>(q->Int(0)) : 0;
+}
+
+Result<SessionRecord> LoadEntries(SqliteDb* db, std::string_view id,
+                                  const std::vector<std::string>& object_ids) {
+  ReadTransaction snapshot(db);
+  CTXKIT_RETURN_IF_ERROR(snapshot.Begin());
+  SessionRecord rec;
+  CTXKIT_RETURN_IF_ERROR(ReadSessionRow(db, id, false, &rec));
+  for (const std::string& object_id : object_ids) {
+    CTXKIT_ASSIGN_OR_RETURN(
+        auto q, db->Prepare("SELECT object_id, seq, hot, listed, entry "
+                            "FROM session_entries "
+                            "WHERE session = ?1 AND object_id = ?2"));
+    q->BindText(1, id).BindText(2, object_id);
+    CTXKIT_RETURN_IF_ERROR(ReadEntryRows(q.get(), false, &rec.entries));
   }
   return rec;
 }
@@ -173,6 +257,7 @@ Status ImportLegacy(SqliteDb* db, const std::string& legacy_path) {
                  "INSERT OR IGNORE INTO main.session_entries"
                  "(session, object_id, seq, entry) "
                  "SELECT session, object_id, seq, entry FROM legacy.entries"));
+    CTXKIT_RETURN_IF_ERROR(db->Exec(kSetEntryFlags));
     return txn.Commit();
   }();
   db->Exec("DETACH DATABASE legacy").IgnoreError();

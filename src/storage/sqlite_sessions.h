@@ -1,7 +1,8 @@
 // Session state in the embedded engine: the `sessions` and
-// `session_entries` tables of ctxkit.db (schema v2; docs/storage-format.md),
-// and the one-time import of the sessions.db file that older builds kept
-// beside it. The SqliteBackend calls these under its connection mutex.
+// `session_entries` tables of ctxkit.db (schema v2, entry flags v5;
+// docs/storage-format.md), and the one-time import of the sessions.db file
+// that older builds kept beside it. The SqliteBackend calls these under its
+// connection mutex.
 
 #ifndef CTXKIT_STORAGE_SQLITE_SESSIONS_H_
 #define CTXKIT_STORAGE_SQLITE_SESSIONS_H_
@@ -18,9 +19,29 @@
 
 namespace ctxkit::storage::sqlite_sessions {
 
+// Sets every stored entry's `hot` and `listed` flags (schema v5) from the
+// entry document's own fields, as the session layer sets them on write
+// (session/session_impl.cc): for stores migrated from v4 and for imported
+// sessions. Idempotent.
+inline constexpr char kSetEntryFlags[] = R"sql(
+UPDATE session_entries SET
+  hot = (coalesce(json_extract(entry, '$.active'), 0) <> 0 OR
+         coalesce(json_extract(entry, '$.pinned_version'), 0) <> 0 OR
+         coalesce(json_extract(entry, '$.locked'), 0) <> 0),
+  listed = (coalesce(json_extract(entry, '$.locked'), 0) = 0 AND
+            coalesce(json_extract(entry, '$.from_chat'), 0) = 0)
+)sql";
+
 Result<std::optional<uint64_t>> Generation(SqliteDb* db, std::string_view id);
 // Reads the state and entries inside one read transaction (one snapshot).
 Result<SessionRecord> Load(SqliteDb* db, std::string_view id);
+// Backend::LoadSessionHead, LoadSessionEntries and
+// CountListedSessionEntries, each in one read transaction.
+Result<SessionRecord> LoadHead(SqliteDb* db, std::string_view id,
+                               size_t listed_limit);
+Result<SessionRecord> LoadEntries(SqliteDb* db, std::string_view id,
+                                  const std::vector<std::string>& object_ids);
+Result<uint64_t> CountListed(SqliteDb* db, std::string_view id);
 // One write transaction; see Backend::WriteSession.
 Result<uint64_t> Write(SqliteDb* db, const SessionWrite& write);
 Result<std::vector<std::string>> List(SqliteDb* db);

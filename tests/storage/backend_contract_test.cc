@@ -455,6 +455,68 @@ TEST_P(BackendContractTest, SessionsAreComparedAndSet) {
   EXPECT_TRUE(b().RemoveSession("s1").IsNotFound());
 }
 
+TEST_P(BackendContractTest, APartialSessionLoadReadsHotAndFirstListed) {
+  SessionWrite create;
+  create.id = "s1";
+  create.state_json = "{}";
+  // seq: listed 2, 4, 6, ..., 20 (o2 and o20 also hot); hot-only 1; cold
+  // and unlisted 3, 5.
+  auto row = [](int seq, bool hot, bool listed) {
+    return SessionEntryRow{"o" + std::to_string(seq), uint64_t(seq),
+                           "{\"seq\":" + std::to_string(seq) + "}", hot,
+                           listed};
+  };
+  create.put_entries = {row(1, true, false), row(3, false, false),
+                        row(5, false, false)};
+  for (int seq = 2; seq <= 20; seq += 2) {
+    create.put_entries.push_back(row(seq, seq == 2 || seq == 20, true));
+  }
+  ASSERT_TRUE(b().WriteSession(create).ok());
+  auto ids = [](const SessionRecord& r) {
+    std::vector<std::string> out;
+    for (const SessionEntryRow& e : r.entries) out.push_back(e.object_id);
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  auto head = b().LoadSessionHead("s1", 3);
+  ASSERT_TRUE(head.ok()) << head.status().ToString();
+  EXPECT_EQ(head->generation, 1u);
+  EXPECT_EQ(head->state_json, "{}");
+  EXPECT_EQ(*b().CountListedSessionEntries("s1"), 10u);
+  EXPECT_EQ(ids(*head),
+            (std::vector<std::string>{"o1", "o2", "o20", "o4", "o6"}));
+  for (const SessionEntryRow& e : head->entries) {
+    EXPECT_EQ(e.entry_json, "{\"seq\":" + std::to_string(e.seq) + "}");
+    EXPECT_EQ(e.hot, e.seq == 1 || e.seq == 2 || e.seq == 20) << e.seq;
+    EXPECT_EQ(e.listed, e.seq % 2 == 0) << e.seq;
+  }
+  auto all_listed = b().LoadSessionHead("s1", 100);
+  ASSERT_TRUE(all_listed.ok());
+  EXPECT_EQ(all_listed->entries.size(), 11u);  // o1 and the ten listed.
+
+  auto some = b().LoadSessionEntries("s1", {"o3", "o9", "o20"});
+  ASSERT_TRUE(some.ok()) << some.status().ToString();
+  EXPECT_EQ(some->generation, 1u);
+  EXPECT_EQ(ids(*some), (std::vector<std::string>{"o20", "o3"}));
+  EXPECT_TRUE(b().LoadSessionEntries("none", {"o3"}).status().IsNotFound());
+  EXPECT_TRUE(b().LoadSessionHead("none", 3).status().IsNotFound());
+  EXPECT_TRUE(b().CountListedSessionEntries("none").status().IsNotFound());
+
+  // A write moves entries between the groups.
+  SessionWrite update;
+  update.id = "s1";
+  update.expected_generation = 1;
+  update.state_json = "{}";
+  update.put_entries = {row(2, false, true), row(3, true, false)};
+  update.removed_entries = {"o4"};
+  ASSERT_TRUE(b().WriteSession(update).ok());
+  head = b().LoadSessionHead("s1", 2);
+  ASSERT_TRUE(head.ok());
+  EXPECT_EQ(*b().CountListedSessionEntries("s1"), 9u);
+  EXPECT_EQ(ids(*head),
+            (std::vector<std::string>{"o1", "o2", "o20", "o3", "o6"}));
+}
+
 TEST_P(BackendContractTest, StatsAndUsageCountWhatIsStored) {
   ASSERT_TRUE(Put("k", "12345").ok());
   ASSERT_TRUE(Put("k", "123").ok());

@@ -8,14 +8,17 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <memory>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "common/pg_store.h"
 #include "core/sha256.h"
 #include "storage/backend.h"
+#include "storage/session_flags_cases.h"
 
 namespace ctxkit::storage {
 namespace {
@@ -162,14 +165,14 @@ TEST_F(PgEngineTest, CommitsElsewhereWakeAListenerOfTheSameStoreOnly) {
   stopper.join();
 }
 
-TEST_F(PgEngineTest,
-       AVersionOneStoreIsServedAndMigratesKeepingCompatibleSince) {
+TEST_F(PgEngineTest, AVersionOneStoreMigratesItsSessionEntriesFlags) {
   Result<std::string> url = testing::PgStoreUrl(Name("v1"));
   ASSERT_TRUE(url.ok());
   {
     auto b = Open(*url);
     ASSERT_NE(b, nullptr);
     ASSERT_TRUE(b->Put(PutOf("kept", "from version 1")).ok());
+    ASSERT_TRUE(b->WriteSession(session_cases::EntriesOfEveryKind()).ok());
   }
   {  // Back to what a version-1 build made.
     auto conn = PgConn::Connect(*url, "");
@@ -177,22 +180,27 @@ TEST_F(PgEngineTest,
     ASSERT_TRUE((*conn)
                     ->Run("DROP TRIGGER ctxkit_seq_changed ON ctxkit_seq; "
                           "DROP FUNCTION ctxkit_notify_change(); "
-                          "UPDATE ctxkit_meta SET value = '1' WHERE name = "
-                          "'schema_version'")
+                          "ALTER TABLE ctxkit_session_entries DROP COLUMN "
+                          "hot, DROP COLUMN listed; "
+                          "UPDATE ctxkit_meta SET value = '1' WHERE name IN "
+                          "('schema_version', 'compatible_since')")
                     .ok());
   }
   PostgresOptions read_only;
   read_only.url = *url;
   read_only.read_only = true;
-  {  // Served as it is, read-only: it lacks only the trigger.
+  {  // Read-only, it is refused until migrated: it lacks the flags.
     auto reader = OpenPostgresBackend(read_only);
-    ASSERT_TRUE(reader.ok()) << reader.status().ToString();
-    EXPECT_TRUE((*reader)->FindObject(Scope::Global(), "kept").ok());
+    EXPECT_EQ(reader.status().code(), StatusCode::kFailedPrecondition);
+    EXPECT_NE(reader.status().message().find("open it once writable"),
+              std::string::npos)
+        << reader.status().ToString();
   }
   auto b = Open(*url);  // Migrates.
   ASSERT_NE(b, nullptr);
   auto kept = b->FindObject(Scope::Global(), "kept");
   EXPECT_TRUE(kept.ok()) << kept.status().ToString();
+  session_cases::ExpectFlagsOfEveryKind(*b);
   auto conn = PgConn::Connect(*url, "");
   ASSERT_TRUE(conn.ok());
   auto meta = (*conn)->Exec(
@@ -200,8 +208,10 @@ TEST_F(PgEngineTest,
       "('schema_version', 'compatible_since') ORDER BY name");
   ASSERT_TRUE(meta.ok());
   ASSERT_EQ(meta->size(), 2);
-  EXPECT_EQ(meta->Bytes(0, 1), "1");  // compatible_since: v1 builds read it.
-  EXPECT_EQ(meta->Bytes(1, 1), "2");
+  // compatible_since: builds before version 3 would write entries without
+  // the flags.
+  EXPECT_EQ(meta->Bytes(0, 1), "3");
+  EXPECT_EQ(meta->Bytes(1, 1), "3");
   auto listener = b->ListenForCommits();
   ASSERT_TRUE(listener.ok() && *listener != nullptr);
   ASSERT_TRUE(Open(*url)->Put(PutOf("kept", "again")).ok());

@@ -2,11 +2,14 @@
 #include <sqlite3.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "core/sha256.h"
 #include "storage/backend.h"
+#include "storage/session_flags_cases.h"
 
 namespace ctxkit::storage {
 namespace {
@@ -135,6 +138,26 @@ TEST_F(SqliteBackendTest, RefusesADatabaseFromANewerBuild) {
   sqlite3_close(db);
   auto reopened = OpenSqliteBackend(options_);
   EXPECT_EQ(reopened.status().code(), StatusCode::kCorruption);
+}
+
+TEST_F(SqliteBackendTest, AVersionFourStoreGetsItsSessionEntriesFlags) {
+  ASSERT_TRUE(backend_->WriteSession(session_cases::EntriesOfEveryKind()).ok());
+  backend_.reset();
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open((home_ + "/ctxkit.db").c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db,
+                         "DROP INDEX session_entries_hot; "
+                         "DROP INDEX session_entries_listed; "
+                         "ALTER TABLE session_entries DROP COLUMN hot; "
+                         "ALTER TABLE session_entries DROP COLUMN listed; "
+                         "UPDATE meta SET value = '4' WHERE name = "
+                         "'schema_version'",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(db);
+  auto reopened = OpenSqliteBackend(options_);
+  ASSERT_TRUE(reopened.ok()) << reopened.status().ToString();
+  session_cases::ExpectFlagsOfEveryKind(**reopened);
 }
 
 TEST_F(SqliteBackendTest, OwnCommitsDoNotLookExternal) {
