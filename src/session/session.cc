@@ -101,7 +101,8 @@ Result<std::unique_ptr<Session>> Session::Create(Store& store,
       std::string(session::kRecordsKey) + "/" + core::ToHex(nonce);
   storage::SessionWrite create;
   create.id = state.id;
-  create.expected_generation = 0;  // AlreadyExists when it exists.
+  create.expected_generation = 0;     // AlreadyExists when it exists.
+  state.listed_entries_known = true;  // None yet.
   create.state_json = session::EncodeState(state);
   CTXKIT_RETURN_IF_ERROR(impl->backend().WriteSession(create).status());
   CTXKIT_RETURN_IF_ERROR(impl->Refresh());
@@ -147,8 +148,18 @@ Result<uint64_t> Session::Remove(Store& store, std::string_view id) {
 }
 
 Result<SessionSnapshot> Session::Snapshot() {
-  CTXKIT_RETURN_IF_ERROR(impl_->Refresh());
-  CTXKIT_RETURN_IF_ERROR(impl_->LoadAll());
+  // One generation throughout: again when another writer came between the
+  // state and the rest of its entries.
+  for (int attempt = 0;; ++attempt) {
+    CTXKIT_RETURN_IF_ERROR(impl_->Refresh());
+    CTXKIT_RETURN_IF_ERROR(impl_->LoadAll());
+    if (!impl_->stale()) break;
+    if (attempt == SessionImpl::kMutateAttempts) {
+      return Status::Unavailable("session '" + impl_->id() +
+                                 "' is changing too often to list; try "
+                                 "again");
+    }
+  }
   const session::State& st = impl_->state();
   SessionSnapshot snap;
   snap.id = st.id;

@@ -69,7 +69,8 @@ Status SessionImpl::AddHead(const std::vector<storage::SessionEntryRow>& rows,
   }
   std::sort(listed.begin(), listed.end());
   state_.listed_through = UINT64_MAX;
-  if (state_.listed_entries > listed.size() && !listed.empty()) {
+  // Fewer than listed_limit listed rows: the query returned them all.
+  if (state_.listed_entries > listed.size() && listed.size() >= listed_limit) {
     state_.listed_through =
         listed[std::min<size_t>(listed_limit, listed.size()) - 1];
   }
@@ -83,6 +84,13 @@ Status SessionImpl::LoadMoreListed() {
   CTXKIT_ASSIGN_OR_RETURN(
       storage::SessionRecord rec,
       backend_->LoadSessionHead(id_, static_cast<size_t>(limit)));
+  if (rec.generation != state_.generation) {
+    // Another writer came first: this copy is stale, and what it lists
+    // stays as loaded (a mutation loses its compare-and-set and runs again).
+    loaded_ = false;
+    state_.listed_through = UINT64_MAX;
+    return Status::Ok();
+  }
   return AddHead(rec.entries, limit);
 }
 
@@ -129,6 +137,9 @@ Status SessionImpl::LoadAll() {
   if (state_.complete) return Status::Ok();
   CTXKIT_ASSIGN_OR_RETURN(storage::SessionRecord rec,
                           backend_->LoadSession(id_));
+  // Rows of a later generation: the copy is stale (reloaded before next
+  // use; a mutation loses its compare-and-set and runs again).
+  if (rec.generation != state_.generation) loaded_ = false;
   CTXKIT_RETURN_IF_ERROR(AddRows(rec.entries));
   state_.complete = true;
   state_.listed_through = UINT64_MAX;
@@ -160,11 +171,18 @@ storage::SessionWrite SessionImpl::WriteOf(const SessionChanges& changes) {
     if (it == state_.entries.end()) continue;
     const PoolEntry& e = it->second;
     const bool listed = session::EntryIsListed(e);
-    listed_delta += int64_t{listed} - int64_t(stored_listed_.count(id));
+    listed_delta += int64_t{listed};
+    if (changes.removed.count(id) == 0) {
+      listed_delta -= int64_t(stored_listed_.count(id));
+    }
     w.put_entries.push_back(
         {id, e.seq, session::EncodeEntry(e), session::EntryIsHot(e), listed});
   }
-  state_.listed_entries += listed_delta;
+  state_.listed_entries =
+      listed_delta < 0 &&
+              static_cast<uint64_t>(-listed_delta) > state_.listed_entries
+          ? 0
+          : state_.listed_entries + listed_delta;
   w.state_json = session::EncodeState(state_);
   return w;
 }

@@ -73,8 +73,11 @@ class SessionImpl {
   // session::State::entries). Entries loaded already stay as they are.
   Status LoadEntries(const std::vector<std::string>& ids);
   // Loads every entry (for callers that list or scan the whole pool, and
-  // before removing entries). Entries loaded already stay as they are.
+  // before removing entries). Entries loaded already stay as they are;
+  // when the stored session moved on meanwhile, the copy is marked stale
+  // (stale()), to be reloaded before next use.
   Status LoadAll();
+  bool stale() const { return !loaded_; }
   // Loads twice as many listed entries as the last load did (for an index
   // that shows more than were loaded); nothing once all are.
   Status LoadMoreListed();

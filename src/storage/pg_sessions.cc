@@ -111,10 +111,11 @@ Result<SessionRecord> LoadHead(PgConn* conn, std::string_view id,
   // A hot entry among the first listed ones came twice: keep one.
   std::sort(rec.entries.begin(), rec.entries.end(),
             [](const auto& a, const auto& b) { return a.seq < b.seq; });
-  rec.entries.erase(
-      std::unique(rec.entries.begin(), rec.entries.end(),
-                  [](const auto& a, const auto& b) { return a.seq == b.seq; }),
-      rec.entries.end());
+  rec.entries.erase(std::unique(rec.entries.begin(), rec.entries.end(),
+                                [](const auto& a, const auto& b) {
+                                  return a.object_id == b.object_id;
+                                }),
+                    rec.entries.end());
   return rec;
 }
 

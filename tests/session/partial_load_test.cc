@@ -59,8 +59,8 @@ class PartialLoadTest : public SessionStoreFixture {
     auto whole = Reopen(id);
     ASSERT_TRUE(whole->Snapshot().ok());
     const RenderOptions o{.budget_tokens = budget, .record = false};
-    auto a = fresh->Render(o);
     auto b = whole->Render(o);
+    auto a = fresh->Render(o);
     ASSERT_TRUE(a.ok()) << a.status().ToString();
     ASSERT_TRUE(b.ok()) << b.status().ToString();
     EXPECT_EQ(a->request_json, b->request_json);
@@ -244,7 +244,9 @@ TEST_F(PartialLoadTest, TheListedCountFollowsEveryChange) {
   // The last turn's output, activated by hand, stays when a rewritten log
   // drops its turn: no longer from the chat, so listed.
   std::string last_output;
-  for (const PoolEntry& e : Reopen("c")->Snapshot()->entries) {
+  auto snap = Reopen("c")->Snapshot();
+  ASSERT_TRUE(snap.ok());
+  for (const PoolEntry& e : snap->entries) {
     if (e.from_chat) last_output = e.key;
   }
   ASSERT_TRUE(Reopen("c")->Activate(last_output).ok());
