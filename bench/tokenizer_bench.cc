@@ -23,6 +23,9 @@
 #include <vector>
 
 #include "ctxkit/tokenizer.h"
+#include "text/byte_pair_merge.h"
+#include "text/embedded_data.h"
+#include "text/rank_table.h"
 
 namespace {
 
@@ -100,6 +103,32 @@ void BM_CountLongLine(benchmark::State& state) {
   state.SetBytesProcessed(state.iterations() * line.size());
 }
 
+// One 10 MiB single piece merged by the heap (kind 1) or the buckets
+// (kind 2), alternating so both see the same machine (the pair runs
+// --benchmark_repetitions times in turn).
+void BM_MergeLongPiece(benchmark::State& state) {
+  static const auto* ranks = [] {
+    auto r = ctxkit::text::RankTable::FromImage(
+        ctxkit::text::EmbeddedRankImage("o200k_base"), "o200k_base",
+        ctxkit::text::RankTable::ImageCheck::kQuick);
+    return r.ok() ? r->release() : nullptr;
+  }();
+  if (ranks == nullptr) {
+    state.SkipWithError("no o200k_base rank table");
+    return;
+  }
+  const auto kind = state.range(0) == 1 ? ctxkit::text::LongMergeKind::kHeap
+                                        : ctxkit::text::LongMergeKind::kBuckets;
+  const std::string line = LongLine(static_cast<size_t>(state.range(1)));
+  std::vector<uint32_t> out;
+  for (auto _ : state) {
+    out.clear();
+    ctxkit::text::BytePairEncode(*ranks, line, &out, kind);
+    benchmark::DoNotOptimize(out.data());
+  }
+  state.SetBytesProcessed(state.iterations() * line.size());
+}
+
 // Runs npm tiktoken on the same text in one node process; reports its
 // throughput as this benchmark's bytes_per_second via manual timing.
 void BM_TiktokenAnchor(benchmark::State& state, const char* encoding) {
@@ -145,6 +174,11 @@ BENCHMARK_CAPTURE(BM_Encode, o200k_base, ctxkit::Encoding::kO200kBase)
 BENCHMARK(BM_CountLongLine)
     ->Arg(1 << 20)
     ->Arg(10 << 20)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
+BENCHMARK(BM_MergeLongPiece)
+    ->Args({1, 10 << 20})
+    ->Args({2, 10 << 20})
     ->Unit(benchmark::kMillisecond)
     ->Iterations(1);
 BENCHMARK_CAPTURE(BM_TiktokenAnchor, o200k_base, "o200k_base")

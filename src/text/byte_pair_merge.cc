@@ -1,9 +1,12 @@
 #include "text/byte_pair_merge.h"
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <memory>
+#include <vector>
 
 namespace ctxkit::text {
 namespace {
@@ -190,8 +193,212 @@ class LongMerge {
   std::vector<Entry> heap_;
 };
 
+// The pending merges of a long piece, smallest (rank, part) first, for
+// pieces too long for LongMerge's heap to stay in the caches. One bucket of
+// parts per rank, found through a bitmap of the non-empty buckets in three
+// levels, so finding the smallest rank takes three word scans. Within a
+// rank the merges sweep left to right, so parts mostly arrive in order:
+// each bucket keeps those in a sorted run read from the front, and only
+// the others in a small heap. Entries are never removed early: the caller
+// skips those whose pair has changed since (lazy deletion).
+class RankQueue {
+ public:
+  explicit RankQueue(uint32_t ranks)
+      : slot_of_(new uint32_t[ranks]()),
+        level0_((ranks + 63) / 64),
+        level1_((level0_.size() + 63) / 64),
+        level2_((level1_.size() + 63) / 64) {}
+
+  void Push(uint32_t rank, uint32_t part) {
+    uint32_t& slot = slot_of_[rank];
+    if (slot == 0) {
+      buckets_.emplace_back();
+      slot = static_cast<uint32_t>(buckets_.size());
+    }
+    Bucket& b = buckets_[slot - 1];
+    if (b.empty()) Mark(rank);
+    if (b.cursor == b.run.size() || part >= b.run.back()) {
+      b.run.push_back(part);
+    } else {
+      b.heap.push_back(part);
+      std::push_heap(b.heap.begin(), b.heap.end(), std::greater<>());
+    }
+  }
+
+  // The part `d` places after the last one popped in its rank's sorted
+  // run (for prefetching), or UINT32_MAX.
+  uint32_t Ahead(size_t d) const {
+    if (last_ == 0) return UINT32_MAX;
+    const Bucket& b = buckets_[last_ - 1];
+    return b.cursor + d < b.run.size() ? b.run[b.cursor + d] : UINT32_MAX;
+  }
+
+  // The smallest entry; false when there is none.
+  bool Pop(uint32_t* rank, uint32_t* part) {
+    size_t w2 = 0;
+    while (w2 < level2_.size() && level2_[w2] == 0) ++w2;
+    if (w2 == level2_.size()) return false;
+    const size_t w1 = w2 * 64 + std::countr_zero(level2_[w2]);
+    const size_t w0 = w1 * 64 + std::countr_zero(level1_[w1]);
+    const uint32_t r =
+        static_cast<uint32_t>(w0 * 64 + std::countr_zero(level0_[w0]));
+    last_ = slot_of_[r];
+    Bucket& b = buckets_[last_ - 1];
+    if (b.cursor < b.run.size() &&
+        (b.heap.empty() || b.run[b.cursor] < b.heap.front())) {
+      *part = b.run[b.cursor++];
+    } else {
+      std::pop_heap(b.heap.begin(), b.heap.end(), std::greater<>());
+      *part = b.heap.back();
+      b.heap.pop_back();
+    }
+    if (b.empty()) {
+      b.run.clear();
+      b.cursor = 0;
+      Unmark(r);
+    }
+    *rank = r;
+    return true;
+  }
+
+ private:
+  struct Bucket {
+    std::vector<uint32_t> run;  // Sorted; [cursor, end) pending.
+    size_t cursor = 0;
+    std::vector<uint32_t> heap;  // Min-heap of the others.
+    bool empty() const { return cursor == run.size() && heap.empty(); }
+  };
+
+  void Mark(uint32_t rank) {
+    level0_[rank / 64] |= uint64_t{1} << (rank % 64);
+    level1_[rank / 4096] |= uint64_t{1} << (rank / 64 % 64);
+    level2_[rank / 262144] |= uint64_t{1} << (rank / 4096 % 64);
+  }
+
+  void Unmark(uint32_t rank) {
+    if ((level0_[rank / 64] &= ~(uint64_t{1} << (rank % 64))) != 0) return;
+    if ((level1_[rank / 4096] &= ~(uint64_t{1} << (rank / 64 % 64))) != 0) {
+      return;
+    }
+    level2_[rank / 262144] &= ~(uint64_t{1} << (rank / 4096 % 64));
+  }
+
+  // 1 + the index in buckets_ of each rank's bucket; 0: none yet. Only the
+  // pages of the ranks a piece uses are ever touched.
+  std::unique_ptr<uint32_t[]> slot_of_;
+  std::vector<Bucket> buckets_;
+  uint32_t last_ = 0;             // slot_of_ of the last Pop's rank; 0: none.
+  std::vector<uint64_t> level0_;  // Bit r: bucket r is not empty.
+  std::vector<uint64_t> level1_;  // Bit w: level0_[w] != 0.
+  std::vector<uint64_t> level2_;  // Bit w: level1_[w] != 0.
+};
+
+// Merges a very long piece with a RankQueue: the merges LongMerge makes, in
+// the same order, with O(1) queue operations. The state of a part (its
+// links, its token, its pair's rank) is one 16-byte record, so a merge
+// touches a few cache lines, and the records of the merges due next in a
+// rank's sweep are prefetched. Pair ranks are memoized by the two tokens'
+// ranks (a pair's bytes are the two tokens' bytes).
+class BucketMerge {
+ public:
+  BucketMerge(const RankTable& ranks, std::string_view piece)
+      : ranks_(ranks),
+        piece_(piece),
+        n_(static_cast<uint32_t>(piece.size())),
+        parts_(new Part[n_]),
+        memo_(new Memo[kMemoSize]),
+        queue_(ranks.size()) {
+    for (uint32_t i = 0; i < n_; ++i) {
+      parts_[i] =
+          Part{i + 1, i - 1,
+               ranks.ByteRank(static_cast<unsigned char>(piece[i])), kNoRank};
+    }
+    for (uint32_t i = 0; i + 1 < n_; ++i) SetPair(i, PairRank(i));
+  }
+
+  template <typename Sink>
+  void Run(Sink&& sink) {
+    uint32_t rank = 0, i = 0;
+    while (queue_.Pop(&rank, &i)) {
+      const uint32_t ahead = queue_.Ahead(kPrefetchAhead);
+      if (ahead < n_) {
+        __builtin_prefetch(&parts_[ahead]);
+        __builtin_prefetch(piece_.data() + ahead);
+      }
+      Part& pi = parts_[i];
+      if (pi.pair != rank) continue;  // Its pair changed since.
+      const uint32_t j = pi.next;     // The right part, merged into i.
+      const uint32_t k = parts_[j].next;
+      pi.next = k;
+      pi.token = rank;
+      if (k < n_) parts_[k].prev = i;
+      parts_[j].pair = kNoRank;
+      SetPair(i, k < n_ ? PairRank(i) : kNoRank);
+      if (i > 0) SetPair(pi.prev, PairRank(pi.prev));
+    }
+    for (uint32_t i = 0; i < n_; i = parts_[i].next) sink(parts_[i].token);
+  }
+
+ private:
+  static constexpr size_t kPrefetchAhead = 8;
+  static constexpr size_t kMemoSize = size_t{1} << 14;
+
+  struct Part {
+    uint32_t next;
+    uint32_t prev;   // Unused for part 0.
+    uint32_t token;  // The part's own rank.
+    uint32_t pair;   // Its pair's rank with the next part; kNoRank: none,
+                     // or the part was merged away.
+  };
+  struct Memo {
+    uint64_t key = UINT64_MAX;  // The two tokens' ranks.
+    uint32_t rank = kNoRank;
+  };
+
+  // Rank of live part i merged with its right neighbour.
+  // REQUIRES: parts_[i].next < n_.
+  uint32_t PairRank(uint32_t i) {
+    const uint32_t j = parts_[i].next;
+    const uint64_t key = uint64_t{parts_[i].token} << 32 | parts_[j].token;
+    Memo& m = memo_[(key * 0x9E3779B97F4A7C15ull) >> (64 - 14)];
+    if (m.key != key) {
+      m.key = key;
+      m.rank = ranks_.Find(piece_.substr(i, parts_[j].next - i));
+    }
+    return m.rank;
+  }
+
+  void SetPair(uint32_t part, uint32_t rank) {
+    parts_[part].pair = rank;
+    if (rank != kNoRank) queue_.Push(rank, part);
+  }
+
+  const RankTable& ranks_;
+  const std::string_view piece_;
+  const uint32_t n_;
+  std::unique_ptr<Part[]> parts_;
+  std::unique_ptr<Memo[]> memo_;
+  RankQueue queue_;
+};
+
+// A long piece: by LongMerge's heap, or BucketMerge's buckets from
+// kBucketMergeMin bytes on (`kind` forces one, for tests).
 template <typename Sink>
-void Merge(const RankTable& ranks, std::string_view piece, Sink&& sink) {
+void MergeLong(const RankTable& ranks, std::string_view piece,
+               LongMergeKind kind, Sink&& sink) {
+  const bool buckets =
+      kind == LongMergeKind::kBuckets ||
+      (kind == LongMergeKind::kAuto && piece.size() >= kBucketMergeMin);
+  if (buckets) {
+    BucketMerge(ranks, piece).Run(sink);
+  } else {
+    LongMerge(ranks, piece).Run(sink);
+  }
+}
+
+template <typename Sink>
+void Merge(const RankTable& ranks, std::string_view piece, LongMergeKind kind,
+           Sink&& sink) {
   if (piece.size() == 1) {
     sink(ranks.ByteRank(static_cast<unsigned char>(piece[0])));
     return;
@@ -203,7 +410,7 @@ void Merge(const RankTable& ranks, std::string_view piece, Sink&& sink) {
     sink(whole);
     return;
   }
-  if (piece.size() <= kLinearScanMergeLimit) {
+  if (piece.size() <= kLinearScanMergeLimit && kind == LongMergeKind::kAuto) {
     MergeShort(ranks, piece, sink);
     return;
   }
@@ -212,22 +419,22 @@ void Merge(const RankTable& ranks, std::string_view piece, Sink&& sink) {
   // piece is a 2 GiB run of letters or punctuation without a break).
   constexpr size_t kMaxLong = size_t{1} << 31;
   while (piece.size() > kMaxLong) {
-    LongMerge(ranks, piece.substr(0, kMaxLong)).Run(sink);
+    MergeLong(ranks, piece.substr(0, kMaxLong), kind, sink);
     piece.remove_prefix(kMaxLong);
   }
-  LongMerge(ranks, piece).Run(sink);
+  MergeLong(ranks, piece, kind, sink);
 }
 
 }  // namespace
 
 void BytePairEncode(const RankTable& ranks, std::string_view piece,
-                    std::vector<uint32_t>* out) {
-  Merge(ranks, piece, [out](uint32_t token) { out->push_back(token); });
+                    std::vector<uint32_t>* out, LongMergeKind kind) {
+  Merge(ranks, piece, kind, [out](uint32_t token) { out->push_back(token); });
 }
 
 size_t BytePairCount(const RankTable& ranks, std::string_view piece) {
   size_t count = 0;
-  Merge(ranks, piece, [&count](uint32_t) { ++count; });
+  Merge(ranks, piece, LongMergeKind::kAuto, [&count](uint32_t) { ++count; });
   return count;
 }
 

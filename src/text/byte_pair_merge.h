@@ -6,8 +6,12 @@
 // tiktoken finds each minimum with a linear scan, which is quadratic in the
 // piece length; that is the fastest way for the short pieces of ordinary
 // text, so we do the same below a threshold. Longer pieces (a megabyte of
-// letters without a space is one piece) use a binary heap keyed by
-// (rank, position) over a doubly linked list of parts, O(n log n).
+// letters without a space is one piece) use a heap keyed by (rank,
+// position) over a doubly linked list of parts, O(n log n); from
+// kBucketMergeMin bytes on, where that heap outgrows the caches and each
+// step waits on memory, one bucket of positions per rank instead (the same
+// merges in the same order, each step O(1) but for the order within a
+// rank).
 
 #ifndef CTXKIT_TEXT_BYTE_PAIR_MERGE_H_
 #define CTXKIT_TEXT_BYTE_PAIR_MERGE_H_
@@ -21,10 +25,15 @@
 
 namespace ctxkit::text {
 
+// Which merge a piece takes: by its length (kAuto), or, for tests that
+// compare them, the heap or the buckets whatever its length.
+enum class LongMergeKind { kAuto, kHeap, kBuckets };
+
 // Appends the tokens of `piece` to `*out`.
 // REQUIRES: !piece.empty().
 void BytePairEncode(const RankTable& ranks, std::string_view piece,
-                    std::vector<uint32_t>* out);
+                    std::vector<uint32_t>* out,
+                    LongMergeKind kind = LongMergeKind::kAuto);
 
 // Returns the number of tokens BytePairEncode would append.
 // REQUIRES: !piece.empty().
@@ -33,6 +42,9 @@ size_t BytePairCount(const RankTable& ranks, std::string_view piece);
 // Pieces up to this many bytes use the linear-scan merge (exposed so tests
 // can cover both paths on either side of it).
 inline constexpr size_t kLinearScanMergeLimit = 64;
+// Pieces of at least this many bytes use the buckets (their setup, a table
+// indexed by rank, costs more than the heap saves on shorter pieces).
+inline constexpr size_t kBucketMergeMin = 64 * 1024;
 
 }  // namespace ctxkit::text
 

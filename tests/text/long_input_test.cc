@@ -10,6 +10,9 @@
 #include <vector>
 
 #include "ctxkit/tokenizer.h"
+#include "text/byte_pair_merge.h"
+#include "text/embedded_data.h"
+#include "text/rank_table.h"
 #include "text/reference.h"
 
 namespace ctxkit {
@@ -67,6 +70,39 @@ TEST(TokenizerLongInputTest, LongPiecesMatchTiktoken) {
     for (size_t i = 0; i < lines.size(); ++i) {
       EXPECT_TRUE(tok->Encode(lines[i]) == (*want)[i])
           << tok->name() << " line " << i;
+    }
+  }
+}
+
+// The bucket merge (pieces from kBucketMergeMin bytes) against tiktoken on
+// the single-piece lines, and against the heap merge on every line taken
+// as one piece, short and long.
+TEST(TokenizerLongInputTest, BucketMergeEqualsHeapMergeAndTiktoken) {
+  for (Encoding encoding : {Encoding::kO200kBase, Encoding::kCl100kBase}) {
+    const std::string name(EncodingName(encoding));
+    auto ranks =
+        text::RankTable::FromImage(text::EmbeddedRankImage(name), name,
+                                   text::RankTable::ImageCheck::kQuick);
+    ASSERT_TRUE(ranks.ok()) << ranks.status().ToString();
+    auto merge = [&](const std::string& piece, text::LongMergeKind kind) {
+      std::vector<uint32_t> out;
+      text::BytePairEncode(**ranks, piece, &out, kind);
+      return out;
+    };
+    const std::vector<std::string> lines = Lines(4096);
+    Result<std::vector<std::vector<uint32_t>>> want =
+        text_test::ReferenceEncode(name, lines);
+    ASSERT_TRUE(want.ok()) << want.status().ToString();
+    for (size_t i : {0, 1, 3}) {  // One piece each.
+      EXPECT_TRUE(merge(lines[i], text::LongMergeKind::kBuckets) == (*want)[i])
+          << name << " line " << i;
+    }
+    for (size_t size : {size_t{4096}, 2 * text::kBucketMergeMin}) {
+      for (const std::string& line : Lines(size)) {
+        EXPECT_TRUE(merge(line, text::LongMergeKind::kBuckets) ==
+                    merge(line, text::LongMergeKind::kHeap))
+            << name << " " << line.substr(0, 20) << " of " << size;
+      }
     }
   }
 }
