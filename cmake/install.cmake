@@ -13,6 +13,9 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/ctxkit
 install(TARGETS ${ctxkit_shipped_targets} ctxkit EXPORT ctxkitTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(TARGETS ctxkit_bin RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# `ctxkit serve` execs it from here (src/cli/serve_command.h).
+install(TARGETS ctxkit_serve_bin
+        RUNTIME DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/ctxkit)
 install(EXPORT ctxkitTargets NAMESPACE ctxkit:: DESTINATION ${ctxkit_cmake_dir})
 
 configure_package_config_file(

@@ -9,5 +9,5 @@
 # configured and SQLite FTS5's BM25 otherwise.
 
 ctxkit_add_layer(capture DEPS session store index llm
-                 LIBS SQLite::SQLite3 nlohmann_json::nlohmann_json
+                 LIBS ${ctxkit_sqlite} nlohmann_json::nlohmann_json
                  HEADERS capture.h)

@@ -8,7 +8,8 @@
 
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(RE2 REQUIRED IMPORTED_TARGET re2)
+ctxkit_dep(ctxkit_re2 PkgConfig::RE2 libre2.a)
 
 ctxkit_add_layer(explore DEPS store text
-                 LIBS PkgConfig::RE2 nlohmann_json::nlohmann_json
+                 LIBS ${ctxkit_re2} nlohmann_json::nlohmann_json
                  HEADERS explore.h)

@@ -6,5 +6,5 @@
 # libsqlite3 is built with SQLITE_ENABLE_FTS5). See docs/index.md.
 
 ctxkit_add_layer(index DEPS store text llm
-                 LIBS SQLite::SQLite3 nlohmann_json::nlohmann_json
+                 LIBS ${ctxkit_sqlite} nlohmann_json::nlohmann_json
                  HEADERS index.h chunk.h)

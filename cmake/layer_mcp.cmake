@@ -8,19 +8,32 @@
 # same feature macros must be defined here so declarations match the
 # library's ABI.
 
+#
+# The files that use httplib form their own library, ctxkit_mcp_http (not
+# shipped: the HTTP server is not part of the public API), so that only the
+# programs that serve HTTP load it: ctxkit-serve, the HTTP tests and the
+# conformance server (see src/cli/serve_command.h).
+
 find_path(CTXKIT_HTTPLIB_INCLUDE_DIR httplib.h REQUIRED)
 find_library(CTXKIT_HTTPLIB_LIBRARY cpp-httplib REQUIRED)
 
+set(ctxkit_mcp_http_files http_server.cc http_inspector.cc http_pool.cc)
 ctxkit_add_layer(mcp
                  DEPS capture notes session index summary explore store
                       externalize inspect
-                 LIBS ${CTXKIT_HTTPLIB_LIBRARY} OpenSSL::SSL
-                      nlohmann_json::nlohmann_json Threads::Threads
-                 HEADERS mcp.h)
-target_include_directories(ctxkit_mcp SYSTEM PRIVATE
+                 LIBS nlohmann_json::nlohmann_json Threads::Threads
+                 HEADERS mcp.h
+                 EXCLUDE ${ctxkit_mcp_http_files})
+list(TRANSFORM ctxkit_mcp_http_files PREPEND ${PROJECT_SOURCE_DIR}/src/mcp/)
+add_library(ctxkit_mcp_http STATIC ${ctxkit_mcp_http_files})
+target_include_directories(ctxkit_mcp_http PRIVATE ${PROJECT_SOURCE_DIR}/src)
+target_include_directories(ctxkit_mcp_http SYSTEM PUBLIC
                            ${CTXKIT_HTTPLIB_INCLUDE_DIR})
-target_compile_definitions(ctxkit_mcp PRIVATE CPPHTTPLIB_OPENSSL_SUPPORT
+target_link_libraries(ctxkit_mcp_http PUBLIC ctxkit_mcp
+                      ${CTXKIT_HTTPLIB_LIBRARY} OpenSSL::SSL)
+target_compile_definitions(ctxkit_mcp_http PUBLIC CPPHTTPLIB_OPENSSL_SUPPORT
                            CPPHTTPLIB_ZLIB_SUPPORT CPPHTTPLIB_BROTLI_SUPPORT)
+add_dependencies(ctxkit_mcp_http ctxkit_layer_check)
 
 # serverInfo.version in the initialize answer.
 target_compile_definitions(ctxkit_mcp PRIVATE

@@ -8,7 +8,8 @@
 # `yaml-cpp`).
 
 find_package(yaml-cpp REQUIRED)
+ctxkit_dep(ctxkit_yaml yaml-cpp libyaml-cpp.a)
 
 ctxkit_add_layer(notes DEPS store index
-                 LIBS yaml-cpp SQLite::SQLite3 nlohmann_json::nlohmann_json
+                 LIBS ${ctxkit_yaml} ${ctxkit_sqlite} nlohmann_json::nlohmann_json
                  HEADERS notes.h)

@@ -7,7 +7,9 @@ cd "$(dirname "$0")/.."
 
 packages=(
   build-essential cmake ninja-build pkg-config git
+  lld  # the linker (faster than GNU ld for the many test programs)
   libsqlite3-dev libssl-dev nlohmann-json3-dev libcli11-dev
+  nettle-dev  # SHA-256, HMAC, base64 (no start-up cost, unlike libcrypto's EVP)
   libre2-dev libyaml-cpp-dev libcurl4-openssl-dev
   libxxhash-dev  # blob chunk checksums (header-only use)
   libcpp-httplib-dev  # ctxkit serve (MCP Streamable HTTP); pulls zlib/brotli dev

@@ -64,6 +64,26 @@ wanted=$work/wanted
 (cd "$root" && grep -rlF -f "$seen" --include='*.cc' src || true) |
   sed "s,^,$root/," >"$wanted"
 
+# "file<TAB>command" for each src/**/*.cc in the compilation database. A
+# unity build compiles a target's files through generated unity_N_cxx.cxx
+# files that #include them: each of those files gets the unity file's
+# command.
+translation_units() {
+  jq -r '.[] | "\(.file)\t\(.command)"' "$db" |
+    while IFS=$'\t' read -r file command; do
+      if [[ $file == */Unity/unity_*_cxx.cxx ]]; then
+        sed -nE 's,^#include "([^"]+)"$,\1,p' "$file" |
+          while read -r unit; do
+            if [[ $unit == "$root/src/"*.cc ]]; then
+              printf '%s\t%s\n' "$unit" "$command"
+            fi
+          done
+      elif [[ $file == "$root/src/"*.cc ]]; then
+        printf '%s\t%s\n' "$file" "$command"
+      fi
+    done
+}
+
 # One response file per translation unit under src/: its -I/-isystem/-D
 # flags, then the file. The compiler, warning and optimization flags of the
 # build are left out: they are GCC's.
@@ -82,9 +102,7 @@ while IFS=$'\t' read -r file command; do
   done
   echo "$file" >>"$args"
   n=$((n + 1))
-done < <(jq -r --arg src "$root/src/" \
-  '.[] | select((.file | startswith($src)) and (.file | endswith(".cc")))
-       | "\(.file)\t\(.command)"' "$db" | sort -u)
+done < <(translation_units | sort -u)
 
 if ((n == 0)); then
   echo "thread_safety_check: no src/ files in $db"

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/io.h"
 #include "cli/output.h"
 #include "core/status_macros.h"
 #include "ctxkit/notes.h"
@@ -126,6 +127,11 @@ int ReportError(const Status& status) {
   return ExitCodeFor(status);
 }
 
+int Emit(std::string_view text) {
+  Status s = WriteStdout(text);
+  return s.ok() ? kExitOk : ReportError(s);
+}
+
 Status CheckScopeName(std::string_view scope, const GlobalOptions& g) {
   Result<Scope> resolved =
       ResolveScopeName(std::string(scope), g.agent, g.session);
@@ -213,6 +219,7 @@ std::string Context::Producer() const {
 
 int Main(int argc, char** argv, std::span<const RegisterVerbs> extra) {
   GlobalOptions options;
+  options.argv.assign(argv, argv + argc);
   CLI::App app{
       "ctxkit: a context store for LLM agents. Agents pass compact refs; "
       "code resolves content only where it is needed.",
@@ -277,7 +284,6 @@ int Main(int argc, char** argv, std::span<const RegisterVerbs> extra) {
     RegisterExternalizeCommands(app, table);
     RegisterSpawnCommands(app, table);
     RegisterMcpCommands(app, table);
-    RegisterServeCommands(app, table);
     try {
       app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

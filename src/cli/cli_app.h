@@ -43,6 +43,9 @@ int ExitCodeFor(const Status& status);
 // Writes "ctxkit: <code>: <message>" to stderr and returns ExitCodeFor.
 int ReportError(const Status& status);
 
+// Writes `text` to stdout: kExitOk, or the write error reported.
+int Emit(std::string_view text);
+
 // Values up to this size get their exact token count when the CLI writes
 // them (`set`) or first lists them (`ls`), about 0.2 s at the limit; larger
 // ones only when asked for (`ctxkit tokens KEY`, `stat`), so a big `set`
@@ -64,6 +67,9 @@ struct GlobalOptions {
   std::string agent;    // --agent or CTXKIT_AGENT.
   std::string session;  // --session or CTXKIT_SESSION.
   bool json = false;
+  // The command line as given, for a verb that runs it again in another
+  // program (`serve`, see serve_command.h).
+  std::vector<std::string> argv;
 };
 
 // Checks a --scope value with the library's ResolveScopeName before the
@@ -159,10 +165,11 @@ void RegisterExternalizeCommands(CLI::App& app,
                                  CommandTable& table);  // externalize, var
 void RegisterSpawnCommands(CLI::App& app,
                            CommandTable& table);  // spawn, result, manifest
-void RegisterMcpCommands(CLI::App& app, CommandTable& table);    // mcp
-void RegisterServeCommands(CLI::App& app, CommandTable& table);  // serve
+void RegisterMcpCommands(CLI::App& app, CommandTable& table);  // mcp
+// serve: registered by each program's main (cli/serve_command.h).
 
-// Registers a group of verbs from a layer above the CLI (the demo).
+// Registers a group of verbs that each program's main chooses: the demo (a
+// layer above the CLI) and `serve` (in process, or by exec).
 using RegisterVerbs = void (*)(CLI::App& app, CommandTable& table);
 
 // The whole program: parse argv, run the verb, return the exit code. Never

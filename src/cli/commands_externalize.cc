@@ -58,11 +58,6 @@ struct VarArgs {
   uint64_t top_k = 5;
 };
 
-int Emit(const std::string& text) {
-  Status s = WriteStdout(text);
-  return s.ok() ? kExitOk : ReportError(s);
-}
-
 // Rebuilds the context of --session (the global option) with the custom
 // variables given as NAME=REF.
 Result<ExternalizedContext> Load(Context& ctx, const ContextArgs& a,

@@ -37,13 +37,6 @@ struct FindArgs {
 
 // One line per hit for people: the preview's line breaks would break the
 // layout, so they are shown as spaces.
-std::string OneLine(std::string s) {
-  for (char& c : s) {
-    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
-  }
-  return s;
-}
-
 int RunFind(Context& ctx, const FindArgs& a) {
   if (!a.key.empty()) {
     Status s = ValidateKey(a.key);

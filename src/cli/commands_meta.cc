@@ -49,11 +49,6 @@ void AddKeyOptions(CLI::App* sub, KeyArgs* a, bool with_version) {
   }
 }
 
-int Emit(const std::string& text) {
-  Status s = WriteStdout(text);
-  return s.ok() ? kExitOk : ReportError(s);
-}
-
 // Counts the tokens of `meta`'s latest version and keeps them (a session-
 // only value held by another process stays uncounted). Values over
 // `max_bytes` are left uncounted.

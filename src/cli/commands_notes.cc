@@ -78,13 +78,6 @@ Result<std::unique_ptr<Notebook>> OpenBook(Context& ctx, const NotesArgs& a) {
   return Notebook::Open(**view, o);
 }
 
-std::string OneLine(std::string s) {
-  for (char& c : s) {
-    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
-  }
-  return s;
-}
-
 int PrintPaths(Context& ctx, Notebook& book,
                const std::vector<std::string>& rels) {
   if (ctx.json()) {

@@ -1,7 +1,8 @@
 // `ctxkit serve`: the MCP server over Streamable HTTP (src/mcp/http_server.h,
 // docs/mcp.md). Prints the endpoint URL on stdout once it listens (so a
 // script that passed --port 0 learns the port), serves until SIGINT or
-// SIGTERM, then ends open streams and exits 0.
+// SIGTERM, then ends open streams and exits 0. Linked only into
+// ctxkit-serve (see serve_command.h).
 
 #include <signal.h>
 
@@ -17,6 +18,7 @@
 #include "cli/cli_app.h"
 #include "cli/flags.h"
 #include "cli/mcp_common.h"
+#include "cli/serve_command.h"
 #include "ctxkit/mcp.h"
 #include "ctxkit/store.h"
 #include "mcp/http_security.h"
@@ -25,18 +27,6 @@
 namespace ctxkit::cli {
 
 namespace {
-
-struct ServeArgs {
-  int port = 8765;
-  std::string bind = "127.0.0.1";
-  std::string token;
-  uint64_t max_request_bytes = uint64_t{128} << 20;
-  uint64_t max_connections = 1024;
-  std::vector<std::string> allowed_origins;
-  std::string shared_session;
-  bool no_ui = false;
-  McpServerFlags server;
-};
 
 int RunServe(Context& ctx, const ServeArgs& a) {
   mcp::HttpOptions http;
@@ -108,53 +98,7 @@ int RunServe(Context& ctx, const ServeArgs& a) {
 
 void RegisterServeCommands(CLI::App& app, CommandTable& table) {
   auto args = std::make_shared<ServeArgs>();
-  CLI::App* sub = app.add_subcommand(
-      "serve",
-      "Serve the store to MCP clients over Streamable HTTP at "
-      "http://BIND:PORT/mcp. Each client session acts as its own agent and "
-      "session (mcp-<hex>). Also serves the read-only web inspector at "
-      "/ui/. Prints the URL on stdout; stops on SIGINT or SIGTERM. See "
-      "docs/mcp.md and docs/inspector.md.");
-  sub->add_option("--port", args->port,
-                  "TCP port (default 8765; 0 picks a free one)")
-      ->type_name("N")
-      ->check(CLI::Range(0, 65535));
-  sub->add_option("--bind", args->bind,
-                  "Address to listen on (default 127.0.0.1). Anything but "
-                  "loopback needs a token")
-      ->type_name("ADDR");
-  sub->add_option("--token", args->token,
-                  "Require 'Authorization: Bearer TOKEN' on every request "
-                  "(default: $CTXKIT_TOKEN)")
-      ->type_name("TOKEN");
-  sub->add_option("--max-request-bytes", args->max_request_bytes,
-                  "Largest request body (default 134217728 = 128 MiB, "
-                  "enough for a 64 MiB value); larger ones get HTTP 413")
-      ->type_name("N")
-      ->check(UnsignedNumber());
-  sub->add_option("--max-connections", args->max_connections,
-                  "Connections served at once (default 1024; each holds a "
-                  "thread); more wait their turn")
-      ->type_name("N")
-      ->check(CLI::Range(uint64_t{1}, uint64_t{65536}));
-  sub->add_option("--result-token-limit", args->server.result_token_limit,
-                  "Largest tool result returned whole, in o200k tokens "
-                  "(default 8000); larger values come back as head + tail + "
-                  "a resource link")
-      ->type_name("N")
-      ->check(UnsignedNumber());
-  sub->add_option("--session", args->shared_session,
-                  "Every client acts in this ctxkit session, sharing its "
-                  "session-scoped values and context (each still its own "
-                  "agent); default: a session of its own per client")
-      ->type_name("ID");
-  sub->add_flag("--no-ui", args->no_ui,
-                "Do not serve the web inspector (/ui/ and its API /api/; "
-                "docs/inspector.md)");
-  AddRepeatableOption(sub, "--allowed-origin", &args->allowed_origins,
-                      "A browser origin allowed besides loopback ones, e.g. "
-                      "https://app.example:8443 (repeatable)")
-      ->type_name("ORIGIN");
+  CLI::App* sub = AddServeCommand(app, args.get());
   table.Add(sub, [args](Context& ctx) { return RunServe(ctx, *args); });
 }
 

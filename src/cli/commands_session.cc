@@ -37,11 +37,6 @@ struct SessionArgs {
   SessionPolicy policy;
 };
 
-int Emit(const std::string& text) {
-  Status s = WriteStdout(text);
-  return s.ok() ? kExitOk : ReportError(s);
-}
-
 Result<std::unique_ptr<Session>> OpenSession(Context& ctx,
                                              const std::string& id) {
   Result<Store*> store = ctx.OpenStore();

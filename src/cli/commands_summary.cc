@@ -39,11 +39,6 @@ struct TokensArgs {
   std::string encoding = "o200k_base";
 };
 
-int Emit(const std::string& text) {
-  Status s = WriteStdout(text);
-  return s.ok() ? kExitOk : ReportError(s);
-}
-
 // KEY is a key, or a ref ("ck:...") which is a capability of its own.
 Status CheckTarget(const std::string& target, const std::string& scope,
                    const GlobalOptions& g) {

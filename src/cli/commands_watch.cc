@@ -74,11 +74,6 @@ void PrintNotes(const WatchReport& r) {
   }
 }
 
-int Emit(const std::string& text) {
-  Status s = WriteStdout(text);
-  return s.ok() ? kExitOk : ReportError(s);
-}
-
 nlohmann::json EntryToJson(const WatchEntry& e) {
   return {{"path", e.path},
           {"kind", e.directory ? "directory" : "file"},

@@ -101,4 +101,11 @@ std::string Table::Render() const {
   return out;
 }
 
+std::string OneLine(std::string s) {
+  for (char& c : s) {
+    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
+  }
+  return s;
+}
+
 }  // namespace ctxkit::cli

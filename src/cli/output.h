@@ -42,6 +42,8 @@ std::string TokensCell(const std::optional<uint64_t>& tokens);
 std::string HumanTime(int64_t unix_ns);
 // RFC 3339 UTC with nanoseconds, "" for 0.
 std::string Rfc3339(int64_t unix_ns);
+// `s` with newlines and tabs turned into spaces, for one line of a listing.
+std::string OneLine(std::string s);
 
 // A text table whose columns are padded to their widest cell. Columns in
 // `right_aligned` (0-based) are right-aligned (numbers). An empty header

@@ -10,9 +10,11 @@
 #include <algorithm>
 #include <cerrno>
 #include <climits>
+#include <cstdio>
 #include <cstring>
 #include <ctime>
 #include <string>
+#include <vector>
 
 extern char** environ;
 
@@ -213,6 +215,18 @@ Result<std::string> SelfExecutable() {
   ssize_t n = ::readlink("/proc/self/exe", buf, sizeof(buf) - 1);
   if (n <= 0) return Errno("readlink /proc/self/exe");
   return std::string(buf, static_cast<size_t>(n));
+}
+
+Status ExecProgram(const std::string& path,
+                   const std::vector<std::string>& argv) {
+  std::vector<char*> args;
+  args.reserve(argv.size() + 1);
+  for (const std::string& a : argv)
+    args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  std::fflush(nullptr);
+  ::execv(path.c_str(), args.data());
+  return Status::IoError("cannot run " + path + ": " + std::strerror(errno));
 }
 
 }  // namespace ctxkit::cli

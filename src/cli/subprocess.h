@@ -50,6 +50,12 @@ Result<int> RunForeground(const std::vector<std::string>& argv,
 // The path of the running executable (/proc/self/exe resolved).
 Result<std::string> SelfExecutable();
 
+// Replaces this process with the program at `path` (execv), run with `argv`
+// and this process's environment, stdin, stdout and stderr. Flushes stdio
+// first. Returns only on failure: IoError naming `path`.
+Status ExecProgram(const std::string& path,
+                   const std::vector<std::string>& argv);
+
 }  // namespace ctxkit::cli
 
 #endif  // CTXKIT_CLI_SUBPROCESS_H_

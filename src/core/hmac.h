@@ -1,4 +1,4 @@
-// HMAC-SHA-256 (OpenSSL) under one fixed key: the MAC behind refs'
+// HMAC-SHA-256 (Nettle) under one fixed key: the MAC behind refs'
 // capability tags.
 
 #ifndef CTXKIT_CORE_HMAC_H_
@@ -15,8 +15,7 @@ namespace ctxkit::core {
 // Keyed once; Mac() may then be called from any number of threads at once.
 class HmacSha256 {
  public:
-  // `key` may be any length (RFC 2104). Aborts if OpenSSL has no HMAC or
-  // SHA-256, as Sha256() does.
+  // `key` may be any length (RFC 2104).
   explicit HmacSha256(std::string_view key);
   ~HmacSha256();
   HmacSha256(const HmacSha256&) = delete;
@@ -33,9 +32,11 @@ class HmacSha256 {
 // Compares two strings in time that depends only on their lengths.
 bool ConstantTimeEquals(std::string_view a, std::string_view b);
 
-// `n` bytes from OpenSSL's CSPRNG; Internal if it has no entropy.
+// `n` bytes from the kernel's CSPRNG (getrandom(2)); Internal if it fails.
 Result<std::string> SecureRandomBytes(size_t n);
 
+// RFC 4648 base64, padded.
+std::string Base64(std::string_view bytes);
 // RFC 4648 base64url without padding.
 std::string Base64Url(std::string_view bytes);
 

@@ -1,4 +1,4 @@
-// SHA-256 content hashing (OpenSSL), the identity of stored content.
+// SHA-256 content hashing (Nettle), the identity of stored content.
 
 #ifndef CTXKIT_CORE_SHA256_H_
 #define CTXKIT_CORE_SHA256_H_

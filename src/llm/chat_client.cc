@@ -10,13 +10,6 @@
 
 namespace ctxkit::llm {
 
-namespace {
-
-constexpr nlohmann::json::error_handler_t kReplace =
-    nlohmann::json::error_handler_t::replace;
-
-}  // namespace
-
 std::string ChatCompletionsUrl(const std::string& base_url) {
   return EndpointUrl(base_url, "chat/completions");
 }
@@ -32,7 +25,7 @@ std::string ChatRequestBody(const ChatConfig& config,
                          {"temperature", request.temperature},
                          {"stream", false}};
   if (request.max_tokens > 0) body["max_tokens"] = request.max_tokens;
-  return body.dump(-1, ' ', false, kReplace);
+  return DumpJson(body);
 }
 
 Result<ChatResponse> ParseChatResponse(const std::string& body) {
@@ -42,11 +35,7 @@ Result<ChatResponse> ParseChatResponse(const std::string& body) {
                               Snippet(body));
   }
   if (j.contains("error")) {
-    const nlohmann::json& e = j["error"];
-    std::string msg =
-        e.is_object() && e.contains("message") && e["message"].is_string()
-            ? e["message"].get<std::string>()
-            : e.dump(-1, ' ', false, kReplace);
+    std::string msg = ErrorText(j["error"]);
     return Status::Unavailable("chat-completions error: " + Snippet(msg));
   }
   auto choices = j.find("choices");

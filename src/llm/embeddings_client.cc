@@ -9,15 +9,6 @@
 
 namespace ctxkit::llm {
 
-namespace {
-
-// Inputs may hold invalid UTF-8 (binary values are indexed too); replacing
-// it keeps the request valid JSON instead of failing the whole batch.
-constexpr nlohmann::json::error_handler_t kReplace =
-    nlohmann::json::error_handler_t::replace;
-
-}  // namespace
-
 std::string EmbeddingsUrl(const std::string& base_url) {
   return EndpointUrl(base_url, "embeddings");
 }
@@ -26,7 +17,7 @@ std::string EmbeddingsRequestBody(const EmbedConfig& config,
                                   const std::vector<std::string>& inputs) {
   nlohmann::json body = {
       {"model", config.model}, {"input", inputs}, {"encoding_format", "float"}};
-  return body.dump(-1, ' ', false, kReplace);
+  return DumpJson(body);
 }
 
 Result<std::vector<std::vector<float>>> ParseEmbeddingsResponse(
@@ -37,11 +28,7 @@ Result<std::vector<std::vector<float>>> ParseEmbeddingsResponse(
                               Snippet(body));
   }
   if (j.contains("error")) {
-    const nlohmann::json& e = j["error"];
-    std::string msg =
-        e.is_object() && e.contains("message") && e["message"].is_string()
-            ? e["message"].get<std::string>()
-            : e.dump(-1, ' ', false, kReplace);
+    std::string msg = ErrorText(j["error"]);
     return Status::Unavailable("embeddings error: " + Snippet(msg));
   }
   auto data = j.find("data");

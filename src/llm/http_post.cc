@@ -123,4 +123,16 @@ Result<std::string> PostJson(const std::string& url, const std::string& body,
   return std::move(sink.body);
 }
 
+std::string DumpJson(const nlohmann::json& body) {
+  return body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+std::string ErrorText(const nlohmann::json& error) {
+  if (error.is_object() && error.contains("message") &&
+      error["message"].is_string()) {
+    return error["message"].get<std::string>();
+  }
+  return DumpJson(error);
+}
+
 }  // namespace ctxkit::llm

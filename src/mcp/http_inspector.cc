@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "inspect/assets.h"
+#include "mcp/http_message.h"
 
 namespace ctxkit::mcp {
 namespace {
@@ -17,9 +18,6 @@ constexpr char kPagePolicy[] =
     "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; "
     "form-action 'none'";
 
-// As http_server.cc's: the charset keeps httplib from compressing.
-constexpr char kJsonType[] = "application/json; charset=utf-8";
-
 void CommonHeaders(httplib::Response& res) {
   res.set_header("X-Content-Type-Options", "nosniff");
   res.set_header("Referrer-Policy", "no-referrer");
@@ -31,7 +29,7 @@ void NotAllowed(const httplib::Request&, httplib::Response& res) {
   res.set_header("Allow", "GET");
   res.set_content(
       R"({"error":{"code":"invalid_argument","message":"the inspector is read-only: use GET"}})",
-      kJsonType);
+      kJsonContentType);
 }
 
 // The same for a request with a body, which is left unread: the
@@ -49,7 +47,7 @@ void ServeAsset(std::string_view name, httplib::Response& res) {
     res.status = 404;
     res.set_content(
         R"({"error":{"code":"not_found","message":"no such file of the inspector page"}})",
-        kJsonType);
+        kJsonContentType);
     return;
   }
   res.set_header("Content-Security-Policy", kPagePolicy);
@@ -90,7 +88,7 @@ void AddInspectorRoutes(httplib::Server& http, inspect::Api* api) {
     CommonHeaders(res);
     res.set_header("Cache-Control", "no-store");
     res.status = answer.status;
-    res.set_content(std::move(answer.json), kJsonType);
+    res.set_content(std::move(answer.json), kJsonContentType);
   });
   for (const char* pattern : {R"(/api(/.*)?)", R"(/ui(/.*)?)"}) {
     http.Post(pattern, NotAllowedWithBody);

@@ -28,6 +28,12 @@ enum class MessageKind {
 // bounds every recursive walk.
 inline constexpr int kMaxJsonDepth = 64;
 
+// The Content-Type of every JSON body the HTTP server sends. "; charset=
+// utf-8" is true (JSON is UTF-8) and, unlike bare "application/json", keeps
+// cpp-httplib from compressing the body: it would pick Brotli at its
+// slowest quality, seconds of CPU for a large resource.
+inline constexpr char kJsonContentType[] = "application/json; charset=utf-8";
+
 struct MessageInfo {
   MessageKind kind = MessageKind::kMalformed;
   std::string method;  // For requests and notifications.

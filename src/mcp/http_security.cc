@@ -1,7 +1,6 @@
 #include "mcp/http_security.h"
 
 #include <arpa/inet.h>
-#include <openssl/crypto.h>
 
 #include <algorithm>
 #include <cctype>
@@ -10,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/hmac.h"
 #include "core/sha256.h"
 
 namespace ctxkit::mcp {
@@ -147,7 +147,7 @@ bool BearerTokenMatches(std::string_view authorization,
   }
   std::string a = core::Sha256(presented);
   std::string b = core::Sha256(token);
-  return CRYPTO_memcmp(a.data(), b.data(), a.size()) == 0;
+  return core::ConstantTimeEquals(a, b);
 }
 
 }  // namespace ctxkit::mcp

@@ -43,15 +43,10 @@ constexpr int kSessionNotFound = -32001;
 constexpr int kParseError = -32700;
 constexpr int kInvalidRequest = -32600;
 
-// "; charset=utf-8" is true (JSON is UTF-8) and, unlike bare
-// "application/json", keeps cpp-httplib from compressing the body: it would
-// pick Brotli at its slowest quality, seconds of CPU for a large resource.
-constexpr char kJsonType[] = "application/json; charset=utf-8";
-
 void SetError(httplib::Response& res, int http_status, int rpc_code,
               std::string_view message, const nlohmann::json& id = nullptr) {
   res.status = http_status;
-  res.set_content(JsonRpcError(rpc_code, message, id), kJsonType);
+  res.set_content(JsonRpcError(rpc_code, message, id), kJsonContentType);
 }
 
 // Does an Accept header admit `type` ("application/json")? No header means
@@ -530,7 +525,7 @@ class HttpServer::Impl {
     if (info.kind == MessageKind::kRequest) {
       if (reply) {
         res.status = 200;
-        res.set_content(std::move(*reply), kJsonType);
+        res.set_content(std::move(*reply), kJsonContentType);
       } else {
         SetError(res, 500, kTransportError,
                  "internal error: the request got no response");
@@ -541,7 +536,7 @@ class HttpServer::Impl {
       // The core refused a notification or response: an HTTP error with
       // its JSON-RPC error as the body, as the specification prescribes.
       res.status = 400;
-      res.set_content(std::move(*reply), kJsonType);
+      res.set_content(std::move(*reply), kJsonContentType);
       return;
     }
     res.status = 202;
@@ -582,7 +577,7 @@ class HttpServer::Impl {
       res.set_header(kSessionHeader, (*s)->id);
     }
     res.status = 200;
-    res.set_content(std::move(*reply), kJsonType);
+    res.set_content(std::move(*reply), kJsonContentType);
   }
 
   void HandleGet(const httplib::Request& req, httplib::Response& res) {

@@ -1,7 +1,7 @@
 // The Streamable HTTP transport's sessions: one per Mcp-Session-Id, each
 // owning its protocol Connection and the outbox its GET event stream drains.
 //
-// A session id is 16 random bytes (OpenSSL RAND_bytes) and the second it
+// A session id is 16 random bytes (getrandom(2)) and the second it
 // was issued in (4 bytes), followed by 16 bytes of HMAC-SHA-256 over them,
 // keyed by a key of the store (StoreInternals::KeyFor), as 72 hex digits. Every
 // server sharing the store can check that it issued an id, so a client that

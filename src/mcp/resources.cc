@@ -1,12 +1,11 @@
 #include "mcp/resources.h"
 
-#include <openssl/evp.h>
-
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "core/encoding.h"
+#include "core/hmac.h"
 #include "mcp/extension.h"
 #include "mcp/resource_uri.h"
 #include "mcp/tool_util.h"
@@ -20,15 +19,6 @@ namespace {
 constexpr std::string_view kCursorTag = "ck1.";
 
 constexpr char kTemplate[] = "ctxkit://{scope}/{key}@{version}";
-
-std::string Base64(std::string_view bytes) {
-  std::string out(4 * ((bytes.size() + 2) / 3) + 1, '\0');
-  int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                          reinterpret_cast<const unsigned char*>(bytes.data()),
-                          static_cast<int>(bytes.size()));
-  out.resize(n < 0 ? 0 : static_cast<size_t>(n));
-  return out;
-}
 
 RpcOutcome FromStatus(const Status& s) {
   switch (s.code()) {
@@ -135,7 +125,7 @@ RpcOutcome ReadResource(ClientState& c, const Json& params) {
     content["text"] = std::move(*value);
   } else {
     content["mimeType"] = "application/octet-stream";
-    content["blob"] = Base64(*value);
+    content["blob"] = core::Base64(*value);
   }
   return RpcOutcome::Ok({{"contents", Json::array({std::move(content)})}});
 }

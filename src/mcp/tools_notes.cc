@@ -64,7 +64,7 @@ Result<ToolResult> RunUpdate(ClientState& c, const Json& a) {
   return r;
 }
 
-Result<ToolResult> RunSearch(ClientState& c, const Json& a) {
+Result<ToolResult> RunNotesSearch(ClientState& c, const Json& a) {
   Result<Notebook*> nb = c.Notes();
   if (!nb.ok()) return nb.status();
   NoteQuery q;
@@ -140,7 +140,7 @@ void AddNotesTools(std::vector<ToolDef>& tools) {
             {"session", StringProp("Only notes of this session.", 1, 64)},
             {"limit", IntProp("At most this many (default 10).", 1, 100)}},
            {}),
-       true, false, true, RunSearch});
+       true, false, true, RunNotesSearch});
 }
 
 }  // namespace ctxkit::mcp

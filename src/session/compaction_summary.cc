@@ -14,8 +14,6 @@
 namespace ctxkit::session {
 namespace {
 
-std::string N(uint64_t v) { return std::to_string(v); }
-
 const Tokenizer& Tok() {
   static const Tokenizer* tok = *Tokenizer::Get(kDefaultEncoding);
   return *tok;
@@ -36,7 +34,7 @@ std::string JoinTurns(const std::string& head,
   const size_t front = (keep + 1) / 2;
   const size_t back = keep - front;
   for (size_t i = 0; i < front; ++i) out += "\n" + lines[i];
-  out += "\n- ... " + N(lines.size() - keep) + " more turns ...";
+  out += "\n- ... " + std::to_string(lines.size() - keep) + " more turns ...";
   for (size_t i = lines.size() - back; i < lines.size(); ++i) {
     out += "\n" + lines[i];
   }
@@ -78,7 +76,8 @@ std::vector<std::string> TurnLines(const std::vector<ChatMessage>& chat,
 std::string SummarizeTurns(const std::vector<ChatMessage>& chat, size_t first,
                            size_t end, uint64_t max_tokens) {
   const std::vector<std::string> lines = TurnLines(chat, first, end);
-  const std::string head = "Earlier conversation (" + N(lines.size()) +
+  const std::string head = "Earlier conversation (" +
+                           std::to_string(lines.size()) +
                            " turns, summarized; the messages are kept):";
   auto fits = [&](size_t k) {
     return CountTokens(JoinTurns(head, lines, k)) <= max_tokens;
@@ -105,8 +104,8 @@ std::string CompactionTranscript(const std::vector<ChatMessage>& chat,
   for (const std::string& e : earlier) {
     head += "[earlier summary]\n" + e + "\n\n";
   }
-  std::string messages =
-      "[messages " + N(from) + "-" + N(end == 0 ? 0 : end - 1) + "]\n";
+  std::string messages = "[messages " + std::to_string(from) + "-" +
+                         std::to_string(end == 0 ? 0 : end - 1) + "]\n";
   for (size_t i = from; i < end; ++i) {
     const ChatMessage& m = chat[i];
     if (m.role == "tool") {
@@ -145,7 +144,7 @@ Result<std::string> LlmCompactionSummary(const LlmEndpoint& llm,
       "exactly), tool results that mattered, errors, and what is still open. "
       "Drop pleasantries and repetition. Reply with the summary only, no "
       "preamble. Hard limit: " +
-      N(max_tokens) + " tokens.";
+      std::to_string(max_tokens) + " tokens.";
   return summary::LlmComplete(llm, system, transcript, max_tokens, Tok());
 }
 

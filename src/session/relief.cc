@@ -21,8 +21,6 @@ namespace {
 
 using nlohmann::json;
 
-std::string N(uint64_t v) { return std::to_string(v); }
-
 // `percent` of `budget`, without overflow.
 uint64_t Share(uint64_t budget, uint32_t percent) {
   return budget / 100 * percent + budget % 100 * percent / 100;
@@ -231,7 +229,8 @@ Result<CompactionInfo> WriteCompaction(SessionImpl& s, size_t first, size_t end,
   // An endpoint's error text may not be valid UTF-8: replace, not throw.
   CTXKIT_ASSIGN_OR_RETURN(
       Ref ref,
-      s.view().Set(std::string(kCompactionPrefix) + N(first) + "-" + N(end),
+      s.view().Set(std::string(kCompactionPrefix) + std::to_string(first) +
+                       "-" + std::to_string(end),
                    content.dump(-1, ' ', false, json::error_handler_t::replace),
                    opts));
   return CompactionInfo{FormatRef(ref), first, end, turns};

@@ -33,11 +33,10 @@ using session::Shown;
 using session::TailBlock;
 using session::ToolMode;
 
-std::string N(uint64_t v) { return std::to_string(v); }
-
 std::string IndexLineText(const PoolEntry& e) {
-  return "- " + e.key + " v" + N(e.version) + " | " + e.kind + " | " +
-         N(e.tokens) + " tokens | " + e.title + " | " + e.ref;
+  return "- " + e.key + " v" + std::to_string(e.version) + " | " + e.kind +
+         " | " + std::to_string(e.tokens) + " tokens | " + e.title + " | " +
+         e.ref;
 }
 
 // Latest version of an active entry (0 when removed from the store).
@@ -264,8 +263,8 @@ void DropContent(SessionImpl& s, const Shown& sh, Layout* layout) {
   if (sh.tail) {
     TailBlock& t = layout->tail[sh.index];
     t.shown = false;
-    t.block.text = "[active " + sh.key + " v" + N(sh.version) + " | " +
-                   N(sh.content_tokens) +
+    t.block.text = "[active " + sh.key + " v" + std::to_string(sh.version) +
+                   " | " + std::to_string(sh.content_tokens) +
                    " tokens not shown to fit the token budget; activate " +
                    sh.ref + " or raise the budget to see it]";
     t.block.tokens = s.Tokens(t.block.text);
@@ -357,7 +356,8 @@ Result<uint64_t> FitBudget(SessionImpl& s, uint64_t budget, Layout* layout,
     // in.
     return Status::FailedPrecondition(
         "render of session '" + s.id() + "' needs a budget of at least " +
-        N(tokens) + " tokens, over the budget of " + N(budget) +
+        std::to_string(tokens) + " tokens, over the budget of " +
+        std::to_string(budget) +
         " (the system prompt, pinned objects, the last turn and one "
         "compaction cannot be dropped; every unpinned active output and the "
         "index already were)");
@@ -442,8 +442,8 @@ Result<RenderResult> Session::Render(const RenderOptions& options) {
       layout, anthropic, [&](std::string_view t) { return s.Tokens(t); },
       &emitted);
   if (emitted != tokens || emitted > options.budget_tokens) {
-    return Status::Internal("render counted " + N(tokens) +
-                            " tokens but emitted " + N(emitted));
+    return Status::Internal("render counted " + std::to_string(tokens) +
+                            " tokens but emitted " + std::to_string(emitted));
   }
   result.tokens = emitted;
   result.breakdown = layout.Breakdown();

@@ -21,8 +21,6 @@ namespace {
 
 using nlohmann::json;
 
-std::string N(uint64_t v) { return std::to_string(v); }
-
 RenderBreakdown BreakdownOf(const json& j) {
   RenderBreakdown b;
   b.system = j.value("system", uint64_t{0});
@@ -113,7 +111,7 @@ Result<json> EncodeRecord(SessionImpl& s, const Layout& layout,
 }
 
 Status BadRecord(uint64_t n, const std::string& what) {
-  return Status::Corruption("render record " + N(n) + ": " + what);
+  return Status::Corruption("render record " + std::to_string(n) + ": " + what);
 }
 
 // Record `n` as stored.
@@ -121,7 +119,8 @@ Result<json> LoadRecord(SessionImpl& s, uint64_t n) {
   CTXKIT_ASSIGN_OR_RETURN(uint64_t count, RecordCount(s));
   if (n == 0 || n > count) {
     return Status::NotFound("session '" + s.id() + "' has no render record " +
-                            N(n) + " (it has " + N(count) + ")");
+                            std::to_string(n) + " (it has " +
+                            std::to_string(count) + ")");
   }
   View& view = s.view();
   const LookupOptions at{.scope = s.session_scope(), .version = n};
@@ -400,8 +399,8 @@ Result<std::vector<RenderFigures>> RenderHistory(SessionImpl& s) {
     at = nl + 1;
   }
   if (out.size() != count) {
-    return BadRecord(count,
-                     "the record stream holds " + N(out.size()) + " records");
+    return BadRecord(count, "the record stream holds " +
+                                std::to_string(out.size()) + " records");
   }
   return out;
 }
@@ -425,8 +424,8 @@ Result<RenderResult> ReplayRender(SessionImpl& s, uint64_t n) {
       [&](std::string_view t) { return s.Tokens(t); }, &emitted);
   r.tokens = rec.value("tokens", uint64_t{0});
   if (emitted != r.tokens) {
-    return BadRecord(
-        n, "replay emitted " + N(emitted) + " tokens, recorded " + N(r.tokens));
+    return BadRecord(n, "replay emitted " + std::to_string(emitted) +
+                            " tokens, recorded " + std::to_string(r.tokens));
   }
   r.request_json = std::move(request);
   r.budget_tokens = rec.value("budget", uint64_t{0});

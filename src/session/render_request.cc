@@ -15,8 +15,6 @@ namespace {
 
 using nlohmann::json;
 
-std::string N(uint64_t v) { return std::to_string(v); }
-
 constexpr char kIndexHeader[] =
     "Known objects (metadata only; activate a ref to see its content):";
 constexpr char kIndexMore[] =
@@ -306,8 +304,8 @@ std::string ParsedArgumentsText(const std::string& arguments) {
 
 std::string RefLine(const ChatMessage& m) {
   return "[toolcall " + m.call_id + " | " + m.tool + " | " + m.status + " | " +
-         N(m.bytes) + " bytes | " + N(m.tokens) + " tokens | " + m.ref + "] " +
-         m.summary;
+         std::to_string(m.bytes) + " bytes | " + std::to_string(m.tokens) +
+         " tokens | " + m.ref + "] " + m.summary;
 }
 
 std::string ToolText(const ChatMessage& m, ToolMode mode, uint64_t version,
@@ -315,10 +313,11 @@ std::string ToolText(const ChatMessage& m, ToolMode mode, uint64_t version,
   std::string t = RefLine(m);
   switch (mode) {
     case ToolMode::kShown:
-      if (version != m.version) t += "\n(output now at v" + N(version) + ")";
+      if (version != m.version)
+        t += "\n(output now at v" + std::to_string(version) + ")";
       return t + "\n" + content;
     case ToolMode::kPinned:
-      return t + "\n[output pinned above at v" + N(version) + "]";
+      return t + "\n[output pinned above at v" + std::to_string(version) + "]";
     case ToolMode::kHidden:
     case ToolMode::kText:
       break;
@@ -328,24 +327,25 @@ std::string ToolText(const ChatMessage& m, ToolMode mode, uint64_t version,
 
 std::string PinnedBlockText(const PinnedSpec& spec, uint64_t version,
                             const std::string& content) {
-  return "[pinned " + spec.key + " v" + N(version) + " | " + spec.kind + " | " +
-         spec.ref + "]\n" + content;
+  return "[pinned " + spec.key + " v" + std::to_string(version) + " | " +
+         spec.kind + " | " + spec.ref + "]\n" + content;
 }
 
 std::string TailShownText(const std::string& key, uint64_t version,
                           const std::string& kind, const std::string& ref,
                           const std::string& content) {
-  return "[active " + key + " v" + N(version) + " (latest) | " + kind + " | " +
-         ref + "]\n" + content;
+  return "[active " + key + " v" + std::to_string(version) + " (latest) | " +
+         kind + " | " + ref + "]\n" + content;
 }
 
 std::string CompactionBlockText(const std::string& ref, const json& content) {
   const uint64_t first = content.value("first", uint64_t{0});
   const uint64_t end = content.value("end", uint64_t{0});
-  return "[compacted: chat messages " + N(first) + "-" +
-         N(end == 0 ? 0 : end - 1) + ", " +
-         N(content.value("turns", uint64_t{0})) + " turns; expand " + ref +
-         " to get them back]\n" + content.value("summary", std::string());
+  return "[compacted: chat messages " + std::to_string(first) + "-" +
+         std::to_string(end == 0 ? 0 : end - 1) + ", " +
+         std::to_string(content.value("turns", uint64_t{0})) +
+         " turns; expand " + ref + " to get them back]\n" +
+         content.value("summary", std::string());
 }
 
 const MessageParts* FragmentCache::Find(uint64_t chat_epoch, size_t index,

@@ -19,9 +19,8 @@ namespace ctxkit {
 // Thread safety: safe from any thread.
 class RefTagger {
  public:
-  // `secret`: the store's RefSecret(). The MAC is keyed on first use:
-  // OpenSSL's first use costs ~1 ms, which commands that hand out no ref
-  // (a CLI `get`) should not pay.
+  // `secret`: the store's RefSecret(). The MAC is keyed on first use, which
+  // commands that hand out no ref (a CLI `get`) never reach.
   explicit RefTagger(std::string secret) : secret_(std::move(secret)) {}
 
   // The tag every ref to the object (`id` as in Ref::id) carries.

@@ -43,6 +43,11 @@ class ByteSource {
   uint64_t bytes_read_ = 0;
 };
 
+// Scans that stop early (line and JSON item lookups) read this much first,
+// then double the read each time up to their block size: a lookup near the
+// start reads little, a long scan reads large blocks.
+inline constexpr uint64_t kFirstScanReadBytes = 64ull << 10;
+
 // A ByteSource over bytes the caller keeps alive.
 class StringByteSource : public ByteSource {
  public:

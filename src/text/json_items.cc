@@ -9,8 +9,6 @@ namespace ctxkit::text {
 
 namespace {
 
-constexpr uint64_t kFirstBlockBytes = 64ull << 10;
-
 bool IsJsonSpace(char c) {
   return c == ' ' || c == '\t' || c == '\n' || c == '\r';
 }
@@ -219,7 +217,7 @@ Result<JsonItemSpan> LocateJsonItems(ByteSource& source, uint64_t first,
     return Status::InvalidArgument("LocateJsonItems: first > last");
   }
   block_bytes = std::max<uint64_t>(block_bytes, 1);
-  uint64_t want = std::min(kFirstBlockBytes, block_bytes);
+  uint64_t want = std::min(kFirstScanReadBytes, block_bytes);
   JsonItemScanner scanner(first, last, max_span_bytes);
   std::string block;
   uint64_t pos = 0;

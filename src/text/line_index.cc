@@ -8,12 +8,6 @@
 
 namespace ctxkit::text {
 
-namespace {
-
-constexpr uint64_t kFirstBlockBytes = 64ull << 10;
-
-}  // namespace
-
 Result<LineSpan> LocateLines(ByteSource& source, uint64_t first, uint64_t last,
                              LinePosition from, uint64_t max_span_bytes,
                              uint64_t block_bytes) {
@@ -25,7 +19,7 @@ Result<LineSpan> LocateLines(ByteSource& source, uint64_t first, uint64_t last,
   }
   const uint64_t size = source.size();
   block_bytes = std::max<uint64_t>(block_bytes, 1);
-  uint64_t want = std::min(kFirstBlockBytes, block_bytes);
+  uint64_t want = std::min(kFirstScanReadBytes, block_bytes);
 
   LineSpan span;
   // `line` begins at byte `line_start`; `pos` is the next byte to read.

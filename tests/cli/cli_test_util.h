@@ -21,6 +21,12 @@ extern char** environ;
 
 namespace ctxkit::cli::testing {
 
+// `s` without its trailing newline (one line of a command's output).
+inline std::string Chomp(std::string s) {
+  if (!s.empty() && s.back() == '\n') s.pop_back();
+  return s;
+}
+
 // A fresh directory under $TMPDIR (or /tmp), removed with its contents.
 class TempDir {
  public:

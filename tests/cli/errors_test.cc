@@ -10,11 +10,6 @@
 namespace ctxkit::cli::testing {
 namespace {
 
-std::string Chomp(std::string s) {
-  if (!s.empty() && s.back() == '\n') s.pop_back();
-  return s;
-}
-
 // Expects exit `code`, nothing on stdout, and one "ctxkit: ..." error.
 void ExpectFailure(const ProcessResult& r, int code, const std::string& what) {
   EXPECT_EQ(r.exit_code, code) << what << "\nstderr: " << r.err;

@@ -15,11 +15,6 @@
 namespace ctxkit::cli::testing {
 namespace {
 
-std::string Chomp(std::string s) {
-  if (!s.empty() && s.back() == '\n') s.pop_back();
-  return s;
-}
-
 bool Contains(const std::string& haystack, const std::string& needle) {
   return haystack.find(needle) != std::string::npos;
 }

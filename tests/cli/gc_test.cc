@@ -10,18 +10,12 @@
 namespace ctxkit::cli::testing {
 namespace {
 
-std::string Chomp(std::string s) {
-  if (!s.empty() && s.back() == '\n') s.pop_back();
-  return s;
-}
-
 TEST_F(CliTest, GcKeepsWhatSessionsAndManifestsNameAndCollectsTheRest) {
   for (const char* key : {"pinned", "passed", "plain"}) {
     Ok({"set", key, std::string(key) + " v1"});
     Ok({"set", key, std::string(key) + " v2"});
   }
-  const std::string passed_v1 =
-      Chomp(Ok({"ref", "passed", "--version", "1"}));
+  const std::string passed_v1 = Chomp(Ok({"ref", "passed", "--version", "1"}));
   Ok({"session", "new", "s1"});
   Ok({"session", "pin", "s1", "pinned", "--version", "1"});
   // The child sets no result (exit 1); its manifest stays.

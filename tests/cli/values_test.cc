@@ -9,11 +9,6 @@
 namespace ctxkit::cli::testing {
 namespace {
 
-std::string Chomp(std::string s) {
-  if (!s.empty() && s.back() == '\n') s.pop_back();
-  return s;
-}
-
 // Every byte value, NULs and CR/LF included, in a size that spans several
 // pipe buffers.
 std::string BinaryBlob(size_t size) {

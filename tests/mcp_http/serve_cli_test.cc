@@ -1,4 +1,5 @@
-// `ctxkit serve` as a process: what it refuses before listening.
+// `ctxkit serve` as a process: what it refuses before listening, and how
+// `ctxkit` finds the program that serves (ctxkit-serve).
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
@@ -26,8 +27,9 @@ class ServeCliTest : public ::testing::Test {
     std::filesystem::remove_all(dir_, ec);
   }
 
-  ProcessResult Serve(std::vector<std::string> args) {
-    std::vector<std::string> argv = {CTXKIT_BINARY, "--home", dir_ + "/store",
+  ProcessResult Serve(std::vector<std::string> args,
+                      const std::string& program = CTXKIT_BINARY) {
+    std::vector<std::string> argv = {program, "--home", dir_ + "/store",
                                      "serve"};
     argv.insert(argv.end(), args.begin(), args.end());
     Result<ProcessResult> r = RunProcess(
@@ -55,6 +57,73 @@ TEST_F(ServeCliTest, BadFlagsAreUsageErrors) {
   ProcessResult r = Serve({"--port", "0", "--allowed-origin", "evil"});
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_NE(r.err.find("allowed origin"), std::string::npos) << r.err;
+}
+
+// A ctxkit installed without ctxkit-serve says what is missing and where it
+// looked; one with ctxkit-serve where an install puts it (the libexec
+// directory) runs it with the whole command line. Both runs ask for an
+// exposed bind without a token, which ctxkit-serve refuses at once: a
+// lookup that wrongly succeeded fails the first expectation instead of
+// leaving a server running.
+TEST_F(ServeCliTest, CtxkitRunsCtxkitServeFromTheInstallsLibexec) {
+  namespace fs = std::filesystem;
+  const fs::path root = fs::canonical(dir_);
+  fs::create_directories(root / "bin");
+  const std::string ctxkit = (root / "bin/ctxkit").string();
+  fs::copy_file(CTXKIT_BINARY, ctxkit);
+  const fs::path installed =
+      (root / "bin" / CTXKIT_SERVE_RELATIVE / "ctxkit-serve")
+          .lexically_normal();
+
+  ProcessResult missing = Serve({"--bind", "0.0.0.0", "--port", "0"}, ctxkit);
+  EXPECT_EQ(missing.exit_code, 6) << missing.err;
+  EXPECT_NE(missing.err.find((root / "bin/ctxkit-serve").string()),
+            std::string::npos)
+      << missing.err;
+  EXPECT_NE(missing.err.find(installed.string()), std::string::npos)
+      << missing.err;
+  EXPECT_FALSE(fs::exists(dir_ + "/store"));
+
+  fs::create_directories(installed.parent_path());
+  fs::create_symlink(fs::path(CTXKIT_BINARY).parent_path() / "ctxkit-serve",
+                     installed);
+  ProcessResult found = Serve({"--bind", "0.0.0.0", "--port", "0"}, ctxkit);
+  EXPECT_EQ(found.exit_code, 2) << found.err;
+  EXPECT_NE(found.err.find("refusing to bind 0.0.0.0"), std::string::npos)
+      << found.err;
+}
+
+// The libraries the dynamic loader maps for a ctxkit process (all of them,
+// not only its direct dependencies): no HTTP or TLS stack (ctxkit-serve has
+// it), and where the program links its libraries statically, none of those
+// either.
+TEST_F(ServeCliTest, TheCtxkitProgramLoadsNoHttpStack) {
+  auto loaded = [](const std::string& program) {
+    Result<ProcessResult> r = RunProcess(
+        {program}, "", std::vector<std::string>{"LD_TRACE_LOADED_OBJECTS=1"});
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    if (!r.ok()) return std::string();
+    EXPECT_EQ(r->exit_code, 0) << r->err;
+    EXPECT_NE(r->out.find("libc.so"), std::string::npos) << r->out;
+    return r->out;
+  };
+  const std::string ctxkit = loaded(CTXKIT_BINARY);
+  std::vector<std::string> absent = {"httplib", "libssl",  "libbrotli",
+                                     "libz.so", "libcurl", "libpq"};
+  if (CTXKIT_STATIC_PROGRAM) {
+    for (const char* lib : {"libstdc++", "libsqlite3", "libcrypto", "libnettle",
+                            "libre2", "libyaml-cpp"}) {
+      absent.push_back(lib);
+    }
+  }
+  for (const std::string& lib : absent) {
+    EXPECT_EQ(ctxkit.find(lib), std::string::npos) << lib << "\n" << ctxkit;
+  }
+  const std::string serve = loaded(
+      (std::filesystem::path(CTXKIT_BINARY).parent_path() / "ctxkit-serve")
+          .string());
+  EXPECT_NE(serve.find("httplib"), std::string::npos) << serve;
+  EXPECT_NE(serve.find("libssl"), std::string::npos) << serve;
 }
 
 }  // namespace

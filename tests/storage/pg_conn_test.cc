@@ -120,7 +120,7 @@ TEST_F(PgEngineTest, ANewerSchemaIsRefusedWithUpgradeAdvice) {
       << refused.status().ToString();
 }
 
-PutRequest PutOf(const std::string& key, const std::string& content) {
+PutRequest PlainPut(const std::string& key, const std::string& content) {
   PutRequest req;
   req.key = key;
   req.content = content;
@@ -143,10 +143,10 @@ TEST_F(PgEngineTest, CommitsElsewhereWakeAListenerOfTheSameStoreOnly) {
 
   EXPECT_EQ(l.Wait(std::chrono::milliseconds(50)).value_or(true), false);
   // Another store of the database commits: no wake-up.
-  ASSERT_TRUE(other_store->Put(PutOf("k", "elsewhere")).ok());
+  ASSERT_TRUE(other_store->Put(PlainPut("k", "elsewhere")).ok());
   EXPECT_EQ(l.Wait(std::chrono::milliseconds(200)).value_or(true), false);
   // This store's commit wakes it, well before the timeout.
-  ASSERT_TRUE(writer->Put(PutOf("k", "v1")).ok());
+  ASSERT_TRUE(writer->Put(PlainPut("k", "v1")).ok());
   const auto start = std::chrono::steady_clock::now();
   EXPECT_EQ(l.Wait(std::chrono::seconds(30)).value_or(false), true);
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
@@ -171,7 +171,7 @@ TEST_F(PgEngineTest, AVersionOneStoreMigratesItsSessionEntriesFlags) {
   {
     auto b = Open(*url);
     ASSERT_NE(b, nullptr);
-    ASSERT_TRUE(b->Put(PutOf("kept", "from version 1")).ok());
+    ASSERT_TRUE(b->Put(PlainPut("kept", "from version 1")).ok());
     ASSERT_TRUE(b->WriteSession(session_cases::EntriesOfEveryKind()).ok());
   }
   {  // Back to what a version-1 build made.
@@ -214,7 +214,7 @@ TEST_F(PgEngineTest, AVersionOneStoreMigratesItsSessionEntriesFlags) {
   EXPECT_EQ(meta->Bytes(1, 1), "3");
   auto listener = b->ListenForCommits();
   ASSERT_TRUE(listener.ok() && *listener != nullptr);
-  ASSERT_TRUE(Open(*url)->Put(PutOf("kept", "again")).ok());
+  ASSERT_TRUE(Open(*url)->Put(PlainPut("kept", "again")).ok());
   EXPECT_EQ((*listener)->Wait(std::chrono::seconds(30)).value_or(false), true);
 }
 

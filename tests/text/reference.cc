@@ -29,7 +29,7 @@ std::string ShellQuote(const std::string& s) {
 
 std::string MakeTempDir() {
   std::string pattern =
-      (std::filesystem::path(testing::TempDir()) / "ctxkit_tok_XXXXXX")
+      (std::filesystem::path(::testing::TempDir()) / "ctxkit_tok_XXXXXX")
           .string();
   if (mkdtemp(pattern.data()) == nullptr) return "";
   return pattern;
