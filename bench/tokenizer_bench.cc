@@ -4,7 +4,8 @@
 //   ./build/release/tokenizer_bench
 //
 // The text is a fixed mix (prose-like headers and licenses from the
-// machine when present, plus JSON and CJK) written to a temp file; the
+// machine when present, plus JSON and CJK), or English prose alone, or
+// Japanese and Chinese alone, written to a temp file; the
 // TiktokenAnchor benchmark runs scripts/tokenizer/reference.mjs on the same
 // file and reports its bytes/s, so the ratio compares one thread to one
 // thread on the same input. Counters: bytes_per_second, tokens_per_second.
@@ -63,6 +64,48 @@ const std::string& MixedText() {
   return text;
 }
 
+// English prose: the licenses Debian ships, 1 MiB.
+const std::string& ProseText() {
+  static const std::string text =
+      ReadSome("/usr/share/common-licenses", 1 << 20);
+  return text;
+}
+
+// Natural Japanese and Chinese text found on the machine (vim's tutors,
+// GnuPG's help), repeated to 1 MiB; empty when none is installed.
+const std::string& CjkText() {
+  static const std::string text = [] {
+    std::string once;
+    for (const char* path :
+         {"/usr/share/vim/vim90/tutor/tutor.ja.utf-8",
+          "/usr/share/vim/vim90/tutor/tutor.zh.utf-8",
+          "/usr/share/gnupg/help.ja.txt", "/usr/share/gnupg/help.zh_CN.txt",
+          "/usr/share/gnupg/help.zh_TW.txt"}) {
+      std::ifstream in(path, std::ios::binary);
+      once.append(std::istreambuf_iterator<char>(in),
+                  std::istreambuf_iterator<char>());
+    }
+    std::string s;
+    while (!once.empty() && s.size() < (1 << 20)) s += once;
+    return s;
+  }();
+  return text;
+}
+
+enum class Corpus { kMixed, kProse, kCjk };
+
+const std::string& TextOf(Corpus corpus) {
+  switch (corpus) {
+    case Corpus::kProse:
+      return ProseText();
+    case Corpus::kCjk:
+      return CjkText();
+    case Corpus::kMixed:
+      break;
+  }
+  return MixedText();
+}
+
 std::string LongLine(size_t size) {
   std::string s;
   uint64_t state = 7;
@@ -73,9 +116,14 @@ std::string LongLine(size_t size) {
   return s;
 }
 
-void BM_Count(benchmark::State& state, ctxkit::Encoding encoding) {
+void BM_Count(benchmark::State& state, ctxkit::Encoding encoding,
+              Corpus corpus = Corpus::kMixed) {
   const ctxkit::Tokenizer* tok = *ctxkit::Tokenizer::Get(encoding);
-  const std::string& text = MixedText();
+  const std::string& text = TextOf(corpus);
+  if (text.empty()) {
+    state.SkipWithError("no text of this kind on the machine");
+    return;
+  }
   size_t tokens = 0;
   for (auto _ : state) {
     tokens = tok->Count(text);
@@ -131,8 +179,13 @@ void BM_MergeLongPiece(benchmark::State& state) {
 
 // Runs npm tiktoken on the same text in one node process; reports its
 // throughput as this benchmark's bytes_per_second via manual timing.
-void BM_TiktokenAnchor(benchmark::State& state, const char* encoding) {
-  const std::string& text = MixedText();
+void BM_TiktokenAnchor(benchmark::State& state, const char* encoding,
+                       Corpus corpus = Corpus::kMixed) {
+  const std::string& text = TextOf(corpus);
+  if (text.empty()) {
+    state.SkipWithError("no text of this kind on the machine");
+    return;
+  }
   const std::string path =
       "/tmp/ctxkit_tokenizer_bench_" + std::to_string(getpid()) + ".txt";
   std::ofstream(path, std::ios::binary) << text;
@@ -171,6 +224,14 @@ BENCHMARK_CAPTURE(BM_Count, cl100k_base, ctxkit::Encoding::kCl100kBase)
     ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_Encode, o200k_base, ctxkit::Encoding::kO200kBase)
     ->Unit(benchmark::kMillisecond);
+// English prose against CJK: ctxkit's lead over tiktoken on each
+// (BM_Count/X divided by BM_TiktokenAnchor/X, both in bytes/s).
+BENCHMARK_CAPTURE(BM_Count, o200k_prose, ctxkit::Encoding::kO200kBase,
+                  Corpus::kProse)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Count, o200k_cjk, ctxkit::Encoding::kO200kBase,
+                  Corpus::kCjk)
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_CountLongLine)
     ->Arg(1 << 20)
     ->Arg(10 << 20)
@@ -186,6 +247,14 @@ BENCHMARK_CAPTURE(BM_TiktokenAnchor, o200k_base, "o200k_base")
     ->Iterations(1)
     ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_TiktokenAnchor, cl100k_base, "cl100k_base")
+    ->UseManualTime()
+    ->Iterations(1)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_TiktokenAnchor, o200k_prose, "o200k_base", Corpus::kProse)
+    ->UseManualTime()
+    ->Iterations(1)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_TiktokenAnchor, o200k_cjk, "o200k_base", Corpus::kCjk)
     ->UseManualTime()
     ->Iterations(1)
     ->Unit(benchmark::kMillisecond);
