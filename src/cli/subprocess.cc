@@ -219,11 +219,7 @@ Result<std::string> SelfExecutable() {
 
 Status ExecProgram(const std::string& path,
                    const std::vector<std::string>& argv) {
-  std::vector<char*> args;
-  args.reserve(argv.size() + 1);
-  for (const std::string& a : argv)
-    args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
+  std::vector<char*> args = CStrings(argv);
   std::fflush(nullptr);
   ::execv(path.c_str(), args.data());
   return Status::IoError("cannot run " + path + ": " + std::strerror(errno));
