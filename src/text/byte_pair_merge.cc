@@ -11,10 +11,68 @@
 namespace ctxkit::text {
 namespace {
 
+// Pair ranks remembered by the ranks of the pair's two tokens (a pair's
+// bytes are its tokens' bytes, so the two ranks decide the pair's rank).
+// Text repeats its pairs, CJK text above all: a run of CJK characters is
+// one piece, and each merge in it looks up two new pairs. A hit here is one
+// load from a table that stays in L2, where RankTable::Find hashes the
+// bytes and likely misses the cache twice in the vocabulary. Direct-mapped,
+// one word per entry; one memo per thread, cleared when the thread merges
+// with a different table.
+class PairMemo {
+ public:
+  // This thread's memo, holding pairs of `ranks` only.
+  static PairMemo& For(const RankTable& ranks) {
+    thread_local std::unique_ptr<PairMemo> memo;
+    if (memo == nullptr) memo.reset(new PairMemo());
+    if (memo->table_id_ != ranks.id()) memo->Reset(ranks);
+    return *memo;
+  }
+
+  // The rank of the pair of tokens `left` and `right`, whose bytes are
+  // `bytes`, or kNoRank.
+  uint32_t Rank(uint32_t left, uint32_t right, std::string_view bytes) {
+    if (!packs_) return ranks_->Find(bytes);
+    const uint64_t key = uint64_t{left} << kRankBits | right;
+    uint64_t& entry =
+        entries_[(key * 0x9E3779B97F4A7C15ull) >> (64 - kSlotBits)];
+    if (entry >> kValueBits == key) {
+      const uint32_t value = static_cast<uint32_t>(entry & kNoValue);
+      return value == kNoValue ? kNoRank : value;
+    }
+    const uint32_t rank = ranks_->Find(bytes);
+    entry = key << kValueBits | (rank == kNoRank ? kNoValue : rank);
+    return rank;
+  }
+
+ private:
+  // An entry is (left, right, rank) in 20 + 20 + 24 bits; an empty one is
+  // all ones, which no key matches since no rank is 2^20 - 1.
+  static constexpr int kRankBits = 20;
+  static constexpr int kValueBits = 64 - 2 * kRankBits;
+  static constexpr uint64_t kNoValue = (uint64_t{1} << kValueBits) - 1;
+  static constexpr int kSlotBits = 16;  // 512 KiB.
+
+  PairMemo() : entries_(new uint64_t[size_t{1} << kSlotBits]) {}
+
+  void Reset(const RankTable& ranks) {
+    ranks_ = &ranks;
+    table_id_ = ranks.id();
+    packs_ = ranks.size() < (uint32_t{1} << kRankBits) - 1;
+    std::fill_n(entries_.get(), size_t{1} << kSlotBits, UINT64_MAX);
+  }
+
+  const RankTable* ranks_ = nullptr;
+  uint64_t table_id_ = 0;  // No table has id 0.
+  bool packs_ = false;     // Its ranks fit an entry; if not, no memo.
+  std::unique_ptr<uint64_t[]> entries_;
+};
+
 // Merges a short piece the way tiktoken does: parts as a compact array,
 // each holding the rank of itself merged with its right neighbour.
 template <typename Sink>
 void MergeShort(const RankTable& ranks, std::string_view piece, Sink&& sink) {
+  PairMemo& memo = PairMemo::For(ranks);
   const size_t n = piece.size();
   uint32_t start[kLinearScanMergeLimit + 1];
   uint32_t pair_rank[kLinearScanMergeLimit];  // Rank of parts i and i+1.
@@ -26,19 +84,21 @@ void MergeShort(const RankTable& ranks, std::string_view piece, Sink&& sink) {
   start[n] = static_cast<uint32_t>(n);
   size_t parts = n;
   auto rank_of = [&](size_t i) {  // Parts i and i+1; REQUIRES i+1 < parts.
-    return ranks.Find(piece.substr(start[i], start[i + 2] - start[i]));
+    return memo.Rank(token[i], token[i + 1],
+                     piece.substr(start[i], start[i + 2] - start[i]));
   };
   for (size_t i = 0; i + 1 < parts; ++i) pair_rank[i] = rank_of(i);
   while (parts > 1) {
+    // The minimum first (a loop without branches the compiler
+    // vectorizes), then its leftmost place: a data-dependent branch per
+    // part mispredicts often on CJK pieces of dozens of parts.
     uint32_t best = kNoRank;
-    size_t at = 0;
     for (size_t i = 0; i + 1 < parts; ++i) {
-      if (pair_rank[i] < best) {  // Strict: the leftmost minimum wins.
-        best = pair_rank[i];
-        at = i;
-      }
+      best = std::min(best, pair_rank[i]);
     }
     if (best == kNoRank) break;
+    size_t at = 0;
+    while (pair_rank[at] != best) ++at;
     token[at] = best;
     // Drop part at+1 by shifting the tail left by one.
     std::memmove(&start[at + 1], &start[at + 2],
@@ -62,16 +122,18 @@ void MergeShort(const RankTable& ranks, std::string_view piece, Sink&& sink) {
 class LongMerge {
  public:
   LongMerge(const RankTable& ranks, std::string_view piece)
-      : ranks_(ranks),
+      : memo_(PairMemo::For(ranks)),
         piece_(piece),
         n_(static_cast<uint32_t>(piece.size())),
         next_(new uint32_t[n_]),
         prev_(new uint32_t[n_]),
+        token_(new uint32_t[n_]),
         heap_pos_(new uint32_t[n_]) {
     heap_.reserve(n_);
     for (uint32_t i = 0; i < n_; ++i) {
       next_[i] = i + 1;
       prev_[i] = i - 1;  // Unused for part 0.
+      token_[i] = ranks.ByteRank(static_cast<unsigned char>(piece[i]));
       heap_pos_[i] = kNotInHeap;
     }
     for (uint32_t i = 0; i + 1 < n_; ++i) {
@@ -94,14 +156,13 @@ class LongMerge {
       const uint32_t j = next_[i];  // The right part, merged into i.
       const uint32_t k = next_[j];
       next_[i] = k;
+      token_[i] = heap_[0].rank;
       if (k < n_) prev_[k] = i;
       Remove(j);
       Update(i, k < n_ ? PairRank(i) : kNoRank);
       if (i > 0) Update(prev_[i], PairRank(prev_[i]));
     }
-    for (uint32_t i = 0; i < n_; i = next_[i]) {
-      sink(ranks_.Find(piece_.substr(i, next_[i] - i)));
-    }
+    for (uint32_t i = 0; i < n_; i = next_[i]) sink(token_[i]);
   }
 
  private:
@@ -120,8 +181,9 @@ class LongMerge {
 
   // Rank of live part i merged with its right neighbour.
   // REQUIRES: next_[i] < n_.
-  uint32_t PairRank(uint32_t i) const {
-    return ranks_.Find(piece_.substr(i, next_[next_[i]] - i));
+  uint32_t PairRank(uint32_t i) {
+    const uint32_t j = next_[i];
+    return memo_.Rank(token_[i], token_[j], piece_.substr(i, next_[j] - i));
   }
 
   void Place(size_t k, Entry e) {
@@ -184,11 +246,12 @@ class LongMerge {
     }
   }
 
-  const RankTable& ranks_;
+  PairMemo& memo_;
   const std::string_view piece_;
   const uint32_t n_;
   std::unique_ptr<uint32_t[]> next_;
   std::unique_ptr<uint32_t[]> prev_;
+  std::unique_ptr<uint32_t[]> token_;  // The part's own rank.
   std::unique_ptr<uint32_t[]> heap_pos_;
   std::vector<Entry> heap_;
 };
@@ -297,16 +360,14 @@ class RankQueue {
 // the same order, with O(1) queue operations. The state of a part (its
 // links, its token, its pair's rank) is one 16-byte record, so a merge
 // touches a few cache lines, and the records of the merges due next in a
-// rank's sweep are prefetched. Pair ranks are memoized by the two tokens'
-// ranks (a pair's bytes are the two tokens' bytes).
+// rank's sweep are prefetched.
 class BucketMerge {
  public:
   BucketMerge(const RankTable& ranks, std::string_view piece)
-      : ranks_(ranks),
+      : memo_(PairMemo::For(ranks)),
         piece_(piece),
         n_(static_cast<uint32_t>(piece.size())),
         parts_(new Part[n_]),
-        memo_(new Memo[kMemoSize]),
         queue_(ranks.size()) {
     for (uint32_t i = 0; i < n_; ++i) {
       parts_[i] =
@@ -341,7 +402,6 @@ class BucketMerge {
 
  private:
   static constexpr size_t kPrefetchAhead = 8;
-  static constexpr size_t kMemoSize = size_t{1} << 14;
 
   struct Part {
     uint32_t next;
@@ -350,22 +410,12 @@ class BucketMerge {
     uint32_t pair;   // Its pair's rank with the next part; kNoRank: none,
                      // or the part was merged away.
   };
-  struct Memo {
-    uint64_t key = UINT64_MAX;  // The two tokens' ranks.
-    uint32_t rank = kNoRank;
-  };
-
   // Rank of live part i merged with its right neighbour.
   // REQUIRES: parts_[i].next < n_.
   uint32_t PairRank(uint32_t i) {
     const uint32_t j = parts_[i].next;
-    const uint64_t key = uint64_t{parts_[i].token} << 32 | parts_[j].token;
-    Memo& m = memo_[(key * 0x9E3779B97F4A7C15ull) >> (64 - 14)];
-    if (m.key != key) {
-      m.key = key;
-      m.rank = ranks_.Find(piece_.substr(i, parts_[j].next - i));
-    }
-    return m.rank;
+    return memo_.Rank(parts_[i].token, parts_[j].token,
+                      piece_.substr(i, parts_[j].next - i));
   }
 
   void SetPair(uint32_t part, uint32_t rank) {
@@ -373,11 +423,10 @@ class BucketMerge {
     if (rank != kNoRank) queue_.Push(rank, part);
   }
 
-  const RankTable& ranks_;
+  PairMemo& memo_;
   const std::string_view piece_;
   const uint32_t n_;
   std::unique_ptr<Part[]> parts_;
-  std::unique_ptr<Memo[]> memo_;
   RankQueue queue_;
 };
 

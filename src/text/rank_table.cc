@@ -1,6 +1,7 @@
 #include "text/rank_table.h"
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <cstdint>
 
@@ -73,7 +74,12 @@ Status ReadSpecials(std::span<const unsigned char> data, uint64_t at,
   return Status::Ok();
 }
 
+std::atomic<uint64_t> next_table_id{1};
+
 }  // namespace
+
+RankTable::RankTable()
+    : id_(next_table_id.fetch_add(1, std::memory_order_relaxed)) {}
 
 Result<std::unique_ptr<RankTable>> RankTable::Parse(
     std::span<const unsigned char> data, std::string_view expected_name) {

@@ -88,6 +88,11 @@ class RankTable {
   // The rank of the single byte `b` (every byte is a token).
   uint32_t ByteRank(unsigned char b) const { return byte_rank_[b]; }
 
+  // A number no other table made in this process has, so that caches of
+  // lookups (the merge's pair memo) can tell tables apart even when one
+  // is made at the address of another that was freed.
+  uint64_t id() const { return id_; }
+
   // Number of ordinary (mergeable) tokens; their ranks are 0..size()-1.
   uint32_t size() const { return static_cast<uint32_t>(offsets_.size() - 1); }
 
@@ -135,13 +140,14 @@ class RankTable {
     uint32_t tag;   // High half of the hash, to skip most memcmp calls.
   };
 
-  RankTable() = default;
+  RankTable();
 
   std::string_view blob_;              // All token bytes, rank after rank.
   std::span<const uint32_t> offsets_;  // Rank r is blob_[offsets_[r], [r+1]).
   std::span<const Slot> slots_;        // Open addressing, linear probing.
   uint64_t mask_ = 0;                  // slots_.size() - 1 (a power of two).
   uint32_t byte_rank_[256];
+  const uint64_t id_;
   std::vector<std::pair<uint32_t, std::string>> specials_;
   // What the views above point into when Parse made the table (an image's
   // tables stay in the image).

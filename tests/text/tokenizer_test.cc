@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "text/byte_pair_merge.h"
@@ -169,6 +170,33 @@ TEST(TokenizerTest, LinearScanAndHeapMergeAgree) {
     EXPECT_EQ(ids.size(), tok.Count(piece));
     EXPECT_EQ(*tok.Decode(ids), piece);
   }
+}
+
+TEST(TokenizerTest, OneThreadAlternatingEncodingsGetsEachOnesTokens) {
+  // A thread remembers pair ranks between merges (the pair memo in
+  // byte_pair_merge.cc); switching encodings must not answer one
+  // encoding's pairs from the other's. Runs of CJK characters without a
+  // break are long pieces full of merges, in both merge paths.
+  std::string text;
+  for (int i = 0; i < 40; ++i) text += "日本語の文章を東京で書いた漢字";
+  text += " ";
+  for (int i = 0; i < 3; ++i) text += "中文字符串处理和自然语言";
+  auto alone = [&](const Tokenizer& tok) {
+    std::vector<uint32_t> ids;
+    std::thread([&] { ids = tok.Encode(text); }).join();
+    return ids;
+  };
+  const std::vector<uint32_t> o200k = alone(O200k());
+  const std::vector<uint32_t> cl100k = alone(Cl100k());
+  ASSERT_NE(o200k, cl100k);
+  std::thread([&] {
+    for (int round = 0; round < 3; ++round) {
+      EXPECT_EQ(O200k().Encode(text), o200k) << round;
+      EXPECT_EQ(Cl100k().Encode(text), cl100k) << round;
+      EXPECT_EQ(Cl100k().Count(text), cl100k.size()) << round;
+    }
+  }).join();
+  EXPECT_EQ(*O200k().Decode(o200k), text);
 }
 
 TEST(TokenCounterTest, MatchesCountForAnyChunking) {
