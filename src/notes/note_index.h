@@ -43,6 +43,9 @@ struct IndexHit {
   std::string snippet;
 };
 
+// A filter of a NoteQuery (kTag: its first tag).
+enum class NoteFilter { kNone, kSession, kAgent, kTag, kType };
+
 class NoteIndex {
  public:
   static Result<std::unique_ptr<NoteIndex>> Open(const std::string& db_path);
@@ -72,6 +75,13 @@ class NoteIndex {
   Result<uint64_t> Count();
 
  private:
+  // The filter of `query` whose note ids a search for `match` should read
+  // first, as a set its matches are checked against, or NoteFilter::kNone to
+  // check each match's note instead: from the number of matches and of the
+  // filter's notes.
+  Result<NoteFilter> IdSetFilter(const NoteQuery& query,
+                                 const std::string& match);
+
   explicit NoteIndex(std::unique_ptr<storage::SqliteDb> db)
       : db_(std::move(db)) {}
   std::unique_ptr<storage::SqliteDb> db_;

@@ -359,6 +359,67 @@ TEST_F(NotesTest, SearchByEveryField) {
   EXPECT_EQ(*value, ReadAll(File(b)));
 }
 
+TEST_F(NotesTest, FilteredTextSearchOverManyMatchesRanksAsUnfiltered) {
+  // 1,200 notes share a word: past 1,000 matches a filtered text search
+  // ranks only the matches that pass its filters
+  // (NoteIndex::RankFilteredOnly). Its hits must be the unfiltered
+  // ranking's, filtered: same notes, same scores, same order. Bodies of
+  // different lengths give every note of an agent its own BM25 score.
+  for (int i = 0; i < 1200; ++i) {
+    const std::string agent = "agent-" + std::to_string(i % 4);
+    const std::string dir = root_ + "/" + agent + "/session-0";
+    fs::create_directories(dir);
+    std::string body = "the shared marker word";
+    for (int w = 0; w < i / 4; ++w) body += " filler" + std::to_string(w);
+    char name[64];
+    std::snprintf(name, sizeof name, "/20260101T%06d-note-%d.md", i, i);
+    WriteAll(dir + name, "---\nagent: " + agent +
+                             "\nsessionId: session-0\ntimestamp: "
+                             "2026-01-01T00:00:00Z\ntype: " +
+                             (i % 8 < 4 ? "finding" : "decision") +
+                             "\ntags: [t" + std::to_string(i % 3) +
+                             "]\n---\n\n" + body + "\n");
+  }
+  ASSERT_TRUE(book_->Scan(false).ok());
+  NoteQuery all;
+  all.text = "marker";
+  all.limit = 10000;
+  auto everything = book_->Search(all);
+  ASSERT_TRUE(everything.ok()) << everything.status().ToString();
+  ASSERT_EQ(everything->size(), 1200u);
+  auto expect_filtered = [&](NoteQuery q, auto keep) {
+    q.text = "marker";
+    q.limit = 25;
+    std::vector<std::pair<std::string, double>> want;
+    for (const NoteHit& h : *everything) {
+      if (keep(h) && want.size() < q.limit) want.emplace_back(h.path, h.score);
+    }
+    auto got = book_->Search(q);
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    std::vector<std::pair<std::string, double>> have;
+    for (const NoteHit& h : *got) {
+      have.emplace_back(h.path, h.score);
+      EXPECT_NE(h.snippet.find("[marker]"), std::string::npos) << h.snippet;
+    }
+    EXPECT_EQ(have, want);
+  };
+  NoteQuery by_agent;
+  by_agent.agent = "agent-1";
+  expect_filtered(by_agent,
+                  [](const NoteHit& h) { return h.header.agent == "agent-1"; });
+  NoteQuery by_agent_type_tag;
+  by_agent_type_tag.agent = "agent-2";
+  by_agent_type_tag.type = "decision";
+  by_agent_type_tag.tags = {"t1"};
+  expect_filtered(by_agent_type_tag, [](const NoteHit& h) {
+    return h.header.agent == "agent-2" && h.header.type == "decision" &&
+           h.header.tags == std::vector<std::string>{"t1"};
+  });
+  NoteQuery none;
+  none.agent = "agent-9";
+  expect_filtered(none, [](const NoteHit&) { return false; });
+}
+
 TEST_F(NotesTest, FilesChangedByOtherProgramsAreIndexedAgain) {
   std::string rel =
       AddNote("agent", NoteType::kFinding, {"x"}, "ext", "original words here");
