@@ -360,6 +360,18 @@ class View {
   Result<Ref> Set(std::string_view key, std::string_view value,
                   const SetOptions& options = {});
 
+  // Set of the whole content of the file at `path`. A large regular file
+  // (1 MiB and more) going to the default engine is copied into the store
+  // by the kernel and hashed from that copy: its bytes are never read into
+  // this process's memory, and a change to the file during the call
+  // cannot leave a version that disagrees with its hash (the version holds
+  // the file as copied). Other files (small ones, pipes, a session-only
+  // value, the PostgreSQL engine) are read and stored as Set stores them.
+  // NotFound, PermissionDenied or IoError when the file cannot be read;
+  // otherwise fails as Set does, and the store is unchanged then.
+  Result<Ref> SetFile(std::string_view key, const std::string& path,
+                      const SetOptions& options = {});
+
   // Set of every item, in order, as one write: one commit and one sync for
   // the whole batch, so a thousand small values cost about what one does.
   // All or nothing: when any item fails (a bad key, tag or JSON value, an

@@ -1,5 +1,7 @@
 // Verbs that move values in and out: set, append, get, resolve, rm.
 
+#include <sys/stat.h>
+
 #include <CLI/CLI.hpp>
 #include <cstdint>
 #include <limits>
@@ -14,6 +16,7 @@
 #include "cli/output.h"
 #include "ctxkit/ref.h"
 #include "ctxkit/store.h"
+#include "storage/posix_io.h"
 #include "text/json_parse.h"
 
 namespace ctxkit::cli {
@@ -116,9 +119,29 @@ int PrintRef(Context& ctx, const Ref& ref) {
   return kExitOk;
 }
 
+// set --file: the store copies a large file in the kernel (View::SetFile).
+// Tokens are counted at write time only up to kEagerTokenCountMaxBytes, as
+// for any value.
+int RunSetFile(Context& ctx, const WriteArgs& a, SetOptions opts) {
+  struct stat st;
+  if (::stat(a.file.c_str(), &st) != 0) {
+    return ReportError(storage::ErrnoStatus("cannot open", a.file));
+  }
+  Result<View*> view = ctx.OpenView();
+  if (!view.ok()) return ReportError(view.status());
+  opts.count_tokens =
+      static_cast<uint64_t>(st.st_size) <= kEagerTokenCountMaxBytes;
+  Result<Ref> ref = (*view)->SetFile(a.key, a.file, opts);
+  if (!ref.ok()) return ReportError(ref.status());
+  return PrintRef(ctx, *ref);
+}
+
 int RunSet(Context& ctx, const WriteArgs& a) {
   Result<SetOptions> opts = PrepareWrite(a, ctx);
   if (!opts.ok()) return ReportError(opts.status());
+  if (!a.file.empty() && opts->type != ValueType::kJson) {
+    return RunSetFile(ctx, a, *opts);
+  }
   Result<std::string> value =
       ReadValue(a.value_opt->count() > 0, a.value, a.file);
   if (!value.ok()) return ReportError(value.status());

@@ -1,49 +1,33 @@
 #include "cli/io.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <string>
 
+#include "storage/file_util.h"
+
 namespace ctxkit::cli {
 
-namespace {
-
-Result<std::string> ReadAll(std::FILE* f, const std::string& what) {
-  std::string out;
-  char buf[1 << 16];
-  while (true) {
-    size_t n = std::fread(buf, 1, sizeof(buf), f);
-    out.append(buf, n);
-    if (n < sizeof(buf)) {
-      if (std::ferror(f)) {
-        return Status::IoError("cannot read " + what + ": " +
-                               std::strerror(errno));
-      }
-      break;
-    }
-  }
-  return out;
-}
-
-}  // namespace
-
 Result<std::string> ReadStdin() {
-  // glibc streams are binary already; no mode switch is needed on POSIX.
-  return ReadAll(stdin, "stdin");
+  // Nothing reads stdin through stdio before this, so its buffer is empty.
+  return storage::ReadToEnd(STDIN_FILENO, "stdin");
 }
 
 Result<std::string> ReadFile(const std::string& path) {
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (f == nullptr) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
     int err = errno;
     std::string msg = "cannot open " + path + ": " + std::strerror(err);
     if (err == ENOENT) return Status::NotFound(msg);
     if (err == EACCES) return Status::PermissionDenied(msg);
     return Status::IoError(msg);
   }
-  Result<std::string> data = ReadAll(f, path);
-  std::fclose(f);
+  Result<std::string> data = storage::ReadToEnd(fd, path);
+  ::close(fd);
   return data;
 }
 

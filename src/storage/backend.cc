@@ -1,5 +1,7 @@
 #include "storage/backend.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <utility>
 #include <vector>
@@ -25,6 +27,12 @@ Result<std::vector<ObjectRecord>> Backend::FindObjectsCounted(
     std::string_view key, const std::vector<Scope>& scopes, uint64_t* counter) {
   CTXKIT_ASSIGN_OR_RETURN(*counter, ChangeCounter());
   return FindObjects(key, scopes);
+}
+
+Result<std::string> Backend::StageFile(int /*fd*/) { return std::string(); }
+
+void Backend::DropStaged(const std::string& path) {
+  if (!path.empty()) ::unlink(path.c_str());
 }
 
 Result<std::vector<WriteResult>> Backend::PutBatch(

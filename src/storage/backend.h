@@ -84,6 +84,11 @@ struct PutRequest {
   // The memory engine's owner of an object it creates (MemoryBackend::
   // DropOwnedBy); durable engines ignore it.
   std::string owner;
+  // Non-empty: a file from this engine's StageFile holding exactly
+  // `content` (which maps it). The engine may move it into place instead
+  // of writing `content` out again; the caller drops it afterwards with
+  // DropStaged either way.
+  std::string staged_file;
 };
 
 struct AppendRequest {
@@ -221,6 +226,15 @@ class Backend {
   // FailedPrecondition, nothing written, when request.expected_version is
   // set and is not the latest version (0 when there is no object).
   virtual Result<WriteResult> Put(const PutRequest& request) = 0;
+  // Copies the regular file `fd` (from its start to its end) into a file
+  // of this engine's, without passing the bytes through memory, for a Put
+  // to take as its content (PutRequest::staged_file). Returns its path, or
+  // "" (the default) from an engine that keeps no files: the caller then
+  // reads the bytes.
+  virtual Result<std::string> StageFile(int fd);
+  // Removes a staged file, unless a Put has moved it into place already.
+  virtual void DropStaged(const std::string& path);
+
   // Put of every request in order, as one write: one commit and one sync.
   // All or nothing: on any failure (an expected_version that does not hold
   // included) none is written. The default puts them one by one, which is

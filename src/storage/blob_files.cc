@@ -31,25 +31,44 @@ std::string BlobFiles::PathFor(std::string_view hash) const {
   return root_ + "/" + hex.substr(0, 2) + "/" + hex;
 }
 
-Status BlobFiles::Write(std::string_view hash, std::string_view content) {
-  std::string path = PathFor(hash);
+Result<bool> BlobFiles::Wanted(std::string_view hash, uint64_t size,
+                               std::string* path) {
+  *path = PathFor(hash);
   struct stat st;
   // A complete file of the right size is the same content (the name is its
   // hash, and files appear only by atomic rename).
-  if (::stat(path.c_str(), &st) == 0 &&
-      static_cast<uint64_t>(st.st_size) == content.size()) {
-    return Status::Ok();
+  if (::stat(path->c_str(), &st) == 0 &&
+      static_cast<uint64_t>(st.st_size) == size) {
+    return false;
   }
-  std::string dir = path.substr(0, path.find_last_of('/'));
+  std::string dir = path->substr(0, path->find_last_of('/'));
   if (!PathExists(dir)) {
-    Status s = MakeDirs(dir);
-    if (!s.ok()) return s;
-    if (sync_) {
-      s = SyncDir(root_);
-      if (!s.ok()) return s;
-    }
+    CTXKIT_RETURN_IF_ERROR(MakeDirs(dir));
+    if (sync_) CTXKIT_RETURN_IF_ERROR(SyncDir(root_));
   }
+  return true;
+}
+
+Status BlobFiles::Write(std::string_view hash, std::string_view content) {
+  std::string path;
+  CTXKIT_ASSIGN_OR_RETURN(bool wanted, Wanted(hash, content.size(), &path));
+  if (!wanted) return Status::Ok();
   return AtomicWriteFile(root_ + "/tmp", path, content, sync_);
+}
+
+Result<std::string> BlobFiles::Stage(int src_fd) {
+  return CopyToTempFile(src_fd, root_ + "/tmp", sync_);
+}
+
+Status BlobFiles::Adopt(std::string_view hash, uint64_t size,
+                        const std::string& staged) {
+  std::string path;
+  Result<bool> wanted = Wanted(hash, size, &path);
+  if (!wanted.ok() || !*wanted) {
+    ::unlink(staged.c_str());
+    return wanted.status();
+  }
+  return CommitTempFile(staged, path, sync_);
 }
 
 std::string BlobFiles::TrashPathFor(std::string_view hash) const {

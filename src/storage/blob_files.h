@@ -26,6 +26,16 @@ class BlobFiles {
   // Writes the blob for `hash` (32 raw bytes) unless it is already there.
   Status Write(std::string_view hash, std::string_view content);
 
+  // Copies the regular file `src_fd` (from its start to its end) into a
+  // staged file under <root>/tmp, in the kernel, synced when sync: for
+  // Adopt once the caller knows its content's hash. Returns its path. A
+  // crash leaves a temp file Init clears.
+  Result<std::string> Stage(int src_fd);
+  // Makes `staged`, a file from Stage holding the `size` bytes whose
+  // SHA-256 is `hash`, the blob for `hash` by rename, or removes it when
+  // that blob is there already. `staged` is gone when this returns.
+  Status Adopt(std::string_view hash, uint64_t size, const std::string& staged);
+
   // Reads [offset, offset + length) (clamped to the content) of the blob
   // for `hash`, whose content is `size` bytes, and checks what it read:
   // the file's size always; with `sums` (BlobChecksums of the content),
@@ -74,6 +84,11 @@ class BlobFiles {
                     const std::function<bool(std::string_view)>& sink) const;
 
  private:
+  // Sets `*path` to the blob file for `hash` and returns whether it still
+  // has to be written (no complete file of `size` bytes is there), making
+  // its directory if needed.
+  Result<bool> Wanted(std::string_view hash, uint64_t size, std::string* path);
+
   // Opens the blob for reading and checks its size. `missing_ok`: a
   // missing file gives an invalid fd rather than Corruption.
   Result<UniqueFd> OpenChecked(std::string_view hash, uint64_t size,

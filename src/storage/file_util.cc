@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -10,10 +11,12 @@
 #include <climits>
 #include <cstdint>
 #include <ctime>
+#include <functional>
 #include <optional>
 #include <random>
 
 #include "core/encoding.h"
+#include "core/status_macros.h"
 #include "storage/fault_injection.h"
 #include "storage/posix_io.h"
 
@@ -143,20 +146,71 @@ Status SyncDir(const std::string& dir) {
   return Status::Ok();
 }
 
-Status AtomicWriteFile(const std::string& tmp_dir,
-                       const std::string& final_path, std::string_view data,
-                       bool sync) {
-  std::string tmp = tmp_dir + "/" + TempFileName();
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-  if (fd < 0) return ErrnoStatus("create", tmp);
-  Status s = WriteAll(fd, data, tmp);
+namespace {
+
+// Closes `fd`, syncing it first when `sync`; `s` is the write's outcome so
+// far (nothing more is done after a failure).
+Status SyncAndClose(int fd, const std::string& path, bool sync, Status s) {
   bool half = false;
   if (s.ok() && sync && fault::ShouldFail(fault::Op::kSync, &half)) {
-    s = InjectedError("fsync", tmp);
+    s = InjectedError("fsync", path);
   }
-  if (s.ok() && sync && ::fsync(fd) != 0) s = ErrnoStatus("fsync", tmp);
-  if (::close(fd) != 0 && s.ok()) s = ErrnoStatus("close", tmp);
-  if (s.ok() && fault::ShouldFail(fault::Op::kRename, &half)) {
+  if (s.ok() && sync && ::fsync(fd) != 0) s = ErrnoStatus("fsync", path);
+  if (::close(fd) != 0 && s.ok()) s = ErrnoStatus("close", path);
+  return s;
+}
+
+// Copies `src` from offset 0 to its end to `dst` in the kernel:
+// copy_file_range, else sendfile (another file system, an older kernel),
+// else read and write.
+Status CopyFileContents(int src, int dst, const std::string& dst_path) {
+  bool half = false;
+  if (fault::ShouldFail(fault::Op::kWrite, &half)) {
+    return InjectedError("write", dst_path);
+  }
+  enum class Way { kCopyFileRange, kSendfile, kReadWrite };
+  Way way = Way::kCopyFileRange;
+  off_t in = 0;  // Explicit: from the start, whatever src's position.
+  constexpr size_t kStep = size_t{1} << 30;
+  char buf[1 << 16];
+  while (true) {
+    ssize_t n = -1;
+    switch (way) {
+      case Way::kCopyFileRange:
+        n = ::copy_file_range(src, &in, dst, nullptr, kStep, 0);
+        break;
+      case Way::kSendfile:
+        n = ::sendfile(dst, src, &in, kStep);
+        break;
+      case Way::kReadWrite:
+        n = ::pread(src, buf, sizeof(buf), in);
+        if (n > 0) {
+          CTXKIT_RETURN_IF_ERROR(WriteAll(
+              dst, std::string_view(buf, static_cast<size_t>(n)), dst_path));
+          in += n;
+        }
+        break;
+    }
+    if (n == 0) return Status::Ok();
+    if (n > 0) continue;
+    if (errno == EINTR) continue;
+    const bool unsupported = errno == EXDEV || errno == ENOSYS ||
+                             errno == EINVAL || errno == EOPNOTSUPP;
+    if (unsupported && way != Way::kReadWrite) {
+      way = way == Way::kCopyFileRange ? Way::kSendfile : Way::kReadWrite;
+      continue;
+    }
+    return ErrnoStatus("copy into", dst_path);
+  }
+}
+
+}  // namespace
+
+Status CommitTempFile(const std::string& tmp, const std::string& final_path,
+                      bool sync) {
+  bool half = false;
+  Status s = Status::Ok();
+  if (fault::ShouldFail(fault::Op::kRename, &half)) {
     s = InjectedError("rename to " + final_path, tmp);
   }
   if (s.ok() && ::rename(tmp.c_str(), final_path.c_str()) != 0) {
@@ -167,6 +221,77 @@ Status AtomicWriteFile(const std::string& tmp_dir,
     return s;
   }
   return sync ? SyncDir(DirName(final_path)) : Status::Ok();
+}
+
+namespace {
+
+// A new temp file in `tmp_dir` that `fill` writes, synced when `sync`.
+// Returns its path; nothing is left behind on failure.
+Result<std::string> WriteTempFile(
+    const std::string& tmp_dir, bool sync,
+    const std::function<Status(int fd, const std::string& path)>& fill) {
+  std::string tmp = tmp_dir + "/" + TempFileName();
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0) return ErrnoStatus("create", tmp);
+  Status s = SyncAndClose(fd, tmp, sync, fill(fd, tmp));
+  if (!s.ok()) {
+    ::unlink(tmp.c_str());
+    return s;
+  }
+  return tmp;
+}
+
+}  // namespace
+
+Status AtomicWriteFile(const std::string& tmp_dir,
+                       const std::string& final_path, std::string_view data,
+                       bool sync) {
+  CTXKIT_ASSIGN_OR_RETURN(
+      std::string tmp,
+      WriteTempFile(tmp_dir, sync, [data](int fd, const std::string& path) {
+        return WriteAll(fd, data, path);
+      }));
+  return CommitTempFile(tmp, final_path, sync);
+}
+
+Result<std::string> CopyToTempFile(int src_fd, const std::string& tmp_dir,
+                                   bool sync) {
+  return WriteTempFile(tmp_dir, sync,
+                       [src_fd](int fd, const std::string& path) {
+                         return CopyFileContents(src_fd, fd, path);
+                       });
+}
+
+Result<std::string> ReadToEnd(int fd, std::string_view what) {
+  std::string out;
+  struct stat st;
+  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+    const off_t at = ::lseek(fd, 0, SEEK_CUR);  // It may be part read.
+    if (at >= 0 && st.st_size > at) {
+      out.resize(static_cast<size_t>(st.st_size - at));
+    }
+  }
+  size_t got = 0;
+  char probe[1 << 16];
+  while (true) {
+    // Into the string while it has room; else into `probe` first, so
+    // that reaching the end never grows the string.
+    const bool room = got < out.size();
+    char* into = room ? out.data() + got : probe;
+    const ssize_t n = ::read(fd, into, room ? out.size() - got : sizeof(probe));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return ErrnoStatus("read", what);
+    }
+    if (n == 0) break;
+    if (!room) {
+      out.resize(got);
+      out.append(probe, static_cast<size_t>(n));
+    }
+    got += static_cast<size_t>(n);
+  }
+  out.resize(got);
+  return out;
 }
 
 Result<std::string> ReadFileRange(const std::string& path, uint64_t offset,

@@ -27,6 +27,26 @@ Status AtomicWriteFile(const std::string& tmp_dir,
                        const std::string& final_path, std::string_view data,
                        bool sync);
 
+// Copies the file `src_fd` from its start to its end into a new temp file
+// (TempFileName) in `tmp_dir`, in the kernel (copy_file_range, falling
+// back to sendfile, then read and write): the bytes never pass through
+// this process's memory. fsyncs the copy when `sync`. Returns its path,
+// for CommitTempFile or unlink; nothing is left behind on failure.
+Result<std::string> CopyToTempFile(int src_fd, const std::string& tmp_dir,
+                                   bool sync);
+
+// Renames temp file `tmp` over `final_path`, then fsyncs final_path's
+// directory when `sync` (AtomicWriteFile's last step). On failure `tmp` is
+// removed. REQUIRES: both on the same file system.
+Status CommitTempFile(const std::string& tmp, const std::string& final_path,
+                      bool sync);
+
+// Everything `fd` holds from its current position to its end. A regular
+// file is read straight into a string of its size (one allocation, one
+// copy); whatever lies beyond (a file that grew, a pipe) is appended as it
+// comes. `what` names the source in errors.
+Result<std::string> ReadToEnd(int fd, std::string_view what);
+
 // The name of a temp file this process writes before renaming it into
 // place: ".tmp-<pid>-<random>" (hidden, so listings skip it; the pid tells
 // whether its writer still runs). AtomicWriteFile and the notes' writes

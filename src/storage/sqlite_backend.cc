@@ -95,6 +95,11 @@ class SqliteBackend final : public Backend {
     return CheckSchema(db_.get(), DatabasePath(options_.home));
   }
 
+  Result<std::string> StageFile(int fd) override {
+    if (options_.read_only) return ReadOnlyError("set");
+    return blobs_.Stage(fd);
+  }
+
   Result<WriteResult> Put(const PutRequest& req) override {
     CTXKIT_ASSIGN_OR_RETURN(std::vector<WriteResult> written,
                             PutBatch(std::span<const PutRequest>(&req, 1)));
@@ -108,9 +113,11 @@ class SqliteBackend final : public Backend {
     // write lock is not held during the copy. A crash in between leaves an
     // unreferenced (harmless) blob file, never a dangling reference.
     for (const PutRequest& req : requests) {
-      if (req.content.size() > options_.inline_max_bytes) {
-        CTXKIT_RETURN_IF_ERROR(blobs_.Write(req.hash, req.content));
-      }
+      if (req.content.size() <= options_.inline_max_bytes) continue;
+      CTXKIT_RETURN_IF_ERROR(
+          req.staged_file.empty()
+              ? blobs_.Write(req.hash, req.content)
+              : blobs_.Adopt(req.hash, req.content.size(), req.staged_file));
     }
     core::MutexLock lock(&mu_);
     WriteTransaction txn(db_.get());

@@ -118,6 +118,11 @@ Result<Ref> View::Set(std::string_view key, std::string_view value,
   return store_->impl_->Set(IdentityOf(*this), key, value, options);
 }
 
+Result<Ref> View::SetFile(std::string_view key, const std::string& path,
+                          const SetOptions& options) {
+  return store_->impl_->SetFile(IdentityOf(*this), key, path, options);
+}
+
 Result<std::vector<Ref>> View::SetMany(std::span<const SetItem> items) {
   return store_->impl_->SetMany(IdentityOf(*this), items);
 }

@@ -1,5 +1,10 @@
 #include "store/store_impl.h"
 
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <nlohmann/json.hpp>
@@ -12,6 +17,7 @@
 #include "ctxkit/tokenizer.h"
 #include "storage/file_util.h"
 #include "storage/filename.h"
+#include "storage/posix_io.h"
 
 namespace ctxkit {
 namespace {
@@ -539,12 +545,76 @@ Ref StoreImpl::AfterPut(storage::Backend* engine,
 
 Result<Ref> StoreImpl::Set(const ViewIdentity& view, std::string_view key,
                            std::string_view value, const SetOptions& options) {
+  return PutValue(view, key, value, options, nullptr, "");
+}
+
+Result<Ref> StoreImpl::PutValue(const ViewIdentity& view, std::string_view key,
+                                std::string_view value,
+                                const SetOptions& options,
+                                storage::Backend* engine,
+                                const std::string& staged_file) {
   CTXKIT_ASSIGN_OR_RETURN(PreparedPut put,
                           PreparePut(view, key, value, options));
+  if (put.engine == engine) put.request.staged_file = staged_file;
   Forget(put.request.scope, key);
   CTXKIT_ASSIGN_OR_RETURN(storage::WriteResult written,
                           put.engine->Put(put.request));
   return AfterPut(put.engine, written, value);
+}
+
+Result<Ref> StoreImpl::SetFile(const ViewIdentity& view, std::string_view key,
+                               const std::string& path,
+                               const SetOptions& options) {
+  // Below this a file is read: staging costs a file, a sync and a rename.
+  constexpr off_t kStageMinBytes = off_t{1} << 20;
+  storage::UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd.valid()) return storage::ErrnoStatus("open", path);
+  struct stat st;
+  if (::fstat(fd.get(), &st) != 0) return storage::ErrnoStatus("stat", path);
+  if (S_ISREG(st.st_mode) && st.st_size >= kStageMinBytes) {
+    CTXKIT_RETURN_IF_ERROR(ValidateKey(key));
+    CTXKIT_ASSIGN_OR_RETURN(Scope scope, WriteScope(view, options.scope));
+    CTXKIT_ASSIGN_OR_RETURN(storage::Backend * engine,
+                            WriteEngine(scope, key, options, false));
+    CTXKIT_ASSIGN_OR_RETURN(std::string staged, engine->StageFile(fd.get()));
+    if (!staged.empty()) return SetStaged(view, key, engine, staged, options);
+  }
+  CTXKIT_ASSIGN_OR_RETURN(std::string value,
+                          storage::ReadToEnd(fd.get(), path));
+  return Set(view, key, value, options);
+}
+
+Result<Ref> StoreImpl::SetStaged(const ViewIdentity& view, std::string_view key,
+                                 storage::Backend* engine,
+                                 const std::string& staged_file,
+                                 const SetOptions& options) {
+  struct Drop {
+    storage::Backend* engine;
+    const std::string& path;
+    ~Drop() { engine->DropStaged(path); }
+  } drop{engine, staged_file};
+  storage::UniqueFd fd(::open(staged_file.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd.valid()) return storage::ErrnoStatus("open", staged_file);
+  struct stat st;
+  if (::fstat(fd.get(), &st) != 0) {
+    return storage::ErrnoStatus("stat", staged_file);
+  }
+  const size_t size = static_cast<size_t>(st.st_size);
+  if (size == 0) return Set(view, key, "", options);  // The file emptied.
+  // The staged file is this process's own (no other writer, and other
+  // processes remove temp files only once their writer is gone), so the
+  // mapping cannot lose its pages under it.
+  void* addr = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd.get(), 0);
+  if (addr == MAP_FAILED) return storage::ErrnoStatus("map", staged_file);
+  struct Unmap {
+    void* addr;
+    size_t size;
+    ~Unmap() { ::munmap(addr, size); }
+  } unmap{addr, size};
+  ::madvise(addr, size, MADV_SEQUENTIAL);
+  return PutValue(view, key,
+                  std::string_view(static_cast<const char*>(addr), size),
+                  options, engine, staged_file);
 }
 
 Result<std::vector<Ref>> StoreImpl::SetMany(const ViewIdentity& view,

@@ -38,6 +38,8 @@ class StoreImpl {
 
   Result<Ref> Set(const ViewIdentity& view, std::string_view key,
                   std::string_view value, const SetOptions& options);
+  Result<Ref> SetFile(const ViewIdentity& view, std::string_view key,
+                      const std::string& path, const SetOptions& options);
   Result<std::vector<Ref>> SetMany(const ViewIdentity& view,
                                    std::span<const SetItem> items);
   Result<Ref> Append(const ViewIdentity& view, std::string_view key,
@@ -190,6 +192,19 @@ class StoreImpl {
   Result<PreparedPut> PreparePut(const ViewIdentity& view, std::string_view key,
                                  std::string_view value,
                                  const SetOptions& options);
+  // Set's work, `value` taken from `staged_file` of `engine` when given
+  // (a file from Backend::StageFile that `value` maps), which the engine
+  // may move into place.
+  Result<Ref> PutValue(const ViewIdentity& view, std::string_view key,
+                       std::string_view value, const SetOptions& options,
+                       storage::Backend* engine,
+                       const std::string& staged_file);
+  // SetFile of a file `engine` has staged as `staged_file`: maps it as the
+  // value, puts it, and drops the staged file whatever happens.
+  Result<Ref> SetStaged(const ViewIdentity& view, std::string_view key,
+                        storage::Backend* engine,
+                        const std::string& staged_file,
+                        const SetOptions& options);
   // Caches what a put wrote; returns the static ref of its version.
   Ref AfterPut(storage::Backend* engine, const storage::WriteResult& written,
                std::string_view value) EXCLUDES(mu_);

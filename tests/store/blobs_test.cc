@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "common/files.h"
 #include "store/test_util.h"
 
 namespace ctxkit::testing {
@@ -12,12 +13,23 @@ namespace {
 
 class BlobsTest : public StoreTest {
  protected:
-  uint64_t BlobFilesOnDisk() const {
-    uint64_t n = 0;
-    std::string dir = home() + "/blobs";
+  // Regular files under blobs/ (every level) or directly in blobs/tmp
+  // (staged or half-written copies).
+  uint64_t BlobFilesOnDisk() const { return FilesIn("/blobs", true); }
+  uint64_t TempFilesOnDisk() const { return FilesIn("/blobs/tmp", false); }
+
+ private:
+  uint64_t FilesIn(const std::string& sub, bool recursive) const {
+    const std::string dir = home() + sub;
     if (!std::filesystem::exists(dir)) return 0;
-    for (const auto& e : std::filesystem::recursive_directory_iterator(dir)) {
-      if (e.is_regular_file()) ++n;
+    uint64_t n = 0;
+    auto count = [&n](const auto& entries) {
+      for (const auto& e : entries) n += e.is_regular_file() ? 1 : 0;
+    };
+    if (recursive) {
+      count(std::filesystem::recursive_directory_iterator(dir));
+    } else {
+      count(std::filesystem::directory_iterator(dir));
     }
     return n;
   }
@@ -133,6 +145,83 @@ TEST_F(BlobsTest, NoTemporaryFilesLeftBehind) {
   }
   EXPECT_EQ(BlobFilesOnDisk(), store_->Stats()->blob_files);
   EXPECT_EQ(store_->Stats()->blob_files, 5u);
+}
+
+TEST_F(BlobsTest, SetFileCopiesALargeFileWithoutTempFilesLeft) {
+  // 3 MiB: staged (copied into blobs/tmp by the kernel, hashed from the
+  // copy, renamed into place).
+  const std::string big = RandomBytes(30, 3 << 20);
+  const std::string path = home() + ".input";
+  WriteAll(path, big);
+  ASSERT_OK_AND_ASSIGN(Ref r, view().SetFile("big", path));
+  EXPECT_EQ(r.size_bytes, big.size());
+  ASSERT_OK_AND_ASSIGN(std::string got, view().Get("big"));
+  EXPECT_TRUE(got == big);
+  ASSERT_OK_AND_ASSIGN(std::vector<VersionMeta> vs, view().Versions("big"));
+  ASSERT_EQ(vs.size(), 1u);
+  EXPECT_EQ(vs[0].content_hash, Sha256Hex(big));
+  const uint64_t blobs = store_->Stats()->blob_files;
+  EXPECT_EQ(blobs, 1u);
+  EXPECT_EQ(BlobFilesOnDisk(), blobs);
+  EXPECT_EQ(TempFilesOnDisk(), 0u);
+  // The same content again is the same blob; the staged copy is dropped.
+  ASSERT_OK(view().SetFile("again", path));
+  EXPECT_EQ(store_->Stats()->blob_files, blobs);
+  EXPECT_EQ(BlobFilesOnDisk(), blobs);
+  // The version holds the file as copied, not the file.
+  WriteAll(path, "changed");
+  ASSERT_OK_AND_ASSIGN(got, view().Get("big"));
+  EXPECT_TRUE(got == big);
+  Reopen();
+  ASSERT_OK_AND_ASSIGN(got, view().Get("again"));
+  EXPECT_TRUE(got == big);
+}
+
+TEST_F(BlobsTest, SetFileOfOtherFilesReadsThem) {
+  const std::string small = RandomBytes(31, 5000);
+  const std::string big = RandomBytes(32, 2 << 20);
+  const std::string small_path = home() + ".small";
+  const std::string big_path = home() + ".big";
+  WriteAll(small_path, small);
+  WriteAll(big_path, big);
+  ASSERT_OK(view().SetFile("small", small_path));
+  ASSERT_OK_AND_ASSIGN(std::string got, view().Get("small"));
+  EXPECT_EQ(got, small);
+  // Session-only: the memory engine has no files to stage into.
+  SetOptions session_only;
+  session_only.persist = false;
+  ASSERT_OK(view().SetFile("mem", big_path, session_only));
+  ASSERT_OK_AND_ASSIGN(got, view().Get("mem"));
+  EXPECT_TRUE(got == big);
+  EXPECT_EQ(store_->Stats()->blob_files, 0u);
+  EXPECT_EQ(BlobFilesOnDisk(), 0u);
+}
+
+TEST_F(BlobsTest, SetFileFailuresLeaveTheStoreAsItWas) {
+  const std::string big = RandomBytes(33, 2 << 20);
+  const std::string path = home() + ".input";
+  WriteAll(path, big);
+  EXPECT_TRUE(view().SetFile("k", home() + ".absent").status().IsNotFound());
+  EXPECT_FALSE(view().SetFile("k", home()).ok());  // A directory.
+  // A bad key is refused before anything is copied.
+  EXPECT_TRUE(view().SetFile("", path).status().IsInvalidArgument());
+  // A stale expected version is refused in the transaction, after the
+  // blob file is in place (as for Set: an unreferenced blob file is
+  // harmless); no staged copy stays behind.
+  SetOptions stale;
+  stale.expected_version = 7;
+  EXPECT_TRUE(view().SetFile("k", path, stale).status().code() ==
+              StatusCode::kFailedPrecondition);
+  EXPECT_TRUE(view().Get("k").status().IsNotFound());
+  EXPECT_EQ(TempFilesOnDisk(), 0u);
+  // A read-only store refuses it and writes nothing.
+  Options read_only = options_;
+  read_only.read_only = true;
+  Reopen(read_only);
+  const uint64_t files = BlobFilesOnDisk();
+  EXPECT_FALSE(view().SetFile("k", path).ok());
+  EXPECT_EQ(BlobFilesOnDisk(), files);
+  EXPECT_EQ(TempFilesOnDisk(), 0u);
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <map>
 #include <memory>
@@ -53,6 +54,7 @@ std::vector<Step> Sequence() {
   const std::string big = Bytes('b', 200'000);
   const std::string chunk = Bytes('c', 100'000);
   const std::string big2 = Bytes('d', 300'000);
+  const std::string file = Bytes('f', 1'500'000);
   auto append = [](const std::string& key, const std::string& bytes) {
     return [key, bytes](View& v) {
       SetOptions o;
@@ -80,6 +82,15 @@ std::vector<Step> Sequence() {
        [](Model&) {}},  // Same bytes, now global.
       {"big2", [big2](View& v) { return SetIn(v, "big2", big2); },
        [big2](Model& m) { m["big2"] = big2; }},
+      // A file large enough to be staged (copied in the kernel, then
+      // renamed into place as its blob).
+      {"file",
+       [file](View& v) {
+         const std::string path = ::testing::TempDir() + "/fault_walk_file";
+         std::ofstream(path, std::ios::binary) << file;
+         return v.SetFile("file", path).status();
+       },
+       [file](Model& m) { m["file"] = file; }},
   };
 }
 
@@ -219,7 +230,7 @@ TEST_F(FaultWalkTest, EveryFailedWriteFsyncOrRenameLeavesAConsistentStore) {
               static_cast<unsigned long long>(total), failures_seen);
   // The faults reached the sequence's steps (not only opening).
   EXPECT_GT(failures_seen, static_cast<int>(total / 2));
-  EXPECT_EQ(full.size(), 5u);
+  EXPECT_EQ(full.size(), 6u);
 }
 
 }  // namespace
