@@ -362,13 +362,13 @@ class View {
 
   // Set of the whole content of the file at `path`. A large regular file
   // (1 MiB and more) going to the default engine is copied into the store
-  // by the kernel and hashed from that copy: its bytes are never read into
-  // this process's memory, and a change to the file during the call
-  // cannot leave a version that disagrees with its hash (the version holds
-  // the file as copied). Other files (small ones, pipes, a session-only
-  // value, the PostgreSQL engine) are read and stored as Set stores them.
-  // NotFound, PermissionDenied or IoError when the file cannot be read;
-  // otherwise fails as Set does, and the store is unchanged then.
+  // by the kernel and hashed from that copy, read through a mapping: its
+  // bytes are never copied into a buffer of this process, and a change to
+  // the file during the call cannot leave a version that disagrees with
+  // its hash (the version holds the file as copied). Other files (small ones,
+  // pipes, a session-only value, the PostgreSQL engine) are read and stored as
+  // Set stores them. NotFound, PermissionDenied or IoError when the file cannot
+  // be read; otherwise fails as Set does, and the store is unchanged then.
   Result<Ref> SetFile(std::string_view key, const std::string& path,
                       const SetOptions& options = {});
 

@@ -16,6 +16,7 @@
 #include "cli/output.h"
 #include "ctxkit/ref.h"
 #include "ctxkit/store.h"
+#include "storage/file_util.h"
 #include "storage/posix_io.h"
 #include "text/json_parse.h"
 
@@ -119,18 +120,14 @@ int PrintRef(Context& ctx, const Ref& ref) {
   return kExitOk;
 }
 
-// set --file: the store copies a large file in the kernel (View::SetFile).
-// Tokens are counted at write time only up to kEagerTokenCountMaxBytes, as
-// for any value.
-int RunSetFile(Context& ctx, const WriteArgs& a, SetOptions opts) {
-  struct stat st;
-  if (::stat(a.file.c_str(), &st) != 0) {
-    return ReportError(storage::ErrnoStatus("cannot open", a.file));
-  }
+// set --file of a regular file: the store copies a large one in the kernel
+// (View::SetFile). Tokens are counted at write time only up to
+// kEagerTokenCountMaxBytes, as for any value.
+int SetRegularFile(Context& ctx, const WriteArgs& a, SetOptions opts,
+                   uint64_t size) {
   Result<View*> view = ctx.OpenView();
   if (!view.ok()) return ReportError(view.status());
-  opts.count_tokens =
-      static_cast<uint64_t>(st.st_size) <= kEagerTokenCountMaxBytes;
+  opts.count_tokens = size <= kEagerTokenCountMaxBytes;
   Result<Ref> ref = (*view)->SetFile(a.key, a.file, opts);
   if (!ref.ok()) return ReportError(ref.status());
   return PrintRef(ctx, *ref);
@@ -139,11 +136,20 @@ int RunSetFile(Context& ctx, const WriteArgs& a, SetOptions opts) {
 int RunSet(Context& ctx, const WriteArgs& a) {
   Result<SetOptions> opts = PrepareWrite(a, ctx);
   if (!opts.ok()) return ReportError(opts.status());
-  if (!a.file.empty() && opts->type != ValueType::kJson) {
-    return RunSetFile(ctx, a, *opts);
+  Result<std::string> value = std::string();
+  if (!a.file.empty()) {
+    // Opened before the store, so that its errors come first.
+    Result<storage::UniqueFd> fd = OpenFile(a.file);
+    if (!fd.ok()) return ReportError(fd.status());
+    struct stat st;
+    if (opts->type != ValueType::kJson && ::fstat(fd->get(), &st) == 0 &&
+        S_ISREG(st.st_mode)) {
+      return SetRegularFile(ctx, a, *opts, static_cast<uint64_t>(st.st_size));
+    }
+    value = storage::ReadToEnd(fd->get(), a.file);  // A pipe, or json.
+  } else {
+    value = ReadValue(a.value_opt->count() > 0, a.value, "");
   }
-  Result<std::string> value =
-      ReadValue(a.value_opt->count() > 0, a.value, a.file);
   if (!value.ok()) return ReportError(value.status());
   if (opts->type == ValueType::kJson) {
     Status s = text::CheckJson(*value, "the value (--type json)");

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <string>
 
+#include "core/status_macros.h"
 #include "storage/file_util.h"
 
 namespace ctxkit::cli {
@@ -17,18 +18,21 @@ Result<std::string> ReadStdin() {
   return storage::ReadToEnd(STDIN_FILENO, "stdin");
 }
 
-Result<std::string> ReadFile(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
+Result<storage::UniqueFd> OpenFile(const std::string& path) {
+  storage::UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd.valid()) {
     int err = errno;
     std::string msg = "cannot open " + path + ": " + std::strerror(err);
     if (err == ENOENT) return Status::NotFound(msg);
     if (err == EACCES) return Status::PermissionDenied(msg);
     return Status::IoError(msg);
   }
-  Result<std::string> data = storage::ReadToEnd(fd, path);
-  ::close(fd);
-  return data;
+  return fd;
+}
+
+Result<std::string> ReadFile(const std::string& path) {
+  CTXKIT_ASSIGN_OR_RETURN(storage::UniqueFd fd, OpenFile(path));
+  return storage::ReadToEnd(fd.get(), path);
 }
 
 Status WriteStdout(std::string_view bytes) {

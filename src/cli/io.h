@@ -10,13 +10,18 @@
 #include <string_view>
 
 #include "ctxkit/status.h"
+#include "storage/posix_io.h"
 
 namespace ctxkit::cli {
 
 // Everything on standard input until EOF.
 Result<std::string> ReadStdin();
 
-// The whole file at `path`. NotFound when it does not exist.
+// `path` opened for reading: NotFound when it does not exist,
+// PermissionDenied when it may not be read, else IoError on failure.
+Result<storage::UniqueFd> OpenFile(const std::string& path);
+
+// The whole file at `path`; fails as OpenFile does, or IoError.
 Result<std::string> ReadFile(const std::string& path);
 
 // Writes `bytes` to standard output unchanged.

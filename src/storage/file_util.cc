@@ -171,6 +171,10 @@ Status CopyFileContents(int src, int dst, const std::string& dst_path) {
   enum class Way { kCopyFileRange, kSendfile, kReadWrite };
   Way way = Way::kCopyFileRange;
   off_t in = 0;  // Explicit: from the start, whatever src's position.
+  // Some file systems end a kernel copy early with 0: only read() is
+  // trusted to say the file ended before the size it had.
+  struct stat st;
+  const off_t size = ::fstat(src, &st) == 0 ? st.st_size : 0;
   constexpr size_t kStep = size_t{1} << 30;
   char buf[1 << 16];
   while (true) {
@@ -190,6 +194,10 @@ Status CopyFileContents(int src, int dst, const std::string& dst_path) {
           in += n;
         }
         break;
+    }
+    if (n == 0 && way != Way::kReadWrite && in < size) {
+      way = Way::kReadWrite;
+      continue;
     }
     if (n == 0) return Status::Ok();
     if (n > 0) continue;
@@ -281,7 +289,7 @@ Result<std::string> ReadToEnd(int fd, std::string_view what) {
     const ssize_t n = ::read(fd, into, room ? out.size() - got : sizeof(probe));
     if (n < 0) {
       if (errno == EINTR) continue;
-      return ErrnoStatus("read", what);
+      return ErrnoStatus("cannot read", what);
     }
     if (n == 0) break;
     if (!room) {
