@@ -1,5 +1,6 @@
 # Type stubs of the native extension ctxkit._ctxkit (python/src/*.cc).
 # tests/python/test_stubs.py checks them against the built module.
+import os
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 _Bytes = Union[str, bytes]
@@ -305,6 +306,10 @@ class View:
     def set(self, key: str, value: _Value, *, scope: str = "", type: str = "text",
             persist: bool = True, tags: Sequence[str] = ..., producer: str = "",
             count_tokens: bool = False, expected_version: int = 0) -> Ref: ...
+    def set_file(self, key: str, path: Union[str, "os.PathLike[str]"], *,
+                 scope: str = "", type: str = "text", persist: bool = True,
+                 tags: Sequence[str] = ..., producer: str = "",
+                 count_tokens: bool = False, expected_version: int = 0) -> Ref: ...
     def set_many(self, items: Sequence[tuple[str, _Bytes]], *, scope: str = "",
                  type: str = "text", persist: bool = True, tags: Sequence[str] = ...,
                  producer: str = "", count_tokens: bool = False) -> List[Ref]: ...

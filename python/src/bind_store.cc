@@ -1,5 +1,8 @@
 // ctxkit.Store and the value calls of ctxkit.View (set/get/ref/list/...),
 // with the metadata classes they return.
+#include <pybind11/stl/filesystem.h>
+
+#include <filesystem>
 #include <memory>
 #include <vector>
 
@@ -198,6 +201,26 @@ void BindValueCalls(py::class_<View>& view) {
           "static ref.\n"
           "expected_version > 0 makes it a compare-and-set "
           "(FailedPreconditionError when the latest differs).")
+      .def(
+          "set_file",
+          [](View& v, const std::string& key, const std::filesystem::path& path,
+             const std::string& scope, const std::string& type, bool persist,
+             std::vector<std::string> tags, std::string producer,
+             bool count_tokens, uint64_t expected_version) {
+            SetOptions options = MakeSetOptions(
+                scope, type, persist, std::move(tags), std::move(producer),
+                count_tokens, expected_version);
+            return Call([&] { return v.SetFile(key, path.string(), options); });
+          },
+          py::arg("key"), py::arg("path"), py::kw_only(), py::arg("scope") = "",
+          py::arg("type") = "text", py::arg("persist") = true,
+          py::arg("tags") = std::vector<std::string>{},
+          py::arg("producer") = "", py::arg("count_tokens") = false,
+          py::arg("expected_version") = 0,
+          "Writes the whole file at path (str or os.PathLike) as a new "
+          "version of key; returns its static ref.\n"
+          "A large regular file is copied into the store by the kernel and "
+          "hashed from that copy, never read into Python.")
       .def(
           "set_many",
           [](View& v,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pathlib
 import subprocess
 
 import pytest
@@ -36,6 +37,24 @@ def test_versions_static_and_dynamic_refs(view: ctxkit.View) -> None:
     with pytest.raises(ctxkit.NotFoundError):
         view.get("k")
     assert view.get(first) == b"one"
+
+
+def test_set_file_stores_the_file_as_copied(view: ctxkit.View,
+                                            tmp_path: pathlib.Path) -> None:
+    big = bytes(range(256)) * (3 << 12)  # 3 MiB: copied by the kernel.
+    path = tmp_path / "big.bin"
+    path.write_bytes(big)
+    ref = view.set_file("big", path, tags=["input"])
+    assert ref.size == len(big) and ref.version == 1
+    path.write_bytes(b"changed afterwards")
+    assert view.get("big") == big
+    small = tmp_path / "small.txt"
+    small.write_text("a small file")
+    assert view.get(view.set_file("small", str(small))) == b"a small file"
+    with pytest.raises(ctxkit.NotFoundError):
+        view.set_file("gone", tmp_path / "absent")
+    with pytest.raises(ctxkit.NotFoundError):
+        view.get("gone")
 
 
 def test_ref_wire_form_round_trips_with_the_cli(home: str, ctxkit_binary: str) -> None:
