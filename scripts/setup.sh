@@ -20,6 +20,7 @@ packages=(
   jq  # tests/cli/docs_examples_test.cc runs the docs' `ctxkit ... | jq` example
   time  # bench/large_values.py: a child's own peak RSS (/usr/bin/time -f %M)
   sqlite3  # bench/process_start.py, bench/scale.py: the sqlite3 CLI anchors
+  wordnet-base  # find widens queries with WordNet's related words (docs/index.md)
   # The Python package (python/): Debian's interpreter, headers and pybind11;
   # venv for `pip install .`; pytest for its tests.
   python3 python3-dev python3-venv pybind11-dev python3-pytest

@@ -258,6 +258,8 @@ struct VariableFindOptions {
   // Empty: BM25 only (as FindOptions; the CLI and MCP server fill it from
   // CTXKIT_EMBED_*).
   EmbeddingsConfig embeddings;
+  // Related words count too (FindOptions::widen).
+  bool widen = true;
 };
 
 // ---------------------------------------------------------------------------

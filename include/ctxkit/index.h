@@ -94,6 +94,16 @@ struct FindOptions {
   uint64_t max_value_bytes = 64ull << 20;
   // Bound on FindHit::preview, in bytes.
   size_t preview_bytes = 240;
+  // Widen the query with related words from WordNet (Debian's
+  // wordnet-base, read from /usr/share/wordnet): for each query word and
+  // each run of words WordNet knows as one ("coffee maker"), its base
+  // forms, synonyms, derived, more general and more specific words
+  // (stand-ins), each counting for less than the word itself; one query
+  // word's stand-ins count once together, as its best match
+  // (docs/index.md, "Ranking"). Without the database the query is not
+  // widened and FindResult::notes says why. false: the query's own words
+  // only.
+  bool widen = true;
   // The embeddings endpoint; base_url or model empty: BM25 only. The
   // library never reads the environment.
   EmbeddingsConfig embeddings;
@@ -111,8 +121,10 @@ struct FindHit {
   uint64_t byte_offset = 0;
   uint64_t byte_length = 0;
   uint32_t tokens = 0;  // o200k tokens of the chunk.
-  // Higher is better. BM25: the negated FTS5 bm25() value. Fused: the RRF
-  // score, sum of 1/(60 + rank) over the methods that ranked the chunk.
+  // Higher is better. BM25: BM25 over the query's words and their
+  // stand-ins plus a proximity term (docs/index.md, "Ranking"). Fused:
+  // the RRF score, sum of 1/(60 + rank) over the methods that ranked the
+  // chunk.
   double score = 0;
   std::string method;  // kMethodBm25 or kMethodFused.
   // 1-based rank of the chunk in each ranking; 0 when it ranked nowhere
@@ -120,7 +132,8 @@ struct FindHit {
   uint32_t bm25_rank = 0;
   uint32_t embedding_rank = 0;
   // The matching passage: the chunk's text from the start of its line that
-  // holds the most query terms (the chunk's start when none does), at most
+  // holds the most of the query, the asker's own words counting more than
+  // their stand-ins (the chunk's start when none does), at most
   // FindOptions::preview_bytes, cut before a split UTF-8 character, line
   // breaks kept.
   std::string preview;

@@ -310,10 +310,11 @@ takes the View to read through.)doc")
           "find_relevant",
           [](const PyContext& c, View& view, const std::string& name,
              const std::string& query, size_t top_k, uint32_t chunk_tokens,
-             std::optional<EmbeddingsConfig> embeddings) {
+             bool widen, std::optional<EmbeddingsConfig> embeddings) {
             VariableFindOptions options;
             options.top_k = top_k;
             options.chunk_tokens = chunk_tokens;
+            options.widen = widen;
             if (embeddings) options.embeddings = std::move(*embeddings);
             return c.Read([&](const ExternalizedContext& x) {
               return x.FindRelevant(view, name, query, options);
@@ -321,7 +322,7 @@ takes the View to read through.)doc")
           },
           py::arg("view"), py::arg("name"), py::arg("query"), py::kw_only(),
           py::arg("top_k") = 5, py::arg("chunk_tokens") = 256,
-          py::arg("embeddings") = py::none())
+          py::arg("widen") = true, py::arg("embeddings") = py::none())
       .def(
           "len",
           [](const PyContext& c, const std::string& name) {

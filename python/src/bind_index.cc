@@ -50,7 +50,7 @@ model, optional api_key); without one, ranking is BM25 alone.)doc")
       "find_relevant",
       [](View& v, const std::string& query, std::optional<KeyOrRef> target,
          const std::string& scope, const std::string& prefix, size_t top_k,
-         uint32_t chunk_tokens, size_t preview_bytes,
+         uint32_t chunk_tokens, size_t preview_bytes, bool widen,
          std::optional<EmbeddingsConfig> embeddings) {
         FindOptions options;
         if (target) {
@@ -66,16 +66,18 @@ model, optional api_key); without one, ranking is BM25 alone.)doc")
         options.top_k = top_k;
         options.chunk_tokens = chunk_tokens;
         options.preview_bytes = preview_bytes;
+        options.widen = widen;
         if (embeddings) options.embeddings = std::move(*embeddings);
         return Call([&] { return FindRelevant(v, query, options); });
       },
       py::arg("query"), py::arg("target") = py::none(), py::kw_only(),
       py::arg("scope") = "", py::arg("key_prefix") = "", py::arg("top_k") = 5,
       py::arg("chunk_tokens") = 256, py::arg("preview_bytes") = 240,
-      py::arg("embeddings") = py::none(),
+      py::arg("widen") = true, py::arg("embeddings") = py::none(),
       "The top_k passages most relevant to query, in one value (target: a key\n"
       "or Ref) or across every value the view sees (filtered by "
-      "scope/key_prefix).");
+      "scope/key_prefix). widen=False matches the query's own words only\n"
+      "(otherwise related words from WordNet count too, for less).");
 }
 
 }  // namespace ctxkit::python

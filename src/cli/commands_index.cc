@@ -33,6 +33,7 @@ struct FindArgs {
   uint64_t top = 5;
   uint64_t chunk_tokens = 256;
   uint64_t preview = 240;
+  bool literal = false;
 };
 
 // One line per hit for people: the preview's line breaks would break the
@@ -57,6 +58,7 @@ int RunFind(Context& ctx, const FindArgs& a) {
   o.chunk_tokens =
       static_cast<uint32_t>(std::min<uint64_t>(a.chunk_tokens, UINT32_MAX));
   o.preview_bytes = a.preview;
+  o.widen = !a.literal;
   Result<View*> view = ctx.OpenView();
   if (!view.ok()) return ReportError(view.status());
   Result<FindResult> r = FindRelevant(**view, a.query, o);
@@ -200,6 +202,9 @@ void RegisterIndexCommands(CLI::App& app, CommandTable& table) {
                   "Preview bytes per hit (default 240)")
       ->type_name("N")
       ->check(UnsignedNumber());
+  sub->add_flag("--literal", a->literal,
+                "Match only the query's own words (by default related words "
+                "from WordNet count too, for less)");
   table.Add(sub, [a](Context& ctx) { return RunFind(ctx, *a); });
 
   auto c = std::make_shared<ChunkArgs>();

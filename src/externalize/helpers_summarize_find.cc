@@ -31,6 +31,7 @@ FindOptions BaseFindOptions(const VariableFindOptions& options) {
   FindOptions fo;
   fo.chunk_tokens = options.chunk_tokens;
   fo.embeddings = options.embeddings;
+  fo.widen = options.widen;
   return fo;
 }
 

@@ -16,10 +16,12 @@
 
 #include "core/status_macros.h"
 #include "ctxkit/index.h"
+#include "index/concept_rank.h"
 #include "index/index_db.h"
 #include "index/index_rows.h"
 #include "index/query_terms.h"
 #include "index/region_sync.h"
+#include "index/thesaurus.h"
 #include "llm/embeddings_client.h"
 #include "storage/sqlite_db.h"
 #include "store/store_internals.h"
@@ -243,8 +245,11 @@ struct Ranked {
 // re-chunked whole, in one transaction), so bounding rowid lets FTS5 skip
 // the posting lists of every other variable instead of matching the whole
 // index and filtering afterwards.
-Result<std::vector<Ranked>> RankBm25(SqliteDb* db, const std::string& match,
-                                     size_t limit, const CoverFilter& filter) {
+Result<std::vector<Ranked>> RankBm25(
+    SqliteDb* db, const std::vector<index::WeightedTerm>& terms, size_t limit,
+    const CoverFilter& filter) {
+  const std::string match = index::MatchExpression(index::TermTexts(terms));
+  const std::string weights = index::RankWeights(terms);
   int64_t lo = 0;
   int64_t hi = INT64_MAX;
   if (!filter.obj.empty()) {
@@ -262,27 +267,29 @@ Result<std::vector<Ranked>> RankBm25(SqliteDb* db, const std::string& match,
       auto q,
       db->PrepareDynamic(
           filter.whole
-              ? std::string("SELECT rowid, rank FROM chunk_text "
+              ? std::string("SELECT rowid, ctxkit_rank(chunk_text, ?900) AS s "
+                            "FROM chunk_text "
                             "WHERE chunk_text MATCH ?1 "
                             "AND rowid BETWEEN ?3 AND ?4 "
-                            "ORDER BY rank LIMIT ?2")
-              : "SELECT t.rowid, t.rank FROM chunk_text t "
+                            "ORDER BY s DESC LIMIT ?2")
+              : "SELECT t.rowid, ctxkit_rank(t.chunk_text, ?900) AS s "
+                "FROM chunk_text t "
                 "JOIN chunks c ON c.id = t.rowid "
                 "JOIN objects o ON o.obj = c.obj "
                 "WHERE t.chunk_text MATCH ?1 AND t.rowid BETWEEN ?3 AND ?4 "
                 "AND " +
-                    filter.Sql(5) + " ORDER BY t.rank LIMIT ?2"));
+                    filter.Sql(5) + " ORDER BY s DESC LIMIT ?2"));
   q->BindText(1, match)
       .Bind(2, static_cast<int64_t>(limit))
       .Bind(3, lo)
-      .Bind(4, hi);
+      .Bind(4, hi)
+      .BindText(900, weights);
   filter.Bind(q.get(), 5);
   std::vector<Ranked> out;
   while (true) {
     CTXKIT_ASSIGN_OR_RETURN(bool row, q->Step());
     if (!row) break;
-    // FTS5's bm25() is lower-is-better; flip it so higher is better.
-    out.push_back({q->Int(0), -std::strtod(q->Text(1).c_str(), nullptr)});
+    out.push_back({q->Int(0), std::strtod(q->Text(1).c_str(), nullptr)});
   }
   return out;
 }
@@ -398,6 +405,13 @@ void TrimPartialChar(std::string* s) {
   if (lead >= 0xC0 && n - (i - 1) < want) s->resize(i - 1);
 }
 
+// A related word in more than this share of the index's chunks (but at
+// least the minimum, at most the maximum) is left out of a widened query:
+// it would score little and cost much.
+constexpr double kMaxRelatedShare = 0.02;
+constexpr int64_t kMinRelatedDocs = 20;
+constexpr int64_t kMaxRelatedDocs = 2000;
+
 // How much of a hit's chunk is read to choose its preview.
 constexpr uint64_t kPassageBytes = 64 << 10;
 
@@ -410,13 +424,16 @@ bool HoldsTerm(std::string_view line, std::string_view term) {
   return line.find(term.substr(0, stem)) != std::string_view::npos;
 }
 
-// Offset of the line of `text` holding the most distinct query terms (the
-// first such line); 0 when no line holds any.
+// Offset of the line of `text` that holds the most of the query: the sum
+// over groups of the best weight of the group's phrases on the line (so
+// the asker's own words count most); the first such line, 0 when no line
+// holds any.
 size_t MatchingLine(std::string_view text,
-                    const std::vector<std::string>& terms) {
+                    const std::vector<index::WeightedTerm>& terms) {
   size_t best = 0;
-  size_t best_count = 0;
+  double best_score = 0;
   std::string lower;
+  std::unordered_map<int, double> groups;
   for (size_t begin = 0; begin < text.size();) {
     size_t end = text.find('\n', begin);
     if (end == std::string_view::npos) end = text.size();
@@ -424,11 +441,17 @@ size_t MatchingLine(std::string_view text,
     for (char& c : lower) {
       if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
     }
-    size_t count = 0;
-    for (const std::string& term : terms) count += HoldsTerm(lower, term);
-    if (count > best_count) {
+    groups.clear();
+    for (const index::WeightedTerm& t : terms) {
+      if (t.weight > groups[t.group] && HoldsTerm(lower, t.text)) {
+        groups[t.group] = t.weight;
+      }
+    }
+    double score = 0;
+    for (const auto& [group, weight] : groups) score += weight;
+    if (score > best_score) {
       best = begin;
-      best_count = count;
+      best_score = score;
     }
     begin = end + 1;
   }
@@ -436,7 +459,7 @@ size_t MatchingLine(std::string_view text,
 }
 
 Result<FindHit> LoadHit(SqliteDb* db, View& view, int64_t chunk,
-                        const std::vector<std::string>& terms,
+                        const std::vector<index::WeightedTerm>& terms,
                         size_t preview_bytes) {
   CTXKIT_ASSIGN_OR_RETURN(
       auto q, db->Prepare("SELECT c.obj, c.offset, c.length, c.tokens, o.key, "
@@ -534,6 +557,26 @@ FusedOrder FuseRanks(const std::vector<Ranked>& by_bm25,
   return order;
 }
 
+// The phrases to match and how each counts (index::WidenedTerms): the
+// query's words, and with options.widen and WordNet installed, their
+// related words that occur in the index without being common in it.
+Result<std::vector<index::WeightedTerm>> QueryPhrases(
+    SqliteDb* db, std::string_view query, const FindOptions& options,
+    FindResult* result) {
+  const index::Thesaurus* thesaurus = nullptr;
+  if (options.widen) {
+    std::string why;
+    thesaurus = index::Thesaurus::Default(&why);
+    if (thesaurus == nullptr) {
+      result->notes.push_back("query not widened with related words: " + why);
+    }
+  }
+  CTXKIT_RETURN_IF_ERROR(index::RegisterConceptRank(db));
+  return index::KeepUsefulTerms(db, index::WidenedTerms(query, thesaurus),
+                                kMaxRelatedShare, kMinRelatedDocs,
+                                kMaxRelatedDocs);
+}
+
 }  // namespace
 
 Result<FindResult> FindRelevant(View& view, std::string_view query,
@@ -571,14 +614,16 @@ Result<FindResult> FindRelevant(View& view, std::string_view query,
   const bool fused = by_vector.has_value();
 
   // 3. Rank.
-  CTXKIT_ASSIGN_OR_RETURN(std::vector<Ranked> by_bm25,
-                          RankBm25(db.get(), index::MatchExpression(terms),
-                                   fused ? pool : options.top_k, filter));
+  CTXKIT_ASSIGN_OR_RETURN(std::vector<index::WeightedTerm> weighted,
+                          QueryPhrases(db.get(), query, options, &result));
+  CTXKIT_ASSIGN_OR_RETURN(
+      std::vector<Ranked> by_bm25,
+      RankBm25(db.get(), weighted, fused ? pool : options.top_k, filter));
   FusedOrder order = fused ? FuseRanks(by_bm25, *by_vector, options.top_k)
                            : Bm25Order(by_bm25);
   result.method = std::string(fused ? kMethodFused : kMethodBm25);
   for (const auto& [chunk, f] : order) {
-    CTXKIT_ASSIGN_OR_RETURN(FindHit h, LoadHit(db.get(), view, chunk, terms,
+    CTXKIT_ASSIGN_OR_RETURN(FindHit h, LoadHit(db.get(), view, chunk, weighted,
                                                options.preview_bytes));
     h.score = f.score;
     h.method = result.method;

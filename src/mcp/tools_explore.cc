@@ -84,6 +84,7 @@ Result<ToolResult> RunFindRelevant(ClientState& c, const Json& a) {
   o.embeddings = c.options.embeddings.value_or(env::EmbeddingsFromEnv());
   o.top_k = U64Arg(a, "top_k", 5);
   o.key_prefix = StrArg(a, "key_prefix");
+  o.widen = BoolArg(a, "widen", true);
   if (a.contains("key") || a.contains("ref")) {
     // One variable, named as every key-or-ref tool names it ("scope" is
     // where a key is looked up).
@@ -194,8 +195,11 @@ void AddExploreTools(std::vector<ToolDef>& tools) {
             {"ref", RefProp()},
             {"scope", ScopeProp("Only this scope (with key: where to look it "
                                 "up).")},
-            {"key_prefix",
-             StringProp("Only keys starting with this.", 0, 256)}},
+            {"key_prefix", StringProp("Only keys starting with this.", 0, 256)},
+            {"widen",
+             BoolProp("Also match related words (synonyms, more general and "
+                      "more specific words; default true). false: only the "
+                      "query's own words.")}},
            {"query"}),
        true, false, true, RunFindRelevant});
   tools.push_back(

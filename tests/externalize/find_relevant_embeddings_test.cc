@@ -34,11 +34,18 @@ TEST_F(ExternalizeTest, FindRelevantUsesEmbeddingsWhenConfigured) {
   ASSERT_EQ(r->hits.size(), 1u);
   EXPECT_EQ(r->hits[0].key, "file:/a.txt");
   EXPECT_FALSE(server.bodies().empty());
-  // Without embeddings, BM25 alone: "car" is in neither file.
-  auto bm25 = ctx->FindRelevant(*view_, "files", "car", {.top_k = 1});
+  // Without embeddings, BM25 alone: the word "car" is in neither file ...
+  auto bm25 =
+      ctx->FindRelevant(*view_, "files", "car", {.top_k = 1, .widen = false});
   ASSERT_TRUE(bm25.ok());
   EXPECT_EQ(bm25->method, "bm25");
   EXPECT_TRUE(bm25->hits.empty());
+  // ... but WordNet knows "automobile" as one of its synonyms.
+  auto widened = ctx->FindRelevant(*view_, "files", "car", {.top_k = 1});
+  ASSERT_TRUE(widened.ok());
+  EXPECT_EQ(widened->method, "bm25");
+  ASSERT_EQ(widened->hits.size(), 1u);
+  EXPECT_EQ(widened->hits[0].key, "file:/a.txt");
 }
 
 }  // namespace

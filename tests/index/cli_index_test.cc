@@ -73,6 +73,26 @@ TEST_F(CliIndexTest, FindPrintsRefsAndJson) {
   EXPECT_EQ(code, 2);
 }
 
+TEST_F(CliIndexTest, FindWidensWithRelatedWordsUnlessLiteral) {
+  int code = 0;
+  Run("set garage 'an automobile dealer sells tyres'", &code);
+  ASSERT_EQ(code, 0);
+  Run("set kitchen 'the oven was mended on Monday'", &code);
+  ASSERT_EQ(code, 0);
+  // "car" and "repaired" are in neither value; WordNet relates them to
+  // "automobile" and "mended".
+  auto j = nlohmann::json::parse(Run("find 'car' --json", &code));
+  EXPECT_EQ(code, 0);
+  ASSERT_EQ(j["hits"].size(), 1u) << j.dump();
+  EXPECT_EQ(j["hits"][0]["key"], "garage");
+  j = nlohmann::json::parse(Run("find 'who repaired it' --json", &code));
+  ASSERT_EQ(j["hits"].size(), 1u) << j.dump();
+  EXPECT_EQ(j["hits"][0]["key"], "kitchen");
+  j = nlohmann::json::parse(Run("find 'car' --literal --json", &code));
+  EXPECT_EQ(code, 0);
+  EXPECT_TRUE(j["hits"].empty()) << j.dump();
+}
+
 TEST_F(CliIndexTest, ChunkPrintsRangesAndJson) {
   int code = 0;
   Run("set notes 'first paragraph line one\nline two\n\nsecond paragraph\n'",

@@ -1,6 +1,7 @@
 // Needle-in-a-haystack retrieval cases for find_relevant, shared by the
 // test (tests/index/needle_test.cc, small) and the benchmark
-// (bench/needle_bench.cc, 100 cases of ~132k tokens).
+// (bench/needle_bench.cc, 100 cases of ~132k tokens), and the reworded
+// cases (tests/index/reworded_test.cc, the same benchmark).
 //
 // A haystack is real text found on this machine — the license texts in
 // /usr/share/common-licenses (every Debian system has them) and, when
@@ -40,6 +41,11 @@ struct Case {
   std::string question;
   size_t tokens = 0;  // o200k tokens of the haystack.
 };
+
+// Whether the chunk [offset, offset + length) holds the case's whole fact.
+inline bool HoldsFact(const Case& c, uint64_t offset, uint64_t length) {
+  return offset <= c.fact_begin && c.fact_end <= offset + length;
+}
 
 struct Paragraph {
   std::string text;  // Ends with "\n\n".
@@ -206,21 +212,14 @@ inline std::string Fill(std::string s, const std::string& p,
   return s;
 }
 
-// Case `index` of a run: a haystack of about `target_tokens` tokens from
-// `corpus` with the fact planted at depth (index * 37 % 100) percent.
-inline Case MakeCase(const std::vector<Paragraph>& corpus, uint64_t index,
-                     size_t target_tokens) {
-  Rng rng{index * 7919 + 17};
-  const Template& t = Templates()[index % Templates().size()];
-  const std::string person =
-      rng.Pick(FirstNames()) + " " + rng.Pick(LastNames());
-  const std::string org = rng.Pick(Orgs());
-  const std::string city = rng.Pick(Cities());
-  const std::string num = std::to_string(10 + rng.Next() % 89);
-  const std::string name = rng.Pick(Names());
+// A haystack of about `target_tokens` tokens from `corpus`, paragraphs
+// drawn by `rng`, with `fact` planted at depth (index * 37 % 100) percent.
+inline Case PlantFact(const std::vector<Paragraph>& corpus, Rng& rng,
+                      uint64_t index, size_t target_tokens, std::string fact,
+                      std::string question) {
   Case c;
-  c.fact = Fill(t.fact, person, org, city, num, name);
-  c.question = Fill(t.question, person, org, city, num, name);
+  c.fact = std::move(fact);
+  c.question = std::move(question);
   const Tokenizer* tok = *Tokenizer::Get();
   const size_t fact_tokens = tok->Count(c.fact + "\n\n");
   const size_t depth = (index * 37 % 100) * target_tokens / 100;
@@ -248,6 +247,55 @@ inline Case MakeCase(const std::vector<Paragraph>& corpus, uint64_t index,
   // Paragraph counts add up to within a few tokens of the whole count.
   c.tokens = tok->Count(c.haystack);
   return c;
+}
+
+// Case `index` of a run: a fact from the templates with its names drawn
+// by a generator seeded with `index`, then planted by PlantFact with the
+// same generator.
+inline Case MakeCase(const std::vector<Paragraph>& corpus, uint64_t index,
+                     size_t target_tokens) {
+  Rng rng{index * 7919 + 17};
+  const Template& t = Templates()[index % Templates().size()];
+  const std::string person =
+      rng.Pick(FirstNames()) + " " + rng.Pick(LastNames());
+  const std::string org = rng.Pick(Orgs());
+  const std::string city = rng.Pick(Cities());
+  const std::string num = std::to_string(10 + rng.Next() % 89);
+  const std::string name = rng.Pick(Names());
+  return PlantFact(corpus, rng, index, target_tokens,
+                   Fill(t.fact, person, org, city, num, name),
+                   Fill(t.question, person, org, city, num, name));
+}
+
+// The reworded set, tests/index/data/reworded_facts.tsv: 100 hand-written
+// facts, each with a question that asks for it in other words, sharing at
+// most one content word with it after stemming (49 share none; the shared
+// word is never a name; check_reworded.py next to it verifies that). Each
+// line is FACT<TAB>QUESTION; empty when the file cannot be read.
+struct Reworded {
+  std::string fact;
+  std::string question;
+};
+
+inline std::vector<Reworded> LoadReworded(const std::string& path) {
+  std::ifstream in(path);
+  std::vector<Reworded> out;
+  std::string line;
+  while (std::getline(in, line)) {
+    const size_t tab = line.find('\t');
+    if (tab == std::string::npos) return {};
+    out.push_back({line.substr(0, tab), line.substr(tab + 1)});
+  }
+  return out;
+}
+
+// Case `index` of the reworded set: its fact planted as PlantFact does.
+inline Case MakeRewordedCase(const std::vector<Paragraph>& corpus,
+                             const std::vector<Reworded>& set, uint64_t index,
+                             size_t target_tokens) {
+  const Reworded& r = set[index % set.size()];
+  Rng rng{index * 7919 + 17};
+  return PlantFact(corpus, rng, index, target_tokens, r.fact, r.question);
 }
 
 }  // namespace ctxkit::needle

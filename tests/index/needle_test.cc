@@ -41,8 +41,7 @@ TEST_F(NeedleTest, PlantedFactIsInTopFiveForParaphrasedQuestions) {
     FindResult r = Find(c.question, o);
     bool hit = false;
     for (const FindHit& h : r.hits) {
-      hit |= h.byte_offset <= c.fact_begin &&
-             c.fact_end <= h.byte_offset + h.byte_length;
+      hit |= needle::HoldsFact(c, h.byte_offset, h.byte_length);
     }
     found += hit ? 1 : 0;
     if (!hit) {

@@ -159,6 +159,15 @@ TEST_F(ToolsTest, PeekSearchFindSummarize) {
   ASSERT_FALSE(f["structuredContent"]["hits"].empty());
   EXPECT_EQ(f["structuredContent"]["hits"][0]["key"], "logs/build");
   c.Fails("find_relevant", {{"query", "   "}});
+  // "mistake" is not in the log; WordNet relates it to "error". The
+  // literal query finds nothing.
+  Json wide = c.Ok("find_relevant", {{"query", "mistake"}});
+  ASSERT_FALSE(wide["structuredContent"]["hits"].empty()) << wide.dump();
+  EXPECT_EQ(wide["structuredContent"]["hits"][0]["key"], "logs/build");
+  Json literal =
+      c.Ok("find_relevant", {{"query", "mistake"}, {"widen", false}});
+  EXPECT_TRUE(literal["structuredContent"]["hits"].empty()) << literal.dump();
+  c.Fails("find_relevant", {{"query", "mistake"}, {"widen", "no"}});
   Json sum = c.Ok("summarize", {{"key", "logs/build"},
                                 {"max_tokens", 60},
                                 {"summarizer", "structural"}});

@@ -84,3 +84,8 @@ def test_find_relevant(view: ctxkit.View) -> None:
     assert view.read_range(hit.ref, hit.byte_offset, hit.byte_length).startswith(b"The deploy")
     only_b = view.find_relevant("noon", "facts/b")
     assert {h.key for h in only_b.hits} == {"facts/b"}
+    # "midday" is in neither value: WordNet relates it to "noon".
+    assert [h.key for h in view.find_relevant("midday").hits] == ["facts/b"]
+    assert not view.find_relevant("midday", widen=False).hits
+    with pytest.raises(TypeError):
+        view.find_relevant("midday", widen="no")  # type: ignore[arg-type]
