@@ -139,9 +139,11 @@ Result<CoverFilter> SyncOne(SqliteDb* db, View& view,
   if (current || (!have && !wanted)) return filter;
   storage::WriteTransaction tx(db);
   CTXKIT_RETURN_IF_ERROR(tx.Begin());
-  CTXKIT_RETURN_IF_ERROR(index::Reconcile(db, view,
-                                          index::Current{&m, false, wanted},
-                                          options.chunk_tokens, result));
+  index::CountDeltas counts;
+  CTXKIT_RETURN_IF_ERROR(
+      index::Reconcile(db, view, index::Current{&m, false, wanted},
+                       options.chunk_tokens, &counts, result));
+  CTXKIT_RETURN_IF_ERROR(counts.Write(db));
   CTXKIT_RETURN_IF_ERROR(tx.Commit());
   return filter;
 }
@@ -262,7 +264,12 @@ Result<std::vector<Ranked>> RankBm25(
     lo = r->Int(0);
     hi = r->Int(1);
   }
-  // The whole index: FTS5 alone, as a raw query would run.
+  // The whole index: FTS5 alone, as a raw query would run, but for the
+  // orphans when there are any (index_db.cc; the join drops them).
+  CTXKIT_ASSIGN_OR_RETURN(auto o,
+                          db->Prepare("SELECT EXISTS (SELECT 1 FROM orphans)"));
+  CTXKIT_ASSIGN_OR_RETURN(bool has_orphans, o->Step());
+  has_orphans = has_orphans && o->Int(0) != 0;
   CTXKIT_ASSIGN_OR_RETURN(
       auto q,
       db->PrepareDynamic(
@@ -270,8 +277,10 @@ Result<std::vector<Ranked>> RankBm25(
               ? std::string("SELECT rowid, ctxkit_rank(chunk_text, ?900) AS s "
                             "FROM chunk_text "
                             "WHERE chunk_text MATCH ?1 "
-                            "AND rowid BETWEEN ?3 AND ?4 "
-                            "ORDER BY s DESC LIMIT ?2")
+                            "AND rowid BETWEEN ?3 AND ?4 ") +
+                    (has_orphans ? "AND rowid NOT IN (SELECT id FROM orphans) "
+                                 : "") +
+                    "ORDER BY s DESC LIMIT ?2"
               : "SELECT t.rowid, ctxkit_rank(t.chunk_text, ?900) AS s "
                 "FROM chunk_text t "
                 "JOIN chunks c ON c.id = t.rowid "
@@ -307,18 +316,21 @@ std::string VectorBlob(std::vector<float> v) {
 }
 
 // Gives every covered chunk without a vector for `config.model` one, a
-// batch at a time so memory stays bounded by one batch of chunk texts.
-Status EmbedMissing(SqliteDb* db, const llm::EmbedConfig& config,
+// batch at a time so memory stays bounded by one batch of chunk texts
+// (read from the store: index.db keeps no copy). A chunk whose version is
+// gone gets none now; the sync that notices the newer version replaces it.
+Status EmbedMissing(SqliteDb* db, Store& store, const llm::EmbedConfig& config,
                     size_t batch_size, const CoverFilter& filter) {
   batch_size = std::max<size_t>(1, batch_size);
   while (true) {
     std::vector<std::pair<int64_t, std::string>> todo;
+    bool gone = false;
     {
       CTXKIT_ASSIGN_OR_RETURN(
           auto q,
-          db->PrepareDynamic("SELECT c.id, t.text FROM chunks c "
+          db->PrepareDynamic("SELECT c.id, c.obj, o.version, c.offset, "
+                             "c.length FROM chunks c "
                              "JOIN objects o ON o.obj = c.obj "
-                             "JOIN chunk_text t ON t.rowid = c.id "
                              "WHERE NOT EXISTS (SELECT 1 FROM vectors v "
                              "WHERE v.chunk = c.id AND v.model = ?1) AND " +
                              filter.Sql(3) + " ORDER BY c.id LIMIT ?2"));
@@ -327,7 +339,17 @@ Status EmbedMissing(SqliteDb* db, const llm::EmbedConfig& config,
       while (true) {
         CTXKIT_ASSIGN_OR_RETURN(bool row, q->Step());
         if (!row) break;
-        todo.emplace_back(q->Int(0), q->Text(1));
+        CTXKIT_ASSIGN_OR_RETURN(
+            std::optional<std::string> text,
+            index::ReadIndexedRange(store, q->Text(1),
+                                    static_cast<uint64_t>(q->Int(2)),
+                                    static_cast<uint64_t>(q->Int(3)),
+                                    static_cast<uint64_t>(q->Int(4))));
+        if (text) {
+          todo.emplace_back(q->Int(0), std::move(*text));
+        } else {
+          gone = true;
+        }
       }
     }
     if (todo.empty()) return Status::Ok();
@@ -351,6 +373,7 @@ Status EmbedMissing(SqliteDb* db, const llm::EmbedConfig& config,
                                  .Run());
     }
     CTXKIT_RETURN_IF_ERROR(tx.Commit());
+    if (gone) return Status::Ok();  // The same batch would come back.
   }
 }
 
@@ -493,12 +516,15 @@ Result<FindHit> LoadHit(SqliteDb* db, View& view, int64_t chunk,
 // The covered chunks ranked by embedding similarity to the query (at most
 // `pool`), or nullopt when embeddings are not configured or fail (the
 // reason noted in result->notes): BM25 alone then.
-std::optional<std::vector<Ranked>> RankByEmbeddings(
-    SqliteDb* db, std::string_view query, const EmbeddingsConfig& ec,
-    size_t pool, const CoverFilter& filter, FindResult* result) {
+std::optional<std::vector<Ranked>> RankByEmbeddings(SqliteDb* db, Store& store,
+                                                    std::string_view query,
+                                                    const EmbeddingsConfig& ec,
+                                                    size_t pool,
+                                                    const CoverFilter& filter,
+                                                    FindResult* result) {
   if (ec.base_url.empty() || ec.model.empty()) return std::nullopt;
   llm::EmbedConfig cfg{ec.base_url, ec.model, ec.api_key, ec.timeout_ms};
-  Status s = EmbedMissing(db, cfg, ec.batch_size, filter);
+  Status s = EmbedMissing(db, store, cfg, ec.batch_size, filter);
   if (s.ok()) {
     Result<std::vector<std::vector<float>>> qv =
         llm::Embed(cfg, {std::string(query)});
@@ -609,8 +635,9 @@ Result<FindResult> FindRelevant(View& view, std::string_view query,
 
   // 2. Embeddings, when configured; any failure means BM25 alone.
   const size_t pool = std::max<size_t>(options.top_k * 4, 50);
-  std::optional<std::vector<Ranked>> by_vector = RankByEmbeddings(
-      db.get(), query, options.embeddings, pool, filter, &result);
+  std::optional<std::vector<Ranked>> by_vector =
+      RankByEmbeddings(db.get(), *view.store(), query, options.embeddings, pool,
+                       filter, &result);
   const bool fused = by_vector.has_value();
 
   // 3. Rank.

@@ -1,5 +1,6 @@
 #include "index/index_db.h"
 
+#include <sqlite3.h>
 #include <sys/stat.h>
 
 #include <string>
@@ -11,10 +12,12 @@ namespace ctxkit::index {
 
 namespace {
 
-// Chunk text is stored in the FTS5 table itself (not contentless): FTS5 in
-// SQLite 3.40 cannot delete rows of a contentless table without being
-// given the original text, and an index that can drift from its content
-// is worse than the extra disk (about the size of the indexed text).
+// chunk_text is contentless: the text lives in the store, which keeps
+// every version, so index.db holds no copy of it. SQLite 3.40's FTS5 can
+// delete a contentless row only when given its original text again;
+// index_rows.cc reads it back from the version that was indexed. When that
+// version was collected first, the row stays in FTS5 as an orphan, listed
+// in `orphans` and filtered out of queries until the index is rebuilt.
 constexpr const char* kSchema = R"sql(
 CREATE TABLE IF NOT EXISTS meta(name TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS objects(
@@ -41,8 +44,10 @@ CREATE TABLE IF NOT EXISTS counts(
   name TEXT PRIMARY KEY,
   n INTEGER NOT NULL
 ) WITHOUT ROWID;
+-- AUTOINCREMENT: an id is never reused, so a new chunk cannot take the
+-- FTS5 rowid of an orphan.
 CREATE TABLE IF NOT EXISTS chunks(
-  id INTEGER PRIMARY KEY,
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
   obj TEXT NOT NULL,
   seq INTEGER NOT NULL,
   offset INTEGER NOT NULL,
@@ -51,7 +56,10 @@ CREATE TABLE IF NOT EXISTS chunks(
 );
 CREATE INDEX IF NOT EXISTS chunks_by_obj ON chunks(obj, seq);
 CREATE VIRTUAL TABLE IF NOT EXISTS chunk_text USING fts5(
-  text, tokenize = 'porter unicode61 remove_diacritics 2');
+  text, content = '', tokenize = 'porter unicode61 remove_diacritics 2');
+-- FTS5 rows whose chunk is gone but whose text could not be read back to
+-- delete them (index_rows.cc).
+CREATE TABLE IF NOT EXISTS orphans(id INTEGER PRIMARY KEY);
 -- One row per listing region a call has covered (its scopes, key prefix
 -- and size limit, FindRelevant's RegionKey): the store's change-feed stamp
 -- it is synced to. The next call over it reads only later changes.
@@ -71,20 +79,33 @@ constexpr const char* kDropAll = R"sql(
 DROP TABLE IF EXISTS objects; DROP TABLE IF EXISTS chunks;
 DROP TABLE IF EXISTS chunk_text; DROP TABLE IF EXISTS vectors;
 DROP TABLE IF EXISTS regions; DROP TABLE IF EXISTS counts;
+DROP TABLE IF EXISTS orphans;
 )sql";
 
-constexpr const char* kClearAll = R"sql(
-DELETE FROM objects; DELETE FROM chunks; DELETE FROM chunk_text;
-DELETE FROM vectors; DELETE FROM regions; UPDATE counts SET n = 0;
-)sql";
-
-// The identity of the store the index was built from ("" when none).
-Result<std::string> ReadIdentity(storage::SqliteDb* db) {
+// A meta value ("" when unset).
+Result<std::string> ReadMeta(storage::SqliteDb* db, const char* name) {
   CTXKIT_ASSIGN_OR_RETURN(
-      auto q,
-      db->Prepare("SELECT value FROM meta WHERE name = 'store_identity'"));
-  CTXKIT_ASSIGN_OR_RETURN(bool row, q->Step());
+      auto q, db->Prepare("SELECT value FROM meta WHERE name = ?1"));
+  CTXKIT_ASSIGN_OR_RETURN(bool row, q->BindText(1, name).Step());
   return row ? q->Text(0) : std::string();
+}
+
+Status WriteMeta(storage::SqliteDb* db, const char* name,
+                 const std::string& value) {
+  CTXKIT_ASSIGN_OR_RETURN(
+      auto q, db->Prepare("INSERT OR REPLACE INTO meta(name, value) "
+                          "VALUES (?1, ?2)"));
+  return q->BindText(1, name).BindText(2, value).Run();
+}
+
+// Whether the rows were made from `store_identity`'s store by this SQLite
+// library: a contentless row is deleted by tokenizing its text again, so
+// another library's tokenizer must not meet rows this one made.
+Result<bool> MadeHere(storage::SqliteDb* db,
+                      const std::string& store_identity) {
+  CTXKIT_ASSIGN_OR_RETURN(std::string store, ReadMeta(db, "store_identity"));
+  CTXKIT_ASSIGN_OR_RETURN(std::string sqlite, ReadMeta(db, "sqlite_version"));
+  return store == store_identity && sqlite == sqlite3_libversion();
 }
 
 // 0 when the database is new.
@@ -108,6 +129,13 @@ Result<int> ReadSchemaVersion(storage::SqliteDb* db) {
 }
 
 }  // namespace
+
+Status ClearIndex(storage::SqliteDb* db) {
+  // Dropped rather than deleted: DROP TABLE frees pages without rewriting
+  // them, so the WAL stays small however large the index was.
+  CTXKIT_RETURN_IF_ERROR(db->Exec(kDropAll));
+  return db->Exec(kSchema);
+}
 
 Result<std::unique_ptr<storage::SqliteDb>> OpenScratchIndexDb() {
   CTXKIT_ASSIGN_OR_RETURN(std::unique_ptr<storage::SqliteDb> db,
@@ -136,8 +164,8 @@ Result<std::unique_ptr<storage::SqliteDb>> OpenIndexDb(
         ", newer than this build's " + std::to_string(kIndexSchemaVersion));
   }
   if (version == kIndexSchemaVersion) {
-    CTXKIT_ASSIGN_OR_RETURN(std::string indexed, ReadIdentity(db.get()));
-    if (indexed == store_identity) return db;
+    CTXKIT_ASSIGN_OR_RETURN(bool current, MadeHere(db.get(), store_identity));
+    if (current) return db;
   }
   storage::WriteTransaction tx(db.get());
   CTXKIT_RETURN_IF_ERROR(tx.Begin());
@@ -146,19 +174,18 @@ Result<std::unique_ptr<storage::SqliteDb>> OpenIndexDb(
   if (version != kIndexSchemaVersion) {
     CTXKIT_RETURN_IF_ERROR(db->Exec(kDropAll));
     CTXKIT_RETURN_IF_ERROR(db->Exec(kSchema));
-    CTXKIT_RETURN_IF_ERROR(
-        db->Exec("INSERT OR REPLACE INTO meta(name, value) VALUES "
-                 "('schema_version', '" +
-                 std::to_string(kIndexSchemaVersion) + "')"));
+    CTXKIT_RETURN_IF_ERROR(WriteMeta(db.get(), "schema_version",
+                                     std::to_string(kIndexSchemaVersion)));
   }
-  CTXKIT_ASSIGN_OR_RETURN(std::string indexed, ReadIdentity(db.get()));
-  if (indexed != store_identity) {
-    // Another store now lives at this home: nothing indexed applies.
-    CTXKIT_RETURN_IF_ERROR(db->Exec(kClearAll));
-    CTXKIT_ASSIGN_OR_RETURN(
-        auto q, db->Prepare("INSERT OR REPLACE INTO meta(name, value) "
-                            "VALUES ('store_identity', ?1)"));
-    CTXKIT_RETURN_IF_ERROR(q->BindText(1, store_identity).Run());
+  CTXKIT_ASSIGN_OR_RETURN(bool current, MadeHere(db.get(), store_identity));
+  if (!current) {
+    // Another store now lives at this home, or another SQLite library
+    // opens it: nothing indexed applies.
+    CTXKIT_RETURN_IF_ERROR(ClearIndex(db.get()));
+    CTXKIT_RETURN_IF_ERROR(
+        WriteMeta(db.get(), "store_identity", store_identity));
+    CTXKIT_RETURN_IF_ERROR(
+        WriteMeta(db.get(), "sqlite_version", sqlite3_libversion()));
   }
   CTXKIT_RETURN_IF_ERROR(tx.Commit());
   return db;

@@ -14,16 +14,23 @@ namespace ctxkit::index {
 
 // The current schema version, kept in meta.schema_version.
 // 2: objects.tag. 3: regions (synced from the store's change feed), counts.
-inline constexpr int kIndexSchemaVersion = 3;
+// 4: chunk_text contentless (the text is read from the store), orphans.
+inline constexpr int kIndexSchemaVersion = 4;
 
 // Opens (creating when missing) <home>/index.db in WAL mode with the
 // current schema, for the store named `store_identity`
 // (StoreInternals::Identity). A database from a newer build is Corruption;
-// one from an older build, or built from another store, is emptied (the
-// index is derived data). A current one is only read.
+// one from an older build, built from another store or by another SQLite
+// library (meta.sqlite_version: its tokenizer deletes contentless rows), is
+// emptied (the index is derived data). A current one is only read.
 Result<std::unique_ptr<storage::SqliteDb>> OpenIndexDb(
     const std::string& home, const std::string& store_identity,
     int busy_timeout_ms);
+
+// Empties every table but meta (kept counts gone, every region unsynced,
+// embeddings too), so the next call rebuilds what it covers. Inside the
+// caller's write transaction.
+Status ClearIndex(storage::SqliteDb* db);
 
 // An empty index with the same schema in this process's memory, for a
 // store opened read-only (nothing may be written under its home): each

@@ -6,8 +6,10 @@
 #include <vector>
 
 #include "core/clock.h"
+#include "core/encoding.h"
 #include "core/status_macros.h"
 #include "index/chunker.h"
+#include "store/store_internals.h"
 
 namespace ctxkit::index {
 
@@ -15,22 +17,84 @@ namespace {
 
 using storage::SqliteDb;
 
-// Adds `delta` to the kept count of `objects` rows in `scope` (the counts
-// row 'scope:<scope>').
-Status CountObjects(SqliteDb* db, const std::string& scope, int64_t delta) {
-  const std::string name = "scope:" + scope;
+// A run of chunks whose text is read back in one range when their FTS5
+// rows are deleted spans at most this many bytes.
+constexpr uint64_t kDeleteReadBytes = 1 << 20;
+
+// Where one chunk of a variable lies in its value.
+struct ChunkSpan {
+  int64_t id = 0;
+  uint64_t offset = 0;
+  uint64_t length = 0;
+};
+
+Result<std::vector<ChunkSpan>> LoadSpans(SqliteDb* db, const std::string& obj) {
   CTXKIT_ASSIGN_OR_RETURN(
-      auto q, db->Prepare("INSERT INTO counts(name, n) VALUES (?1, ?2) "
-                          "ON CONFLICT(name) DO UPDATE SET n = n + ?2"));
-  return q->BindText(1, name).Bind(2, delta).Run();
+      auto q, db->Prepare("SELECT id, offset, length FROM chunks WHERE obj = "
+                          "?1 ORDER BY seq"));
+  q->BindText(1, obj);
+  std::vector<ChunkSpan> spans;
+  while (true) {
+    CTXKIT_ASSIGN_OR_RETURN(bool row, q->Step());
+    if (!row) return spans;
+    spans.push_back({q->Int(0), static_cast<uint64_t>(q->Int(1)),
+                     static_cast<uint64_t>(q->Int(2))});
+  }
 }
 
-// Drops every row of `obj`, whose objects row (if any) is in `scope`.
-Status DropObjectRows(SqliteDb* db, const std::string& obj,
-                      const std::string& scope) {
-  for (const char* sql : {"DELETE FROM chunk_text WHERE rowid IN "
-                          "(SELECT id FROM chunks WHERE obj = ?1)",
-                          "DELETE FROM vectors WHERE chunk IN "
+// Deletes one chunk's FTS5 row: by its text when `text` holds it (a
+// contentless table needs it again), else by listing it as an orphan.
+Status DropChunkRow(SqliteDb* db, int64_t id,
+                    std::optional<std::string_view> text) {
+  if (!text) {
+    CTXKIT_ASSIGN_OR_RETURN(
+        auto q, db->Prepare("INSERT OR IGNORE INTO orphans(id) VALUES (?1)"));
+    return q->Bind(1, id).Run();
+  }
+  CTXKIT_ASSIGN_OR_RETURN(
+      auto q, db->Prepare("INSERT INTO chunk_text(chunk_text, rowid, text) "
+                          "VALUES ('delete', ?1, ?2)"));
+  return q->Bind(1, id).BindText(2, *text).Run();
+}
+
+// Deletes the FTS5 rows of `obj`'s chunks, indexed from `version`, reading
+// their text back from the store in runs of up to kDeleteReadBytes. The
+// rows of a version that cannot be read back whole (collected, or any read
+// error: a damaged blob file must not stop every later sync) become
+// orphans, which is always safe; a wrong text never reaches FTS5.
+Status DropChunkText(SqliteDb* db, Store& store, const std::string& obj,
+                     uint64_t version) {
+  CTXKIT_ASSIGN_OR_RETURN(std::vector<ChunkSpan> spans, LoadSpans(db, obj));
+  for (size_t i = 0; i < spans.size();) {
+    const uint64_t from = spans[i].offset;
+    size_t end = i + 1;
+    while (end < spans.size() &&
+           spans[end].offset + spans[end].length - from <= kDeleteReadBytes) {
+      ++end;
+    }
+    const ChunkSpan& last = spans[end - 1];
+    Result<std::optional<std::string>> read = ReadIndexedRange(
+        store, obj, version, from, last.offset + last.length - from);
+    const std::optional<std::string> text =
+        read.ok() ? std::move(*read) : std::nullopt;
+    for (; i < end; ++i) {
+      const ChunkSpan& c = spans[i];
+      const bool whole = text && c.offset - from + c.length <= text->size();
+      CTXKIT_RETURN_IF_ERROR(DropChunkRow(
+          db, c.id,
+          whole ? std::optional<std::string_view>(
+                      std::string_view(*text).substr(c.offset - from, c.length))
+                : std::nullopt));
+    }
+  }
+  return Status::Ok();
+}
+
+// Drops every row of `obj` (`have`: what its objects row says).
+Status DropObjectRows(SqliteDb* db, Store& store, const std::string& obj,
+                      const Indexed& have, CountDeltas* counts) {
+  CTXKIT_RETURN_IF_ERROR(DropChunkText(db, store, obj, have.version));
+  for (const char* sql : {"DELETE FROM vectors WHERE chunk IN "
                           "(SELECT id FROM chunks WHERE obj = ?1)",
                           "DELETE FROM chunks WHERE obj = ?1",
                           "DELETE FROM objects WHERE obj = ?1"}) {
@@ -38,7 +102,8 @@ Status DropObjectRows(SqliteDb* db, const std::string& obj,
     CTXKIT_RETURN_IF_ERROR(q->BindText(1, obj).Run());
   }
   const int removed = sqlite3_changes(db->raw());  // Of the last DELETE.
-  return removed > 0 ? CountObjects(db, scope, -removed) : Status::Ok();
+  counts->Add(have.scope, -removed);
+  return Status::Ok();
 }
 
 // Values up to this size are chunked in memory before anything is written
@@ -64,7 +129,7 @@ Status WriteChunk(SqliteDb* db, const std::string& obj, int64_t seq,
 }
 
 Status WriteObjectRow(SqliteDb* db, const ObjectMeta& meta,
-                      uint32_t chunk_tokens) {
+                      uint32_t chunk_tokens, CountDeltas* counts) {
   CTXKIT_ASSIGN_OR_RETURN(
       auto q,
       db->Prepare("INSERT INTO objects(obj, key, scope, type, version, size, "
@@ -80,22 +145,38 @@ Status WriteObjectRow(SqliteDb* db, const ObjectMeta& meta,
                              .Bind(8, core::NowUnixNanos())
                              .BindText(9, meta.ref_tag)
                              .Run());
-  return CountObjects(db, meta.scope.ToString(), 1);
+  counts->Add(meta.scope.ToString(), 1);
+  return Status::Ok();
 }
 
-// Chunks meta.version of the variable, handing each chunk to `emit`.
-Status ChunkVersion(View& view, const ObjectMeta& meta, uint32_t chunk_tokens,
+// Chunks meta.version of the variable, handing each chunk to `emit`; reads
+// it through the view unless `content` holds it.
+Status ChunkVersion(View& view, const Current& current, uint32_t chunk_tokens,
                     const ChunkSink& emit) {
-  const Ref ref = StaticRefOf(meta);
-  RangeReader read = [&](uint64_t off, uint64_t len) {
-    return view.ReadRange(ref, off, len);
-  };
+  const ObjectMeta& meta = *current.meta;
+  RangeReader read;
+  if (current.content != nullptr) {
+    if (!current.content->has_value()) {
+      return Status::NotFound("version " + std::to_string(meta.version) +
+                              " of '" + meta.key + "' is gone");
+    }
+    const std::string& content = **current.content;
+    read = [&](uint64_t off, uint64_t len) -> Result<std::string> {
+      if (off >= content.size()) return std::string();
+      return content.substr(off, len);
+    };
+  } else {
+    read = [&view, ref = StaticRefOf(meta)](uint64_t off, uint64_t len) {
+      return view.ReadRange(ref, off, len);
+    };
+  }
   return ChunkValue(meta.size_bytes, read, chunk_tokens, emit, meta.tokens);
 }
 
 // Moves the variable's row to its current key and scope (promotion and
 // rename keep id and version); `had` is what the row says now.
-Status UpdateName(SqliteDb* db, const ObjectMeta& meta, const Indexed& had) {
+Status UpdateName(SqliteDb* db, const ObjectMeta& meta, const Indexed& had,
+                  CountDeltas* counts) {
   CTXKIT_ASSIGN_OR_RETURN(
       auto q, db->Prepare("UPDATE objects SET key = ?2, scope = ?3, tag = ?4 "
                           "WHERE obj = ?1"));
@@ -105,9 +186,9 @@ Status UpdateName(SqliteDb* db, const ObjectMeta& meta, const Indexed& had) {
                              .BindText(3, scope)
                              .BindText(4, meta.ref_tag)
                              .Run());
-  if (scope == had.scope) return Status::Ok();
-  CTXKIT_RETURN_IF_ERROR(CountObjects(db, had.scope, -1));
-  return CountObjects(db, scope, 1);
+  counts->Add(had.scope, -1);
+  counts->Add(scope, 1);
+  return Status::Ok();
 }
 
 // Re-chunks a stale wanted variable at meta.version, replacing its rows
@@ -118,8 +199,10 @@ Status UpdateName(SqliteDb* db, const ObjectMeta& meta, const Indexed& had) {
 // succeeded; larger ones stream into a savepoint, rolled back on failure
 // (a savepoint copies every page it touches to a sub-journal: per small
 // variable that was most of the index build's writes).
-Status Reindex(SqliteDb* db, View& view, const ObjectMeta& m,
-               const Indexed* have, uint32_t chunk_tokens, FindResult* result) {
+Status Reindex(SqliteDb* db, View& view, const Current& current,
+               const Indexed* have, uint32_t chunk_tokens, CountDeltas* counts,
+               FindResult* result) {
+  const ObjectMeta& m = *current.meta;
   int64_t seq = 0;
   auto write = [&](const Chunk& c) { return WriteChunk(db, m.id, seq++, c); };
   auto not_indexed = [&](const Status& s) {
@@ -129,34 +212,51 @@ Status Reindex(SqliteDb* db, View& view, const ObjectMeta& m,
   };
   if (m.size_bytes <= kBufferedBytes) {
     std::vector<Chunk> chunks;
-    Status read = ChunkVersion(view, m, chunk_tokens, [&](Chunk c) {
+    Status read = ChunkVersion(view, current, chunk_tokens, [&](Chunk c) {
       chunks.push_back(std::move(c));
       return Status::Ok();
     });
     if (!read.ok()) return not_indexed(read);
-    if (have) CTXKIT_RETURN_IF_ERROR(DropObjectRows(db, m.id, have->scope));
+    if (have) {
+      CTXKIT_RETURN_IF_ERROR(
+          DropObjectRows(db, *view.store(), m.id, *have, counts));
+    }
     for (const Chunk& c : chunks) CTXKIT_RETURN_IF_ERROR(write(c));
   } else {
     CTXKIT_RETURN_IF_ERROR(db->Exec("SAVEPOINT one_object"));
-    Status s = have ? DropObjectRows(db, m.id, have->scope) : Status::Ok();
+    const CountDeltas before = *counts;  // Rolled back with the savepoint.
+    Status s = have ? DropObjectRows(db, *view.store(), m.id, *have, counts)
+                    : Status::Ok();
     if (s.ok()) {
-      s = ChunkVersion(view, m, chunk_tokens,
+      s = ChunkVersion(view, current, chunk_tokens,
                        [&](Chunk c) { return write(c); });
     }
     if (!s.ok()) {
       CTXKIT_RETURN_IF_ERROR(
           db->Exec("ROLLBACK TO one_object; RELEASE one_object"));
+      *counts = before;
       return not_indexed(s);
     }
     CTXKIT_RETURN_IF_ERROR(db->Exec("RELEASE one_object"));
   }
-  CTXKIT_RETURN_IF_ERROR(WriteObjectRow(db, m, chunk_tokens));
+  CTXKIT_RETURN_IF_ERROR(WriteObjectRow(db, m, chunk_tokens, counts));
   ++result->variables_indexed;
   result->chunks_indexed += static_cast<uint64_t>(seq);
   return Status::Ok();
 }
 
 }  // namespace
+
+Result<std::optional<std::string>> ReadIndexedRange(Store& store,
+                                                    const std::string& obj,
+                                                    uint64_t version,
+                                                    uint64_t offset,
+                                                    uint64_t length) {
+  const std::optional<uint64_t> id = core::FromBase36(obj);
+  if (!id) return Status::Corruption("index.db: bad object id '" + obj + "'");
+  return StoreInternals::ReadDurableRange(
+      store, {static_cast<int64_t>(*id), version}, offset, length);
+}
 
 Result<std::optional<Indexed>> LoadIndexed(SqliteDb* db,
                                            const std::string& obj) {
@@ -170,8 +270,26 @@ Result<std::optional<Indexed>> LoadIndexed(SqliteDb* db,
       Indexed{static_cast<uint64_t>(q->Int(0)), q->Text(1), q->Text(2)});
 }
 
+void CountDeltas::Add(const std::string& scope, int64_t delta) {
+  if (delta != 0) deltas_[scope] += delta;
+}
+
+Status CountDeltas::Write(SqliteDb* db) {
+  for (const auto& [scope, delta] : deltas_) {
+    if (delta == 0) continue;
+    CTXKIT_ASSIGN_OR_RETURN(
+        auto q, db->Prepare("INSERT INTO counts(name, n) VALUES (?1, ?2) "
+                            "ON CONFLICT(name) DO UPDATE SET n = n + ?2"));
+    CTXKIT_RETURN_IF_ERROR(
+        q->BindText(1, "scope:" + scope).Bind(2, delta).Run());
+  }
+  deltas_.clear();
+  return Status::Ok();
+}
+
 Status Reconcile(SqliteDb* db, View& view, const Current& current,
-                 uint32_t chunk_tokens, FindResult* result) {
+                 uint32_t chunk_tokens, CountDeltas* counts,
+                 FindResult* result) {
   const ObjectMeta& m = *current.meta;
   CTXKIT_ASSIGN_OR_RETURN(std::optional<Indexed> have, LoadIndexed(db, m.id));
   // Another process indexed a newer version meanwhile: keep it.
@@ -180,16 +298,17 @@ Status Reconcile(SqliteDb* db, View& view, const Current& current,
       (have && have->version != m.version && !current.wanted)) {
     if (!have) return Status::Ok();
     ++result->variables_dropped;
-    return DropObjectRows(db, m.id, have->scope);
+    return DropObjectRows(db, *view.store(), m.id, *have, counts);
   }
   if (have && have->version == m.version) {
     if (have->key == m.key && have->scope == m.scope.ToString()) {
       return Status::Ok();
     }
-    return UpdateName(db, m, *have);
+    return UpdateName(db, m, *have, counts);
   }
   if (!current.wanted) return Status::Ok();
-  return Reindex(db, view, m, have ? &*have : nullptr, chunk_tokens, result);
+  return Reindex(db, view, current, have ? &*have : nullptr, chunk_tokens,
+                 counts, result);
 }
 
 }  // namespace ctxkit::index

@@ -6,6 +6,7 @@
 #define CTXKIT_INDEX_INDEX_ROWS_H_
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 
@@ -22,6 +23,15 @@ struct Indexed {
   std::string scope;
 };
 
+// [offset, offset + length) of version `version` of the indexed variable
+// `obj` (an objects.obj id), read from the store, or nullopt when that
+// version is gone: chunk_text keeps no copy of the text (index_db.cc).
+Result<std::optional<std::string>> ReadIndexedRange(Store& store,
+                                                    const std::string& obj,
+                                                    uint64_t version,
+                                                    uint64_t offset,
+                                                    uint64_t length);
+
 Result<std::optional<Indexed>> LoadIndexed(storage::SqliteDb* db,
                                            const std::string& obj);
 
@@ -34,17 +44,36 @@ struct Current {
   // (a call with a larger limit made them; calls filter by size) but loses
   // rows of an older one.
   bool wanted = false;
+  // Its content at meta->version when the caller read it ahead (region
+  // sync reads a page's small values together), nullopt when that version
+  // is gone; nullptr: Reconcile reads it through the view.
+  const std::optional<std::string>* content = nullptr;
+};
+
+// Changes to the kept per-scope row counts (the `counts` table), gathered
+// over a transaction and written once before it commits (an upsert per
+// variable was ~5% of an index build).
+class CountDeltas {
+ public:
+  void Add(const std::string& scope, int64_t delta);
+  // Adds the gathered changes to `counts` and forgets them.
+  Status Write(storage::SqliteDb* db);
+
+ private:
+  std::map<std::string, int64_t> deltas_;
 };
 
 // Brings the variable's rows in line with `current`: removed -> rows
 // dropped; wanted and stale -> re-chunked at meta->version; current
 // version already indexed -> renamed when promotion or rename moved it;
 // older version indexed and not wanted -> dropped. Counts the work in
-// `result`. Runs inside the caller's write transaction. A value that
-// cannot be read now (removed meanwhile, a capability problem) is reported
-// in result->skipped, not failed; an I/O error fails.
+// `result`, and the rows it adds or drops per scope in `counts`, which the
+// caller writes before it commits. Runs inside the caller's write transaction.
+// A value that cannot be read now (removed meanwhile, a capability problem) is
+// reported in result->skipped, not failed; an I/O error fails.
 Status Reconcile(storage::SqliteDb* db, View& view, const Current& current,
-                 uint32_t chunk_tokens, FindResult* result);
+                 uint32_t chunk_tokens, CountDeltas* counts,
+                 FindResult* result);
 
 }  // namespace ctxkit::index
 

@@ -1,9 +1,12 @@
 #include "index/region_sync.h"
 
 #include <algorithm>
+#include <span>
 #include <string>
+#include <vector>
 
 #include "core/status_macros.h"
+#include "index/index_db.h"
 #include "index/index_rows.h"
 #include "store/store_internals.h"
 
@@ -14,7 +17,7 @@ namespace {
 using storage::SqliteDb;
 
 // Changes reconciled per write transaction.
-constexpr size_t kChangesPerCommit = 2000;
+constexpr size_t kChangesPerCommit = 10000;
 
 std::string RegionKey(const Region& r) {
   std::string key;
@@ -44,6 +47,52 @@ Status WriteStamp(SqliteDb* db, const std::string& region, uint64_t stamp) {
   return q->BindText(1, region).Bind(2, static_cast<int64_t>(stamp)).Run();
 }
 
+// Values up to this size are read ahead, many in one store transaction
+// (storage::Backend::ReadWhole), instead of one read per value through the
+// view; at most kReadAheadBatch bytes of them at once.
+constexpr uint64_t kReadAheadBytes = 64 << 10;
+constexpr uint64_t kReadAheadBatch = 16 << 20;
+
+// Whether the region wants the change indexed: present, inside it and
+// within its size limit.
+bool Wanted(const Region& r, const ChangedMeta& c) {
+  return !c.removed && Contains(r, c.meta) &&
+         c.meta.size_bytes <= r.max_value_bytes;
+}
+
+// Reconciles page[begin, end), the small wanted values read ahead.
+Status ReconcileRun(SqliteDb* db, View& view, const Region& region,
+                    std::span<const ChangedMeta> run, uint32_t chunk_tokens,
+                    CountDeltas* counts, FindResult* result) {
+  std::vector<storage::VersionKey> keys;
+  for (const ChangedMeta& c : run) {
+    if (Wanted(region, c) && c.meta.size_bytes <= kReadAheadBytes) {
+      keys.push_back({c.object_id, c.meta.version});
+    }
+  }
+  // When the batch read fails (one damaged value), each value is read
+  // through the view instead, which reports the bad one in `skipped`.
+  Result<std::vector<std::optional<std::string>>> contents =
+      StoreInternals::ReadDurable(*view.store(), keys);
+  size_t next = 0;
+  for (const ChangedMeta& c : run) {
+    const bool inside = Contains(region, c.meta);
+    const bool wanted = Wanted(region, c);
+    if (inside && !c.removed && !wanted) {
+      result->skipped.push_back(
+          {c.meta.key, "larger than " + std::to_string(region.max_value_bytes) +
+                           " bytes: not indexed"});
+    }
+    Current current{&c.meta, c.removed, wanted};
+    if (contents.ok() && wanted && c.meta.size_bytes <= kReadAheadBytes) {
+      current.content = &(*contents)[next++];
+    }
+    CTXKIT_RETURN_IF_ERROR(
+        Reconcile(db, view, current, chunk_tokens, counts, result));
+  }
+  return Status::Ok();
+}
+
 // Reconciles one page of changes after the region's stamp under the write
 // lock; `more` is set when the page was full.
 Status CatchUpPage(SqliteDb* db, View& view, const Region& region,
@@ -59,20 +108,69 @@ Status CatchUpPage(SqliteDb* db, View& view, const Region& region,
   *more = page.size() == kChangesPerCommit;
   if (page.empty()) return tx.Commit();
   result->changes_read += page.size();
-  for (const ChangedMeta& c : page) {
-    const bool inside = Contains(region, c.meta);
-    const bool fits = c.meta.size_bytes <= region.max_value_bytes;
-    if (inside && !fits && !c.removed) {
-      result->skipped.push_back(
-          {c.meta.key, "larger than " + std::to_string(region.max_value_bytes) +
-                           " bytes: not indexed"});
+  // Runs of changes whose read-ahead values total about kReadAheadBatch.
+  CountDeltas counts;
+  size_t begin = 0;
+  while (begin < page.size()) {
+    size_t end = begin;
+    uint64_t bytes = 0;
+    while (end < page.size() && bytes < kReadAheadBatch) {
+      const ChangedMeta& c = page[end++];
+      if (Wanted(region, c) && c.meta.size_bytes <= kReadAheadBytes) {
+        bytes += c.meta.size_bytes;
+      }
     }
-    CTXKIT_RETURN_IF_ERROR(
-        Reconcile(db, view, Current{&c.meta, c.removed, inside && fits},
-                  chunk_tokens, result));
+    CTXKIT_RETURN_IF_ERROR(ReconcileRun(
+        db, view, region, std::span(page).subspan(begin, end - begin),
+        chunk_tokens, &counts, result));
+    begin = end;
   }
+  CTXKIT_RETURN_IF_ERROR(counts.Write(db));
   CTXKIT_RETURN_IF_ERROR(WriteStamp(db, key, page.back().stamp));
   return tx.Commit();
+}
+
+// Whether orphans (index_db.cc) are worth a rebuild: at least
+// kMinOrphans and over a tenth of the chunks. Each costs whole-index
+// queries a lookup and skews BM25's statistics.
+constexpr int64_t kMinOrphans = 64;
+
+Result<bool> TooManyOrphans(SqliteDb* db) {
+  CTXKIT_ASSIGN_OR_RETURN(auto q, db->Prepare("SELECT count(*) FROM orphans"));
+  CTXKIT_ASSIGN_OR_RETURN(bool row, q->Step());
+  const int64_t orphans = row ? q->Int(0) : 0;
+  if (orphans < kMinOrphans) return false;
+  CTXKIT_ASSIGN_OR_RETURN(auto c, db->Prepare("SELECT count(*) FROM chunks"));
+  CTXKIT_ASSIGN_OR_RETURN(row, c->Step());
+  return orphans * 10 > (row ? c->Int(0) : 0);
+}
+
+// Reconciles pages until the region is caught up.
+Status CatchUpPages(SqliteDb* db, View& view, const Region& region,
+                    const std::string& key, uint32_t chunk_tokens,
+                    FindResult* result) {
+  bool more = true;
+  while (more) {
+    CTXKIT_RETURN_IF_ERROR(
+        CatchUpPage(db, view, region, key, chunk_tokens, result, &more));
+  }
+  return Status::Ok();
+}
+
+// Empties the index when orphans are too many; the region is then built
+// again from the start of the change feed.
+Status RebuildIfOrphaned(SqliteDb* db, View& view, const Region& region,
+                         const std::string& key, uint32_t chunk_tokens,
+                         FindResult* result) {
+  CTXKIT_ASSIGN_OR_RETURN(bool rebuild, TooManyOrphans(db));
+  if (!rebuild) return Status::Ok();
+  storage::WriteTransaction tx(db);
+  CTXKIT_RETURN_IF_ERROR(tx.Begin());
+  CTXKIT_ASSIGN_OR_RETURN(rebuild, TooManyOrphans(db));  // Under the lock.
+  if (rebuild) CTXKIT_RETURN_IF_ERROR(ClearIndex(db));
+  CTXKIT_RETURN_IF_ERROR(tx.Commit());
+  return rebuild ? CatchUpPages(db, view, region, key, chunk_tokens, result)
+                 : Status::Ok();
 }
 
 }  // namespace
@@ -114,11 +212,9 @@ Status CatchUp(SqliteDb* db, View& view, const Region& region,
   // default comes back for the query (FTS5's rank sort measured ~25%
   // slower with the larger cache).
   CTXKIT_RETURN_IF_ERROR(db->Exec("PRAGMA cache_size=-65536"));
-  bool more = true;
-  Status s;
-  while (more && s.ok()) {
-    s = CatchUpPage(db, view, region, key, chunk_tokens, result, &more);
-  }
+  Status s = CatchUpPages(db, view, region, key, chunk_tokens, result);
+  if (s.ok())
+    s = RebuildIfOrphaned(db, view, region, key, chunk_tokens, result);
   Status restored = db->Exec("PRAGMA cache_size=-2000");
   return s.ok() ? restored : s;
 }

@@ -46,6 +46,35 @@ Result<std::vector<WriteResult>> Backend::PutBatch(
   return out;
 }
 
+Result<std::vector<std::optional<std::string>>> Backend::ReadWhole(
+    std::span<const VersionKey> keys) {
+  std::vector<std::optional<std::string>> out;
+  out.reserve(keys.size());
+  for (const VersionKey& key : keys) {
+    CTXKIT_ASSIGN_OR_RETURN(std::optional<std::string> content,
+                            ReadIfPresent(key, 0, UINT64_MAX));
+    out.push_back(std::move(content));
+  }
+  return out;
+}
+
+Result<std::optional<std::string>> Backend::ReadIfPresent(const VersionKey& key,
+                                                          uint64_t offset,
+                                                          uint64_t length) {
+  Result<VersionRecord> v = GetVersion(key.object_id, key.version);
+  Status s = v.status();
+  if (v.ok() && v->state != VersionState::kPresent) {
+    return std::optional<std::string>();  // A tombstone holds no content.
+  }
+  if (v.ok()) {
+    Result<std::string> range = Read(*v, offset, length);
+    if (range.ok()) return std::optional<std::string>(std::move(*range));
+    s = range.status();
+  }
+  if (s.code() == StatusCode::kNotFound) return std::optional<std::string>();
+  return s;
+}
+
 Status Backend::Scan(const VersionRecord& version, uint64_t offset,
                      uint64_t length, uint64_t piece_bytes,
                      const std::function<bool(std::string_view)>& sink) {

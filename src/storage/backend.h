@@ -314,6 +314,22 @@ class Backend {
   virtual Result<std::string> Read(const VersionRecord& version,
                                    uint64_t offset, uint64_t length) = 0;
 
+  // The whole content of each version `keys` names, in order: out[i] is
+  // keys[i]'s content, or nullopt when that version is gone (collected,
+  // never written) or holds none (a tombstone): what Read answers with
+  // NotFound. Other errors fail the call. For bulk readers (find's index
+  // sync reads a page of changed values): the SQLite engine reads every
+  // inline value in one read transaction, where each Read is a transaction
+  // of its own. The default calls GetVersion and Read for each key. The
+  // caller bounds the total size.
+  virtual Result<std::vector<std::optional<std::string>>> ReadWhole(
+      std::span<const VersionKey> keys);
+  // [offset, offset + length) of the version `key` names through GetVersion
+  // and Read, or nullopt when that version is gone or holds no content.
+  Result<std::optional<std::string>> ReadIfPresent(const VersionKey& key,
+                                                   uint64_t offset,
+                                                   uint64_t length);
+
   // Hands [offset, offset + length) of a present version's content to
   // `sink` in order, in pieces of at most `piece_bytes` (>= 1), stopping
   // early when the sink returns false. The default reads piece by piece

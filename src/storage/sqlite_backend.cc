@@ -437,6 +437,25 @@ class SqliteBackend final : public Backend {
     return Backend::Scan(v, offset, length, piece_bytes, sink);
   }
 
+  Result<std::vector<std::optional<std::string>>> ReadWhole(
+      std::span<const VersionKey> keys) override {
+    std::vector<std::optional<std::string>> out;
+    out.reserve(keys.size());
+    std::vector<size_t> elsewhere;  // In blob files or streams.
+    {
+      core::MutexLock lock(&mu_);
+      CTXKIT_RETURN_IF_ERROR(db_->Exec("BEGIN"));
+      Status s = ReadInlineLocked(keys, &out, &elsewhere);
+      Status ended = db_->Exec(s.ok() ? "COMMIT" : "ROLLBACK");
+      CTXKIT_RETURN_IF_ERROR(s);
+      CTXKIT_RETURN_IF_ERROR(ended);
+    }
+    for (size_t i : elsewhere) {
+      CTXKIT_ASSIGN_OR_RETURN(out[i], ReadIfPresent(keys[i], 0, UINT64_MAX));
+    }
+    return out;
+  }
+
   Result<std::string> Read(const VersionRecord& v, uint64_t offset,
                            uint64_t length) override {
     CTXKIT_RETURN_IF_ERROR(CheckHasContent(v));
@@ -959,6 +978,34 @@ class SqliteBackend final : public Backend {
       CTXKIT_ASSIGN_OR_RETURN(sums, BlobSumsLocked(v.hash));
     }
     return blobs_.Read(v.hash, v.size_bytes, sums, offset, length);
+  }
+
+  // ReadWhole's reads inside its transaction: each key's inline content
+  // (nullopt when gone) into `out`; the index of each version whose
+  // content is in a blob file or a stream into `elsewhere`.
+  Status ReadInlineLocked(std::span<const VersionKey> keys,
+                          std::vector<std::optional<std::string>>* out,
+                          std::vector<size_t>* elsewhere) REQUIRES(mu_) {
+    for (const VersionKey& key : keys) {
+      CTXKIT_ASSIGN_OR_RETURN(
+          auto q, db_->Prepare("SELECT v.state, v.stream_base != 0 OR "
+                               "v.content_id IS NULL, c.data FROM versions v "
+                               "LEFT JOIN inline_contents c ON c.id = "
+                               "v.content_id WHERE v.object_id = ? AND "
+                               "v.version = ?"));
+      q->Bind(1, key.object_id).Bind(2, static_cast<int64_t>(key.version));
+      CTXKIT_ASSIGN_OR_RETURN(bool row, q->Step());
+      out->emplace_back();
+      if (!row || VersionStateFromCode(q->Int(0)) != VersionState::kPresent) {
+        continue;
+      }
+      if (q->Int(1) != 0) {
+        elsewhere->push_back(out->size() - 1);
+      } else {
+        out->back() = q->Blob(2);
+      }
+    }
+    return Status::Ok();
   }
 
   // The chunk checksums of the blob for `hash` (BlobChecksums), or "" for

@@ -78,10 +78,21 @@ Result<std::vector<ChangedMeta>> StoreInternals::DurableChanges(Store& store,
   std::vector<ChangedMeta> out;
   out.reserve(changed.size());
   for (const storage::ChangedObject& c : changed) {
-    out.push_back(
-        {c.stamp, c.object.deleted, store.impl_->DurableMetaOf(c.object)});
+    out.push_back({c.stamp, c.object.id, c.object.deleted,
+                   store.impl_->DurableMetaOf(c.object)});
   }
   return out;
+}
+
+Result<std::vector<std::optional<std::string>>> StoreInternals::ReadDurable(
+    Store& store, std::span<const storage::VersionKey> keys) {
+  return store.impl_->backend().ReadWhole(keys);
+}
+
+Result<std::optional<std::string>> StoreInternals::ReadDurableRange(
+    Store& store, const storage::VersionKey& key, uint64_t offset,
+    uint64_t length) {
+  return store.impl_->backend().ReadIfPresent(key, offset, length);
 }
 
 Result<std::string> StoreInternals::Identity(Store& store) {

@@ -8,6 +8,8 @@
 #define CTXKIT_STORE_STORE_INTERNALS_H_
 
 #include <memory>
+#include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -19,9 +21,10 @@ namespace ctxkit {
 
 // An object of the durable engine as of its latest change.
 struct ChangedMeta {
-  uint64_t stamp = 0;    // Its place in the change feed.
-  bool removed = false;  // Its latest version is a tombstone.
-  ObjectMeta meta;       // As views show it (tags not loaded).
+  uint64_t stamp = 0;     // Its place in the change feed.
+  int64_t object_id = 0;  // The engine's id (storage::VersionKey).
+  bool removed = false;   // Its latest version is a tombstone.
+  ObjectMeta meta;        // As views show it (tags not loaded).
 };
 
 class StoreInternals {
@@ -35,6 +38,20 @@ class StoreInternals {
   static Result<std::vector<ChangedMeta>> DurableChanges(Store& store,
                                                          uint64_t after,
                                                          size_t limit);
+
+  // The whole content of each durable version in `keys`
+  // ({ChangedMeta::object_id, version}) as storage::Backend::ReadWhole reads
+  // them: together, out[i] nullopt when that version is gone. No view's
+  // capability is checked and nothing enters the store's value cache: for
+  // find's index sync, which reads the change feed in pages.
+  static Result<std::vector<std::optional<std::string>>> ReadDurable(
+      Store& store, std::span<const storage::VersionKey> keys);
+
+  // [offset, offset + length) of one durable version, the same way
+  // (nullopt when that version is gone): the text of an indexed chunk.
+  static Result<std::optional<std::string>> ReadDurableRange(
+      Store& store, const storage::VersionKey& key, uint64_t offset,
+      uint64_t length);
 
   // View::List over the view's session-only values alone.
   static Result<ListPage> ListSessionOnly(View& view, const ListFilter& filter);

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -219,6 +220,51 @@ TEST_P(BackendContractTest, ScanHandsOverTheRangeInPieces) {
                     .ok());
     EXPECT_EQ(pieces, 2u);
   }
+}
+
+// ReadWhole reads many versions at once: inline and large values, runs of
+// appends and earlier versions each whole, in the order asked; a
+// tombstone or a version that never was is nullopt, not an error.
+TEST_P(BackendContractTest, ReadWholeReadsEachVersionOrSaysItIsGone) {
+  const std::string big(300 << 10, 'b');
+  auto small1 = Put("small", "first");
+  auto small2 = Put("small", "second");
+  auto large = Put("large", big);
+  auto log1 = Append("log", "one\n");
+  auto log2 = Append("log", "two\n");
+  auto gone = Put("gone", "x");
+  ASSERT_TRUE(small1.ok() && small2.ok() && large.ok() && log1.ok() &&
+              log2.ok() && gone.ok());
+  auto removed = b().Remove(Scope::Global(), "gone", "test", ++clock_,
+                            VersionState::kDeleted);
+  ASSERT_TRUE(removed.ok()) << removed.status().ToString();
+  const int64_t s = small1->object.id;
+  const std::vector<VersionKey> keys = {{s, 2},
+                                        {large->object.id, 1},
+                                        {s, 1},
+                                        {log2->object.id, 2},
+                                        {gone->object.id, 2},  // The tombstone.
+                                        {s, 9},                // Never written.
+                                        {log1->object.id, 1}};
+  auto got = b().ReadWhole(keys);
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  ASSERT_EQ(got->size(), keys.size());
+  EXPECT_EQ((*got)[0], std::optional<std::string>("second"));
+  EXPECT_EQ((*got)[1], std::optional<std::string>(big));
+  EXPECT_EQ((*got)[2], std::optional<std::string>("first"));
+  EXPECT_EQ((*got)[3], std::optional<std::string>("one\ntwo\n"));
+  EXPECT_EQ((*got)[4], std::nullopt);
+  EXPECT_EQ((*got)[5], std::nullopt);
+  EXPECT_EQ((*got)[6], std::optional<std::string>("one\n"));
+  auto none = b().ReadWhole({});
+  ASSERT_TRUE(none.ok());
+  EXPECT_TRUE(none->empty());
+  auto range = b().ReadIfPresent({large->object.id, 1}, big.size() - 3, 10);
+  ASSERT_TRUE(range.ok());
+  EXPECT_EQ(*range, std::optional<std::string>("bbb"));
+  auto missing = b().ReadIfPresent({s, 9}, 0, 10);
+  ASSERT_TRUE(missing.ok());
+  EXPECT_EQ(*missing, std::nullopt);
 }
 
 TEST_P(BackendContractTest, ConditionalPutRefusesAnotherVersion) {
