@@ -291,7 +291,12 @@ Status Reconcile(SqliteDb* db, View& view, const Current& current,
                  uint32_t chunk_tokens, CountDeltas* counts,
                  FindResult* result) {
   const ObjectMeta& m = *current.meta;
-  CTXKIT_ASSIGN_OR_RETURN(std::optional<Indexed> have, LoadIndexed(db, m.id));
+  std::optional<Indexed> loaded;
+  if (current.have == nullptr) {
+    CTXKIT_ASSIGN_OR_RETURN(loaded, LoadIndexed(db, m.id));
+  }
+  const std::optional<Indexed>& have =
+      current.have != nullptr ? *current.have : loaded;
   // Another process indexed a newer version meanwhile: keep it.
   if (have && have->version > m.version) return Status::Ok();
   if (current.removed ||

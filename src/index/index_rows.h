@@ -48,6 +48,9 @@ struct Current {
   // sync reads a page's small values together), nullopt when that version
   // is gone; nullptr: Reconcile reads it through the view.
   const std::optional<std::string>* content = nullptr;
+  // What index.db holds for it, when the caller looked it up already
+  // (LoadIndexed); nullptr: Reconcile looks it up.
+  const std::optional<Indexed>* have = nullptr;
 };
 
 // Changes to the kept per-scope row counts (the `counts` table), gathered

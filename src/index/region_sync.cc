@@ -60,33 +60,44 @@ bool Wanted(const Region& r, const ChangedMeta& c) {
          c.meta.size_bytes <= r.max_value_bytes;
 }
 
-// Reconciles page[begin, end), the small wanted values read ahead.
+// Reconciles a run of a page's changes, the small values it must index
+// read ahead: wanted, and not indexed at their version already (another
+// region's call may have done it).
 Status ReconcileRun(SqliteDb* db, View& view, const Region& region,
                     std::span<const ChangedMeta> run, uint32_t chunk_tokens,
                     CountDeltas* counts, FindResult* result) {
-  std::vector<storage::VersionKey> keys;
+  std::vector<std::optional<Indexed>> haves;
+  haves.reserve(run.size());
   for (const ChangedMeta& c : run) {
-    if (Wanted(region, c) && c.meta.size_bytes <= kReadAheadBytes) {
-      keys.push_back({c.object_id, c.meta.version});
-    }
+    CTXKIT_ASSIGN_OR_RETURN(std::optional<Indexed> have,
+                            LoadIndexed(db, c.meta.id));
+    haves.push_back(std::move(have));
+  }
+  auto read_ahead = [&](size_t i) {
+    const ChangedMeta& c = run[i];
+    return Wanted(region, c) && c.meta.size_bytes <= kReadAheadBytes &&
+           !(haves[i] && haves[i]->version >= c.meta.version);
+  };
+  std::vector<storage::VersionKey> keys;
+  for (size_t i = 0; i < run.size(); ++i) {
+    if (read_ahead(i)) keys.push_back({run[i].object_id, run[i].meta.version});
   }
   // When the batch read fails (one damaged value), each value is read
   // through the view instead, which reports the bad one in `skipped`.
   Result<std::vector<std::optional<std::string>>> contents =
       StoreInternals::ReadDurable(*view.store(), keys);
   size_t next = 0;
-  for (const ChangedMeta& c : run) {
-    const bool inside = Contains(region, c.meta);
+  for (size_t i = 0; i < run.size(); ++i) {
+    const ChangedMeta& c = run[i];
     const bool wanted = Wanted(region, c);
-    if (inside && !c.removed && !wanted) {
+    if (Contains(region, c.meta) && !c.removed && !wanted) {
       result->skipped.push_back(
           {c.meta.key, "larger than " + std::to_string(region.max_value_bytes) +
                            " bytes: not indexed"});
     }
     Current current{&c.meta, c.removed, wanted};
-    if (contents.ok() && wanted && c.meta.size_bytes <= kReadAheadBytes) {
-      current.content = &(*contents)[next++];
-    }
+    current.have = &haves[i];
+    if (contents.ok() && read_ahead(i)) current.content = &(*contents)[next++];
     CTXKIT_RETURN_IF_ERROR(
         Reconcile(db, view, current, chunk_tokens, counts, result));
   }
