@@ -140,9 +140,10 @@ Result<CoverFilter> SyncOne(SqliteDb* db, View& view,
   storage::WriteTransaction tx(db);
   CTXKIT_RETURN_IF_ERROR(tx.Begin());
   index::CountDeltas counts;
+  index::Current to{&m, false, wanted};
+  to.have = &have;  // Looked up above.
   CTXKIT_RETURN_IF_ERROR(
-      index::Reconcile(db, view, index::Current{&m, false, wanted},
-                       options.chunk_tokens, &counts, result));
+      index::Reconcile(db, view, to, options.chunk_tokens, &counts, result));
   CTXKIT_RETURN_IF_ERROR(counts.Write(db));
   CTXKIT_RETURN_IF_ERROR(tx.Commit());
   return filter;
@@ -456,7 +457,12 @@ size_t MatchingLine(std::string_view text,
   size_t best = 0;
   double best_score = 0;
   std::string lower;
-  std::unordered_map<int, double> groups;
+  int max_group = -1;
+  for (const index::WeightedTerm& t : terms) {
+    max_group = std::max(max_group, t.group);
+  }
+  // Per group, its best weight on the current line.
+  std::vector<double> groups(static_cast<size_t>(max_group + 1));
   for (size_t begin = 0; begin < text.size();) {
     size_t end = text.find('\n', begin);
     if (end == std::string_view::npos) end = text.size();
@@ -464,14 +470,15 @@ size_t MatchingLine(std::string_view text,
     for (char& c : lower) {
       if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
     }
-    groups.clear();
+    std::fill(groups.begin(), groups.end(), 0.0);
     for (const index::WeightedTerm& t : terms) {
-      if (t.weight > groups[t.group] && HoldsTerm(lower, t.text)) {
-        groups[t.group] = t.weight;
+      double& best_in_group = groups[static_cast<size_t>(t.group)];
+      if (t.weight > best_in_group && HoldsTerm(lower, t.text)) {
+        best_in_group = t.weight;
       }
     }
     double score = 0;
-    for (const auto& [group, weight] : groups) score += weight;
+    for (double weight : groups) score += weight;
     if (score > best_score) {
       best = begin;
       best_score = score;

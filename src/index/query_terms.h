@@ -27,7 +27,7 @@ std::vector<std::string> QueryTerms(std::string_view query);
 // what a match of it is worth, 0 < weight <= 1 (1: the asker's own word).
 struct WeightedTerm {
   std::string text;  // One word, or words separated by single spaces.
-  int group = 0;
+  int group = 0;     // 0, 1, ...: one per query term or run of terms.
   double weight = 1;
   int64_t docs = -1;  // Chunks it matches, when counted (KeepUsefulTerms).
 };
