@@ -23,6 +23,7 @@ set(ctxkit_pg_store_filter "*"
     "-DurabilityTest.SigkillDuringLargeBlobWritesLosesNoAcknowledgedWrite"
     "-GcTest.BlobFilesGoOnlyWithTheirLastReference"
     "-GcTest.TrashedBlobOfAnUncommittedCollectionComesBack"
+    "-GcTest.RefusesWhileHoldsOfAnEarlierBuildArePending"
     "-UsageTest.GroupsByScopeTypeAndTierWithHistory"
     "-VersionsTest.StatsCountObjectsVersionsAndContent")
 # (and the 500-turn long-chat run: a scale run of the session layer, whose

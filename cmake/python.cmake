@@ -24,7 +24,9 @@ pybind11_add_module(ctxkit_python MODULE NO_EXTRAS ${ctxkit_python_srcs})
 set_target_properties(ctxkit_python PROPERTIES
   OUTPUT_NAME _ctxkit
   LIBRARY_OUTPUT_DIRECTORY ${ctxkit_python_dir})
-target_include_directories(ctxkit_python PRIVATE ${PROJECT_SOURCE_DIR}/python/src)
+# src/: the face layer (src/face/), which every face shares.
+target_include_directories(ctxkit_python PRIVATE ${PROJECT_SOURCE_DIR}/python/src
+                                                 ${PROJECT_SOURCE_DIR}/src)
 target_link_libraries(ctxkit_python PRIVATE ctxkit)
 
 # The pure-Python modules and stubs, copied next to the extension.

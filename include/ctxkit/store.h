@@ -86,6 +86,14 @@ struct Options {
   Durability durability = Durability::kFull;
   // How long a writer waits for another process's write lock.
   int busy_timeout_ms = 30000;
+  // Set counts the o200k_base tokens of every value up to this size before
+  // it returns and keeps the count with the version, so listings, stats
+  // and sessions show tokens without reading content (about 20 ns per
+  // byte: 8 MiB costs ~0.2 s). Larger values are counted on first request
+  // (View::CountTokens), or at write with SetOptions::count_tokens. The
+  // same for every face: the CLI, MCP, Python and Node all write through
+  // it. 0 counts only on request.
+  uint64_t count_tokens_max_bytes = 8ull << 20;
   // Opens an existing store for reading only: nothing under `home` is
   // created or written, and every durable write (set, append, remove,
   // promote, gc, session state) fails with PermissionDenied, leaving the
@@ -138,10 +146,10 @@ struct SetOptions {
   // Free-form label of the writer ("agent:planner", "tool:grep", ...).
   std::string producer;
   // Count the value's o200k_base tokens before Set returns and keep the
-  // count with the version (ObjectMeta/VersionMeta::tokens). It costs about
-  // 20 ns per byte, so it is off by default: otherwise the first
-  // View::CountTokens counts and keeps it. Ignored by Append (a stream's
-  // count is taken lazily, of the whole prefix).
+  // count with the version (ObjectMeta/VersionMeta::tokens), whatever its
+  // size. Values up to Options::count_tokens_max_bytes are counted so
+  // anyway; larger ones otherwise on the first View::CountTokens. Ignored
+  // by Append (a stream's count is taken lazily, of the whole prefix).
   bool count_tokens = false;
   // Compare-and-set: non-zero writes (Set) or appends (Append) only while
   // the object's latest version, tombstones included, is this one
@@ -240,9 +248,11 @@ struct GarbageOptions {
   // false: a dry run that reports what would be collected and changes
   // nothing.
   bool apply = false;
-  // Static refs whose versions are never collected (what sessions, spawn
-  // manifests and externalized contexts name; the caller gathers them).
-  // Dynamic and session-only refs are ignored.
+  // Static refs whose versions are also kept, beyond what the store keeps
+  // by itself: every version a session, an externalized context or a
+  // spawn manifest names is held in the store as it is written, and never
+  // collected while its holder lives. Dynamic and session-only refs are
+  // ignored.
   std::vector<Ref> keep;
 };
 
@@ -318,7 +328,14 @@ class Store {
 
   // Removes superseded versions of durable objects older than the
   // retention (see GarbageOptions), never an object's latest version (a removed
-  // object keeps its tombstone), never a version `options.keep` names. A
+  // object keeps its tombstone), never a version a session, externalized
+  // context or spawn manifest holds, never one `options.keep` names. A
+  // session that pins a version while a collection runs either sees its
+  // pin acknowledged and the version kept, or gets NotFound: an
+  // acknowledged pin, activation or render record never names a collected
+  // version. FailedPrecondition, nothing collected, on a store whose
+  // sessions or manifests were written by a build that did not record what
+  // they hold, until a face (`ctxkit gc`, Python, MCP) has recorded it. A
   // run of appends (a stream or chat since its last whole write) is
   // collected whole or not at all, since each version's content includes
   // the earlier ones. Collected versions read NotFound afterwards (another

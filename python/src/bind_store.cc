@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "binding.h"
+#include "face/gc.h"
 
 namespace ctxkit::python {
 namespace {
@@ -164,12 +165,14 @@ Thread-safe. Views and sessions keep their store alive.)doc")
             options.retention_seconds = retention_seconds;
             options.apply = apply;
             options.keep = std::move(keep);
-            return Call([&] { return store.CollectGarbage(options); });
+            return Call([&] { return face::CollectGarbage(store, options); });
           },
           py::kw_only(),
           py::arg("retention_seconds") = GarbageOptions{}.retention_seconds,
           py::arg("apply") = false, py::arg("keep") = std::vector<Ref>{},
-          "Old versions no ref names: reported, or removed with apply=True.")
+          "Superseded versions older than the retention that no session, "
+          "externalized context, spawn manifest or `keep` names: reported, "
+          "or removed with apply=True.")
       .def_property_readonly("home", &Store::home)
       .def_property_readonly("read_only", &Store::read_only);
 }

@@ -1,8 +1,6 @@
 // Maintenance verbs: du (what the store holds, by scope, type and tier)
 // and gc (superseded versions nothing names any longer).
 
-#include <dirent.h>
-
 #include <CLI/CLI.hpp>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -13,13 +11,8 @@
 #include "cli/io.h"
 #include "cli/output.h"
 #include "core/status_macros.h"
-#include "ctxkit/notes.h"
-#include "ctxkit/session.h"
-#include "ctxkit/spawn.h"
 #include "ctxkit/store.h"
-#include "externalize/internal.h"
-#include "storage/filename.h"
-#include "text/json_parse.h"
+#include "face/gc.h"
 
 namespace ctxkit::cli {
 namespace {
@@ -67,74 +60,6 @@ int RunDu(Context& ctx) {
   return s.ok() ? kExitOk : ReportError(s);
 }
 
-// A session's pins, and its externalized collections: every version of
-// each manifest and every ref any of them names.
-Status AddSessionRefs(Store& store, const std::string& id,
-                      std::vector<Ref>* keep) {
-  CTXKIT_ASSIGN_OR_RETURN(std::unique_ptr<Session> session,
-                          Session::Open(store, id));
-  CTXKIT_ASSIGN_OR_RETURN(std::vector<Ref> pinned, session->PinnedRefs());
-  keep->insert(keep->end(), pinned.begin(), pinned.end());
-  CTXKIT_ASSIGN_OR_RETURN(View view, store.OpenView("", id));
-  ListFilter filter{.scope = "session",
-                    .key_prefix = externalize::kManifestPrefix,
-                    .limit = 1000};
-  do {
-    CTXKIT_ASSIGN_OR_RETURN(ListPage page, view.List(filter));
-    for (const ObjectMeta& m : page.items) {
-      const LookupOptions at{.scope = "session"};
-      CTXKIT_ASSIGN_OR_RETURN(std::vector<VersionMeta> versions,
-                              view.Versions(m.key, at));
-      for (const VersionMeta& v : versions) {
-        if (v.state != VersionState::kPresent) continue;
-        LookupOptions pinned_at = at;
-        pinned_at.version = v.version;
-        CTXKIT_ASSIGN_OR_RETURN(Ref ref, view.Pin(m.key, pinned_at));
-        keep->push_back(ref);
-        CTXKIT_ASSIGN_OR_RETURN(std::string text, view.Resolve(ref));
-        ctxkit::text::RefsInJson(ctxkit::text::ParseJsonOrDiscarded(text),
-                                 keep);
-      }
-    }
-    filter.cursor = page.next_cursor;
-  } while (!filter.cursor.empty());
-  return Status::Ok();
-}
-
-// The refs of every spawn manifest under the home. A manifest that cannot
-// be read stops the collection: what it names is unknown.
-Status AddSpawnRefs(const std::string& home, std::vector<Ref>* keep) {
-  const std::string dir = storage::SpawnDir(home);
-  DIR* d = ::opendir(dir.c_str());
-  if (d == nullptr) return Status::Ok();  // No child was ever spawned.
-  std::vector<std::string> files;
-  while (dirent* e = ::readdir(d)) {
-    std::string name = e->d_name;
-    if (name.ends_with(".json")) files.push_back(dir + "/" + name);
-  }
-  ::closedir(d);
-  for (const std::string& file : files) {
-    Result<Manifest> manifest = LoadManifest(file);
-    if (!manifest.ok()) {
-      return manifest.status().WithContext("spawn manifest " + file);
-    }
-    for (const ManifestRef& r : manifest->refs) keep->push_back(r.ref);
-  }
-  return Status::Ok();
-}
-
-Result<std::vector<Ref>> GatherKeepRefs(Store& store) {
-  std::vector<Ref> keep;
-  CTXKIT_ASSIGN_OR_RETURN(std::vector<std::string> sessions,
-                          Session::List(store));
-  for (const std::string& id : sessions) {
-    CTXKIT_RETURN_IF_ERROR(
-        AddSessionRefs(store, id, &keep).WithContext("session " + id));
-  }
-  CTXKIT_RETURN_IF_ERROR(AddSpawnRefs(store.home(), &keep));
-  return keep;
-}
-
 nlohmann::json GcJson(const GarbageReport& r) {
   nlohmann::json rows = nlohmann::json::array();
   for (const GarbageRow& row : r.rows) {
@@ -162,10 +87,7 @@ int RunGc(Context& ctx, const GcArgs& a) {
   Result<Store*> store = ctx.OpenStore();
   if (!store.ok()) return ReportError(store.status());
   GarbageOptions options{.retention_seconds = *seconds, .apply = a.apply};
-  Result<std::vector<Ref>> keep = GatherKeepRefs(**store);
-  if (!keep.ok()) return ReportError(keep.status());
-  options.keep = std::move(*keep);
-  Result<GarbageReport> report = (*store)->CollectGarbage(options);
+  Result<GarbageReport> report = face::CollectGarbage(**store, options);
   if (!report.ok()) return ReportError(report.status());
   if (ctx.json()) {
     PrintJson(GcJson(*report));

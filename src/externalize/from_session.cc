@@ -16,6 +16,7 @@
 #include "ctxkit/externalize.h"
 #include "ctxkit/session.h"
 #include "externalize/internal.h"
+#include "store/store_internals.h"
 #include "text/json_parse.h"
 #include "text/summarize_budget.h"
 
@@ -80,15 +81,29 @@ Result<Ref> WriteManifest(View& view, const std::string& name,
   const std::string key = std::string(externalize::kManifestPrefix) + name;
   Result<std::string> old = view.Get(key, {.scope = "session"});
   if (!old.ok() && !old.status().IsNotFound()) return old.status();
+  // What the manifest names is held for the session before the manifest
+  // is written, and the manifest's own version after: gc keeps both.
+  std::vector<Ref> held;
+  ctxkit::text::RefsInJson(ctxkit::text::ParseJsonOrDiscarded(text), &held);
+  Store& store = *view.store();
+  CTXKIT_RETURN_IF_ERROR(
+      StoreInternals::HoldForSession(store, view.session_id(), held));
+  Result<Ref> written = Status::NotFound(key);
   if (!old.ok() || *old != text) {
     SetOptions so;
     so.scope = "session";
     so.type = ValueType::kJson;
     so.tags = {"kind:externalize"};
     so.producer = "ctxkit:externalize";
-    return view.Set(key, text, so);
+    written = view.Set(key, text, so);
+  } else {
+    written = view.Pin(key, {.scope = "session"});
   }
-  return view.Pin(key, {.scope = "session"});
+  if (!written.ok()) return written.status();
+  const Ref manifest[] = {*written};
+  CTXKIT_RETURN_IF_ERROR(
+      StoreInternals::HoldForSession(store, view.session_id(), manifest));
+  return written;
 }
 
 uint64_t SumSizes(const std::vector<VariableMember>& ms, uint64_t* tokens) {

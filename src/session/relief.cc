@@ -281,6 +281,14 @@ Status Apply(SessionImpl& s, const Layout& layout, const Plan& plan,
     ch.dirty.insert(m.object_id);
   }
   if (plan.merge) st.compactions.clear();
+  // The compaction, and the chat version its messages are read from.
+  CTXKIT_ASSIGN_OR_RETURN(Ref compaction, ParseRef(info.ref));
+  ch.hold.push_back(std::move(compaction));
+  CTXKIT_ASSIGN_OR_RETURN(std::string chat_text, s.ChatRef());
+  if (!chat_text.empty()) {
+    CTXKIT_ASSIGN_OR_RETURN(Ref chat, ParseRef(chat_text));
+    ch.hold.push_back(std::move(chat));
+  }
   st.compactions.push_back(info);
   result->compacted = info;
   ch.state = true;

@@ -14,6 +14,7 @@
 
 #include "core/status_macros.h"
 #include "session/render_json.h"
+#include "store/store_internals.h"
 #include "text/json_parse.h"
 
 namespace ctxkit::session {
@@ -108,6 +109,39 @@ Result<json> EncodeRecord(SessionImpl& s, const Layout& layout,
       {"dropped", std::move(dropped)},
       {"bytes", result.bytes},
       {"prefix", result.prefix_bytes ? json(*result.prefix_bytes) : json()}};
+}
+
+// The refs record `rec` (as EncodeRecord made it) names in its own
+// fields: what its replay reads, and what its placeholders offered the
+// model. Text blocks are not searched: a ref a message quotes is not the
+// session's to hold.
+std::vector<Ref> RecordRefs(const json& rec) {
+  std::vector<std::string> texts;
+  auto add = [&](const json& v) {
+    if (v.is_string() && !v.get_ref<const std::string&>().empty()) {
+      texts.push_back(v.get<std::string>());
+    }
+  };
+  add(rec.at("system"));
+  add(rec.at("index"));
+  add(rec.at("chat"));
+  for (const json& p : rec.at("pinned")) add(p.at(0));
+  for (const json& c : rec.at("compactions")) add(c);
+  for (const json& s : rec.at("shown")) {
+    if (s.size() > 1) add(s.at(1));
+  }
+  for (const json& t : rec.at("tail")) {
+    if (t.size() == 4) {
+      add(t.at(0));
+      add(t.at(3));
+    }
+  }
+  for (const json& d : rec.at("dropped")) add(d.at(3));
+  std::vector<Ref> refs;
+  for (const std::string& text : texts) {
+    if (Result<Ref> ref = ParseRef(text); ref.ok()) refs.push_back(*ref);
+  }
+  return refs;
 }
 
 Status BadRecord(uint64_t n, const std::string& what) {
@@ -333,6 +367,10 @@ Status RecordRender(SessionImpl& s, const Layout& layout,
     }
     CTXKIT_ASSIGN_OR_RETURN(json rec,
                             EncodeRecord(s, layout, options, *result));
+    // Held before the record is published: a collection that ran in
+    // between makes the hold fail, never the record name a lost version.
+    CTXKIT_RETURN_IF_ERROR(
+        StoreInternals::HoldForSession(*s.store(), s.id(), RecordRefs(rec)));
     opts.expected_version = last_attempt ? 0 : count;
     Result<Ref> ref =
         s.view().Append(s.state().records_key, rec.dump() + "\n", opts);

@@ -384,12 +384,14 @@ Status IngestItems(SessionImpl& impl, const session::ParsedLog& log,
     CTXKIT_ASSIGN_OR_RETURN(Ref ref,
                             impl.view().Set(session::kSystemKey, system, opts));
     st.system_version = ref.version;
+    ch.hold.push_back(ref);
   }
   bool whole = false;
   // Only the new messages are stored when the chat continues.
   CTXKIT_ASSIGN_OR_RETURN(Ref chat_ref,
                           impl.WriteChat(std::move(added), continues, &whole));
   st.chat_version = chat_ref.version;
+  ch.hold.push_back(chat_ref);
   if (whole) st.chat_whole_version = chat_ref.version;
   CTXKIT_ASSIGN_OR_RETURN(const auto* chat, impl.Chat());
   st.chat_messages = chat->size();

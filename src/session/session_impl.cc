@@ -9,6 +9,7 @@
 #include "core/status_macros.h"
 #include "session/object_info.h"
 #include "session/render_layout.h"
+#include "store/store_internals.h"
 #include "text/json_parse.h"
 
 namespace ctxkit {
@@ -184,7 +185,25 @@ storage::SessionWrite SessionImpl::WriteOf(const SessionChanges& changes) {
           ? 0
           : state_.listed_entries + listed_delta;
   w.state_json = session::EncodeState(state_);
+  w.holds = HeldBy(changes);
   return w;
+}
+
+std::vector<storage::VersionKey> SessionImpl::HeldBy(
+    const SessionChanges& changes) const {
+  std::vector<Ref> refs = changes.hold;
+  for (const std::string& id : changes.dirty) {
+    auto it = state_.entries.find(id);
+    if (it == state_.entries.end()) continue;
+    Result<Ref> ref = ParseRef(it->second.ref);
+    if (!ref.ok()) continue;  // An entry of a value with no version yet.
+    refs.push_back(*ref);
+    if (it->second.pinned_version != 0) {
+      ref->version = it->second.pinned_version;
+      refs.push_back(*ref);
+    }
+  }
+  return StoreInternals::DurableVersionsOf(refs);
 }
 
 void SessionImpl::Committed(const storage::SessionWrite& w) {

@@ -29,6 +29,9 @@ struct SessionChanges {
   std::set<std::string> dirty;    // Entry ids to write.
   std::set<std::string> removed;  // Entry ids to delete.
   bool state = false;             // The session row changed.
+  // Versions the changed state names beyond its entries' refs and pins
+  // (the chat, system and compaction versions): held with the write.
+  std::vector<Ref> hold;
   bool any() const { return state || !dirty.empty() || !removed.empty(); }
 };
 
@@ -186,6 +189,9 @@ class SessionImpl {
   // The conditional write of what `changes` names, from the loaded state
   // (whose listed count it brings up to date).
   storage::SessionWrite WriteOf(const SessionChanges& changes);
+  // The durable versions the write of `changes` names: its changed
+  // entries' refs and pinned versions, and changes.hold.
+  std::vector<storage::VersionKey> HeldBy(const SessionChanges& changes) const;
   // Notes what a successful `write` stored.
   void Committed(const storage::SessionWrite& write);
 

@@ -9,6 +9,7 @@
 #include <random>
 #include <string>
 #include <unordered_set>
+#include <vector>
 
 #include "core/clock.h"
 #include "core/encoding.h"
@@ -17,6 +18,7 @@
 #include "spawn/store_identity.h"
 #include "storage/file_util.h"
 #include "storage/filename.h"
+#include "store/store_internals.h"
 
 namespace ctxkit {
 
@@ -167,6 +169,11 @@ Result<SpawnedAgent> Spawn(View& parent, std::string_view prompt,
       std::string path,
       ManifestPath(parent.store()->home(), options, m.child_agent));
   const std::string dir = std::filesystem::path(path).parent_path().string();
+  // Held before the manifest names them: gc keeps what a child may read.
+  std::vector<Ref> named;
+  for (const ManifestRef& r : m.refs) named.push_back(r.ref);
+  CTXKIT_RETURN_IF_ERROR(
+      StoreInternals::Hold(*parent.store(), "spawn:" + m.child_agent, named));
   CTXKIT_RETURN_IF_ERROR(storage::AtomicWriteFile(dir, path, FormatManifest(m),
                                                   /*sync=*/true));
   return SpawnedAgent{std::move(child), std::move(m), std::move(path)};

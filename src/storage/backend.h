@@ -130,6 +130,13 @@ struct ObjectQuery {
   bool include_deleted = false;
 };
 
+// One version of one object, for garbage collection and holds.
+struct VersionKey {
+  int64_t object_id = 0;
+  uint64_t version = 0;
+  friend auto operator<=>(const VersionKey&, const VersionKey&) = default;
+};
+
 // Session state: the context manager's pools (docs/sessions.md). A session
 // is a small state document plus one row per pool entry, so a change
 // rewrites only what changed; the documents are the session layer's JSON,
@@ -162,6 +169,11 @@ struct SessionWrite {
   std::string state_json;
   std::vector<SessionEntryRow> put_entries;  // Inserted or replaced.
   std::vector<std::string> removed_entries;  // Object ids.
+  // Versions the written state names (pins, the chat and system versions,
+  // compactions): held for SessionHolder(id) in the same transaction
+  // (Backend::AddHolds), NotFound and nothing written when one is no
+  // longer stored.
+  std::vector<VersionKey> holds;
 };
 
 // Stored bytes of one (scope, type, medium) group, for `ctxkit du`.
@@ -176,13 +188,6 @@ struct UsageRecord {
   // Bytes stored: inline rows, or distinct blob files (a blob shared by
   // two groups counts in each; BackendStats has the deduplicated total).
   uint64_t bytes = 0;
-};
-
-// One version of one object, for garbage collection.
-struct VersionKey {
-  int64_t object_id = 0;
-  uint64_t version = 0;
-  friend auto operator<=>(const VersionKey&, const VersionKey&) = default;
 };
 
 struct CollectReport {
@@ -216,6 +221,12 @@ class CommitListener {
   // Ends the Wait in progress, or the next one, at once.
   virtual void Interrupt() = 0;
 };
+
+// The holder name of session `id`'s holds (Backend::AddHolds); they go
+// with the session (Backend::RemoveSession).
+inline std::string SessionHolder(std::string_view id) {
+  return "session:" + std::string(id);
+}
 
 class Backend {
  public:
@@ -352,8 +363,40 @@ class Backend {
   // of an appendable value leaves another version of its run of appends
   // (whose content includes it) behind. A blob file no remaining version
   // references is deleted once the transaction has committed.
+  // FailedPrecondition, nothing deleted, when a key is held
+  // (see AddHolds) as of the transaction: a hold added after the caller
+  // planned its batch wins, and the caller plans again.
   virtual Result<CollectReport> CollectVersions(
       const std::vector<VersionKey>& keys) = 0;
+
+  // ---- Holds ----
+  //
+  // A hold keeps one version from garbage collection on behalf of a
+  // holder: a name such as "session:<id>" (the context manager's pins,
+  // activations, compactions and render records, and the externalized
+  // contexts of that session) or "spawn:<child>" (a sub-agent's manifest).
+  // Holds are how the store itself, whatever face asks it to collect, knows
+  // what must stay. Adding holds and collecting exclude each other (one
+  // write lock on SQLite, an advisory lock on PostgreSQL, the engine mutex
+  // in memory), so a hold that was acknowledged never names a collected
+  // version, and a collection never removes a version held when it ran.
+
+  // Holds each of `keys` for `holder`, in one transaction. NotFound,
+  // nothing added, when a key names no stored version (collected, or never
+  // written): the caller must not publish a name for it. Keys held already
+  // (by any holder) cost a read, not a write.
+  virtual Status AddHolds(std::string_view holder,
+                          std::span<const VersionKey> keys) = 0;
+  // Every held version, sorted, each once.
+  virtual Result<std::vector<VersionKey>> ListHeld() = 0;
+  // Drops every hold of `holder` (nothing to drop is not an error).
+  virtual Status DropHolds(std::string_view holder) = 0;
+  // True while the store holds state written by a build that did not
+  // record holds (a store migrated from an earlier schema): its sessions
+  // and manifests must be read and their holds added before a collection
+  // can trust ListHeld. MarkHoldsRecorded clears it.
+  virtual Result<bool> HoldsPending() = 0;
+  virtual Status MarkHoldsRecorded() = 0;
 
   virtual Result<BackendStats> Stats() = 0;
   // Stored bytes grouped by scope, type and medium (a full scan: for
@@ -393,7 +436,8 @@ class Backend {
   virtual Result<uint64_t> WriteSession(const SessionWrite& write) = 0;
   // Every session id, sorted.
   virtual Result<std::vector<std::string>> ListSessions() = 0;
-  // Deletes the session's state and entries (not the objects they name).
+  // Deletes the session's state and entries (not the objects they name),
+  // and the holds of holder SessionHolder(id), in one transaction.
   // NotFound when there is none.
   virtual Status RemoveSession(std::string_view id) = 0;
 

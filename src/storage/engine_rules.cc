@@ -1,6 +1,9 @@
 #include "storage/engine_rules.h"
 
 #include <algorithm>
+#include <string>
+
+#include "core/encoding.h"
 
 namespace ctxkit::storage {
 
@@ -125,6 +128,22 @@ Status RunLeftBehind(int64_t object_id, uint64_t left) {
       "collecting part of a run of appends of object " +
       std::to_string(object_id) + " would leave version " +
       std::to_string(left) + " without its earlier chunks");
+}
+
+Status HeldIsKept(int64_t object_id, uint64_t version) {
+  return Status::FailedPrecondition(
+      "version " + std::to_string(version) + " of object " +
+      std::to_string(object_id) +
+      " is held (a session, context or manifest names it); garbage "
+      "collection keeps it");
+}
+
+Status NothingToHold(int64_t object_id, uint64_t version) {
+  // The object as refs name it (ck:<id>:...), not the engine's number.
+  return Status::NotFound(
+      "version " + std::to_string(version) +
+      " of object ck:" + core::ToBase36(static_cast<uint64_t>(object_id)) +
+      " is gone (garbage collection removed it) or was never written");
 }
 
 VersionState VersionStateFromCode(int64_t code) {

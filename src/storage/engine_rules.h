@@ -69,6 +69,10 @@ Status CheckHasContent(const VersionRecord& v);
 // of appends whose version `left` would stay behind.
 Status LatestIsKept(int64_t object_id, uint64_t version);
 Status RunLeftBehind(int64_t object_id, uint64_t left);
+// CollectVersions' refusal of a held version (Backend::AddHolds), and
+// AddHolds' refusal of a version that is not stored.
+Status HeldIsKept(int64_t object_id, uint64_t version);
+Status NothingToHold(int64_t object_id, uint64_t version);
 
 // A stored VersionState number (0 present, 1 deleted, 2 missing).
 VersionState VersionStateFromCode(int64_t code);

@@ -5,6 +5,7 @@
 
 #include "core/hmac.h"
 #include "core/status_macros.h"
+#include "storage/engine_rules.h"
 
 namespace ctxkit::storage {
 namespace {
@@ -425,6 +426,7 @@ Status MemoryBackend::CheckCollectableLocked(
       continue;
     }
     const Object& obj = *it->second;
+    if (holds_.count(key)) return HeldIsKept(key.object_id, key.version);
     if (key.version == obj.versions.size()) {
       return Status::InvalidArgument(
           "version " + std::to_string(key.version) + " of '" + obj.record.key +
@@ -603,6 +605,7 @@ Result<SessionRecord> MemoryBackend::LoadSessionEntries(
 
 Result<uint64_t> MemoryBackend::WriteSession(const SessionWrite& write) {
   core::MutexLock lock(&mu_);
+  CTXKIT_RETURN_IF_ERROR(CheckStoredLocked(write.holds));
   auto it = sessions_.find(write.id);
   if (write.expected_generation == 0) {
     if (it != sessions_.end()) {
@@ -616,6 +619,9 @@ Result<uint64_t> MemoryBackend::WriteSession(const SessionWrite& write) {
         "session '" + write.id + "' changed (generation " +
         std::to_string(it->second.generation) + ", not " +
         std::to_string(write.expected_generation) + "); reload and retry");
+  }
+  for (const VersionKey& key : write.holds) {
+    holds_[key].emplace(SessionHolder(write.id));
   }
   StoredSession& s = it->second;
   s.generation = write.expected_generation + 1;
@@ -641,7 +647,48 @@ Status MemoryBackend::RemoveSession(std::string_view id) {
     return Status::NotFound("no session '" + std::string(id) + "'");
   }
   sessions_.erase(it);
+  DropHoldsLocked(SessionHolder(id));
   return Status::Ok();
+}
+
+Status MemoryBackend::AddHolds(std::string_view holder,
+                               std::span<const VersionKey> keys) {
+  core::MutexLock lock(&mu_);
+  CTXKIT_RETURN_IF_ERROR(CheckStoredLocked(keys));
+  for (const VersionKey& key : keys) holds_[key].emplace(holder);
+  return Status::Ok();
+}
+
+Status MemoryBackend::CheckStoredLocked(std::span<const VersionKey> keys) {
+  for (const VersionKey& key : keys) {
+    auto it = objects_.find(key.object_id);
+    const bool stored = it != objects_.end() && key.version >= 1 &&
+                        key.version <= it->second->versions.size() &&
+                        !it->second->versions[key.version - 1].collected;
+    if (!stored) return NothingToHold(key.object_id, key.version);
+  }
+  return Status::Ok();
+}
+
+Result<std::vector<VersionKey>> MemoryBackend::ListHeld() {
+  core::MutexLock lock(&mu_);
+  std::vector<VersionKey> out;
+  out.reserve(holds_.size());
+  for (const auto& [key, holders] : holds_) out.push_back(key);
+  return out;
+}
+
+Status MemoryBackend::DropHolds(std::string_view holder) {
+  core::MutexLock lock(&mu_);
+  DropHoldsLocked(holder);
+  return Status::Ok();
+}
+
+void MemoryBackend::DropHoldsLocked(std::string_view holder) {
+  for (auto it = holds_.begin(); it != holds_.end();) {
+    it->second.erase(std::string(holder));
+    it = it->second.empty() ? holds_.erase(it) : std::next(it);
+  }
 }
 
 Result<std::string> MemoryBackend::RefSecret() {

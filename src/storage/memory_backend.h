@@ -25,6 +25,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -87,6 +88,13 @@ class MemoryBackend final : public Backend {
   Result<uint64_t> WriteSession(const SessionWrite& write) override;
   Result<std::vector<std::string>> ListSessions() override;
   Status RemoveSession(std::string_view id) override;
+  Status AddHolds(std::string_view holder,
+                  std::span<const VersionKey> keys) override;
+  Result<std::vector<VersionKey>> ListHeld() override;
+  Status DropHolds(std::string_view holder) override;
+  // Nothing outlives the instance: no earlier build's state to record.
+  Result<bool> HoldsPending() override { return false; }
+  Status MarkHoldsRecorded() override { return Status::Ok(); }
   Result<uint64_t> ChangeCounter() override { return uint64_t{0}; }
   // Random per instance: nothing outlives it.
   Result<std::string> RefSecret() override;
@@ -153,6 +161,9 @@ class MemoryBackend final : public Backend {
   Result<ObjectRecord> RelocateLocked(int64_t id, const Scope& scope,
                                       std::string_view key) REQUIRES(mu_);
   static std::string NameKey(const Scope& scope, std::string_view key);
+  void DropHoldsLocked(std::string_view holder) REQUIRES(mu_);
+  // NotFound (NothingToHold) for a key naming no stored version.
+  Status CheckStoredLocked(std::span<const VersionKey> keys) REQUIRES(mu_);
 
   const MemoryBackendOptions options_;
   core::Mutex mu_;
@@ -166,6 +177,8 @@ class MemoryBackend final : public Backend {
   uint64_t last_stamp_ GUARDED_BY(mu_) = 0;
   std::map<uint64_t, int64_t> by_change_ GUARDED_BY(mu_);  // Stamp -> id.
   std::map<std::string, StoredSession, std::less<>> sessions_ GUARDED_BY(mu_);
+  // Held version -> its holders (Backend::AddHolds).
+  std::map<VersionKey, std::set<std::string>> holds_ GUARDED_BY(mu_);
 };
 
 }  // namespace ctxkit::storage

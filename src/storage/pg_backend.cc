@@ -11,6 +11,7 @@
 // case a collection removed it in between).
 
 #include <algorithm>
+#include <functional>
 #include <optional>
 
 #include "core/encoding.h"
@@ -22,6 +23,7 @@
 #include "storage/pg_conn.h"
 #include "storage/pg_contents.h"
 #include "storage/pg_gc.h"
+#include "storage/pg_holds.h"
 #include "storage/pg_listener.h"
 #include "storage/pg_rows.h"
 #include "storage/pg_schema.h"
@@ -382,6 +384,11 @@ class PgBackend final : public Backend {
     if (options_.read_only) return ReadOnlyError("gc");
     core::MutexLock lock(&mu_);
     CTXKIT_RETURN_IF_ERROR(BeginWriteLocked(1));
+    Status none_held = pg_holds::LockExclusive(conn_.get());
+    if (none_held.ok()) {
+      none_held = pg_holds::CheckNoneHeld(conn_.get(), keys);
+    }
+    if (!none_held.ok()) return AbortLocked(none_held);
     Result<CollectReport> report = PgCollect(conn_.get(), keys);
     if (!report.ok()) return AbortLocked(report.status());
     CTXKIT_RETURN_IF_ERROR(CommitLocked());
@@ -511,6 +518,60 @@ ORDER BY g.scope, g.type)sql";
     CTXKIT_RETURN_IF_ERROR(conn_->EnsureConnected());
     CTXKIT_RETURN_IF_ERROR(conn_->Run("BEGIN"));
     Status s = pg_sessions::Remove(conn_.get(), id);
+    if (!s.ok()) return AbortLocked(s);
+    return CommitPlainLocked();
+  }
+
+  // A hold changes no object: no stamp, no notification.
+  Status AddHolds(std::string_view holder,
+                  std::span<const VersionKey> keys) override {
+    if (keys.empty()) return Status::Ok();
+    core::MutexLock lock(&mu_);
+    CTXKIT_RETURN_IF_ERROR(conn_->EnsureConnected());
+    CTXKIT_ASSIGN_OR_RETURN(bool all_held,
+                            pg_holds::AllHeld(conn_.get(), keys));
+    if (all_held) return Status::Ok();
+    if (options_.read_only) return ReadOnlyError("hold");
+    return PlainTransactionLocked([&](PgConn* conn) -> Status {
+      CTXKIT_RETURN_IF_ERROR(pg_holds::LockShared(conn));
+      return pg_holds::Add(conn, holder, keys);
+    });
+  }
+
+  Result<std::vector<VersionKey>> ListHeld() override {
+    core::MutexLock lock(&mu_);
+    CTXKIT_RETURN_IF_ERROR(conn_->EnsureConnected());
+    return pg_holds::ListHeld(conn_.get());
+  }
+
+  Status DropHolds(std::string_view holder) override {
+    if (options_.read_only) return ReadOnlyError("hold");
+    core::MutexLock lock(&mu_);
+    CTXKIT_RETURN_IF_ERROR(conn_->EnsureConnected());
+    return PlainTransactionLocked(
+        [&](PgConn* conn) { return pg_holds::Drop(conn, holder); });
+  }
+
+  Result<bool> HoldsPending() override {
+    core::MutexLock lock(&mu_);
+    CTXKIT_RETURN_IF_ERROR(conn_->EnsureConnected());
+    return pg_holds::Pending(conn_.get());
+  }
+
+  Status MarkHoldsRecorded() override {
+    if (options_.read_only) return ReadOnlyError("gc");
+    core::MutexLock lock(&mu_);
+    CTXKIT_RETURN_IF_ERROR(conn_->EnsureConnected());
+    return PlainTransactionLocked(
+        [](PgConn* conn) { return pg_holds::ClearPending(conn); });
+  }
+
+  // `body` on the connection, in a transaction that takes no change stamp;
+  // rolled back when it fails.
+  Status PlainTransactionLocked(const std::function<Status(PgConn*)>& body)
+      REQUIRES(mu_) {
+    CTXKIT_RETURN_IF_ERROR(conn_->Run("BEGIN"));
+    Status s = body(conn_.get());
     if (!s.ok()) return AbortLocked(s);
     return CommitPlainLocked();
   }

@@ -6,6 +6,7 @@
 #include "core/encoding.h"
 #include "core/hmac.h"
 #include "core/status_macros.h"
+#include "storage/pg_holds.h"
 
 namespace ctxkit::storage {
 namespace {
@@ -303,9 +304,10 @@ Status MigrateToV3(PgConn* conn) {
       "  ON CONFLICT (name) DO UPDATE SET value = excluded.value");
 }
 
-// A store below version 3 lacks columns this build reads.
+// A store below version 4 lacks columns or tables this build uses (v4:
+// holds, which every writer must record before gc may trust them).
 Status CheckMigrated(const Stored& stored, const std::string& schema) {
-  if (stored.version >= 3) return Status::Ok();
+  if (stored.version >= 4) return Status::Ok();
   return Status::FailedPrecondition(
       "PostgreSQL store in schema " + schema + " has version " +
       std::to_string(stored.version) + "; this build needs version " +
@@ -363,6 +365,13 @@ Status EnsurePgSchema(PgConn* conn) {
           return CheckMigrated(stored, schema);
         }
         CTXKIT_RETURN_IF_ERROR(v3);
+      }
+      if (stored.version < 4) {
+        Status v4 = pg_holds::CreateSchema(conn, stored.version != 0);
+        if (v4.code() == StatusCode::kPermissionDenied) {
+          return CheckMigrated(stored, schema);
+        }
+        CTXKIT_RETURN_IF_ERROR(v4);
       }
       return conn->Run("COMMIT");
     }();

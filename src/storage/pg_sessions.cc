@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "core/status_macros.h"
+#include "storage/pg_holds.h"
 
 namespace ctxkit::storage::pg_sessions {
 namespace {
@@ -189,6 +190,10 @@ Result<uint64_t> Write(PgConn* conn, const SessionWrite& w) {
                        .Text(w.state_json))
             .status());
   }
+  if (!w.holds.empty()) {
+    CTXKIT_RETURN_IF_ERROR(pg_holds::LockShared(conn));
+    CTXKIT_RETURN_IF_ERROR(pg_holds::Add(conn, SessionHolder(w.id), w.holds));
+  }
   CTXKIT_RETURN_IF_ERROR(PutEntries(conn, w));
   return next;
 }
@@ -211,10 +216,11 @@ Status Remove(PgConn* conn, std::string_view id) {
   if (gone.Affected() == 0) {
     return Status::NotFound("no session '" + std::string(id) + "'");
   }
-  return conn
-      ->Exec("DELETE FROM ctxkit_session_entries WHERE session = $1",
-             PgParams().Text(id))
-      .status();
+  CTXKIT_RETURN_IF_ERROR(
+      conn->Exec("DELETE FROM ctxkit_session_entries WHERE session = $1",
+                 PgParams().Text(id))
+          .status());
+  return pg_holds::Drop(conn, SessionHolder(id));
 }
 
 }  // namespace ctxkit::storage::pg_sessions

@@ -20,6 +20,7 @@
 #include "storage/filename.h"
 #include "storage/sqlite_db.h"
 #include "storage/sqlite_gc.h"
+#include "storage/sqlite_holds.h"
 #include "storage/sqlite_schema.h"
 #include "storage/sqlite_sessions.h"
 #include "storage/sqlite_usage.h"
@@ -519,6 +520,7 @@ class SqliteBackend final : public Backend {
     core::MutexLock lock(&mu_);
     WriteTransaction txn(db_.get());
     CTXKIT_RETURN_IF_ERROR(txn.Begin());
+    CTXKIT_RETURN_IF_ERROR(sqlite_holds::CheckNoneHeld(db_.get(), keys));
     CTXKIT_ASSIGN_OR_RETURN(SqliteCollected collected,
                             SqliteCollectLocked(db_.get(), keys));
     // Unreferenced blob files leave while the write lock is held (a writer
@@ -600,6 +602,50 @@ class SqliteBackend final : public Backend {
   Status RemoveSession(std::string_view id) override {
     core::MutexLock lock(&mu_);
     return sqlite_sessions::Remove(db_.get(), id);
+  }
+
+  // A hold adds no version and changes no object: it does not move the
+  // change sequence. Serialized with CollectVersions by the write lock.
+  Status AddHolds(std::string_view holder,
+                  std::span<const VersionKey> keys) override {
+    if (keys.empty()) return Status::Ok();
+    core::MutexLock lock(&mu_);
+    CTXKIT_ASSIGN_OR_RETURN(bool all_held,
+                            sqlite_holds::AllHeld(db_.get(), keys));
+    if (all_held) return Status::Ok();
+    if (options_.read_only) return ReadOnlyError("hold");
+    WriteTransaction txn(db_.get());
+    CTXKIT_RETURN_IF_ERROR(txn.Begin());
+    CTXKIT_RETURN_IF_ERROR(sqlite_holds::AddLocked(db_.get(), holder, keys));
+    return txn.Commit();
+  }
+
+  Result<std::vector<VersionKey>> ListHeld() override {
+    core::MutexLock lock(&mu_);
+    return sqlite_holds::ListHeld(db_.get());
+  }
+
+  Status DropHolds(std::string_view holder) override {
+    if (options_.read_only) return ReadOnlyError("hold");
+    core::MutexLock lock(&mu_);
+    WriteTransaction txn(db_.get());
+    CTXKIT_RETURN_IF_ERROR(txn.Begin());
+    CTXKIT_RETURN_IF_ERROR(sqlite_holds::DropLocked(db_.get(), holder));
+    return txn.Commit();
+  }
+
+  Result<bool> HoldsPending() override {
+    core::MutexLock lock(&mu_);
+    return sqlite_holds::Pending(db_.get());
+  }
+
+  Status MarkHoldsRecorded() override {
+    if (options_.read_only) return ReadOnlyError("gc");
+    core::MutexLock lock(&mu_);
+    WriteTransaction txn(db_.get());
+    CTXKIT_RETURN_IF_ERROR(txn.Begin());
+    CTXKIT_RETURN_IF_ERROR(sqlite_holds::ClearPending(db_.get()));
+    return txn.Commit();
   }
 
   Result<std::string> RefSecret() override {

@@ -7,6 +7,7 @@
 #include "core/encoding.h"
 #include "core/hmac.h"
 #include "core/status_macros.h"
+#include "storage/sqlite_holds.h"
 #include "storage/sqlite_sessions.h"
 
 namespace ctxkit::storage {
@@ -252,6 +253,12 @@ Status EnsureSchema(SqliteDb* db) {
     s = db->Exec(kSchemaV5);
     if (!s.ok()) return s;
     s = db->Exec(sqlite_sessions::kSetEntryFlags);
+    if (!s.ok()) return s;
+  }
+  if (current < 6) {
+    // Holds (Backend::AddHolds): a store with earlier state has its
+    // sessions' and manifests' holds recorded before its next collection.
+    s = sqlite_holds::CreateSchema(db, current != 0);
     if (!s.ok()) return s;
   }
   CTXKIT_RETURN_IF_ERROR(EnsureRefSecret(db));

@@ -9,6 +9,7 @@
 #include "core/status_macros.h"
 #include "storage/file_util.h"
 #include "storage/posix_io.h"
+#include "storage/sqlite_holds.h"
 
 namespace ctxkit::storage::sqlite_sessions {
 namespace {
@@ -200,6 +201,8 @@ Result<uint64_t> Write(SqliteDb* db, const SessionWrite& w) {
         std::to_string(*stored) + ", expected " +
         std::to_string(w.expected_generation) + ")");
   }
+  CTXKIT_RETURN_IF_ERROR(
+      sqlite_holds::AddLocked(db, SessionHolder(w.id), w.holds));
   const uint64_t next = w.expected_generation + 1;
   CTXKIT_ASSIGN_OR_RETURN(
       auto q, db->Prepare("INSERT OR REPLACE INTO sessions(id, generation, "
@@ -235,6 +238,7 @@ Status Remove(SqliteDb* db, std::string_view id) {
     CTXKIT_ASSIGN_OR_RETURN(auto q, db->Prepare(sql));
     CTXKIT_RETURN_IF_ERROR(q->BindText(1, id).Run());
   }
+  CTXKIT_RETURN_IF_ERROR(sqlite_holds::DropLocked(db, SessionHolder(id)));
   return txn.Commit();
 }
 

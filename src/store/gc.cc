@@ -1,9 +1,12 @@
 // Garbage collection of superseded durable versions (Store::CollectGarbage).
 //
 // The planner scans every version through the durable engine, object by
-// object, decides which versions may go, and hands them to
+// object, decides which versions may go (never one the engine holds for a
+// session or manifest, nor one the caller names), and hands them to
 // Backend::CollectVersions in batches that never split an object (so a run
-// of appends is always collected in one transaction).
+// of appends is always collected in one transaction). The engine refuses a
+// batch with a version held since it was planned; the batch is planned
+// again.
 
 #include <algorithm>
 #include <map>
@@ -13,6 +16,7 @@
 #include "core/encoding.h"
 #include "core/status_macros.h"
 #include "store/store_impl.h"
+#include "store/store_internals.h"
 
 namespace ctxkit {
 namespace {
@@ -22,14 +26,15 @@ constexpr size_t kCollectBatch = 512;
 
 using KeepSet = std::set<storage::VersionKey>;
 
-KeepSet KeepSetOf(const std::vector<Ref>& refs) {
-  KeepSet keep;
-  for (const Ref& ref : refs) {
-    if (!ref.is_static() || ref.is_session_only()) continue;
-    std::optional<uint64_t> id = core::FromBase36(ref.id);
-    if (!id || *id > static_cast<uint64_t>(INT64_MAX)) continue;
-    keep.insert({static_cast<int64_t>(*id), ref.version});
-  }
+// What the caller names and what the engine holds (Backend::ListHeld).
+Result<KeepSet> KeepSetOf(storage::Backend& backend,
+                          const std::vector<Ref>& refs) {
+  std::vector<storage::VersionKey> named =
+      StoreInternals::DurableVersionsOf(refs);
+  KeepSet keep(named.begin(), named.end());
+  CTXKIT_ASSIGN_OR_RETURN(std::vector<storage::VersionKey> held,
+                          backend.ListHeld());
+  keep.insert(held.begin(), held.end());
   return keep;
 }
 
@@ -94,47 +99,103 @@ void AddToRow(const Scope& scope, ValueType type, uint64_t bytes,
   row->bytes += bytes;
 }
 
+// Planned objects waiting for one CollectVersions call.
+struct GcBatch {
+  std::vector<std::vector<storage::VersionRecord>> objects;
+  std::vector<ObjectPlan> plans;
+  size_t keys = 0;
+};
+
 }  // namespace
 
 Result<GarbageReport> StoreImpl::CollectGarbage(const GarbageOptions& options) {
   if (options.retention_seconds < 0) {
     return Status::InvalidArgument("gc retention must not be negative");
   }
+  CTXKIT_ASSIGN_OR_RETURN(bool pending, backend_->HoldsPending());
+  if (pending) {
+    return Status::FailedPrecondition(
+        "gc: this store holds sessions or manifests written by an earlier "
+        "ctxkit, and what they name is not recorded yet; run `ctxkit gc` "
+        "(or collect from Python or the MCP server) once, which records it");
+  }
   const int64_t cutoff =
       core::NowUnixNanos() - options.retention_seconds * 1'000'000'000;
-  const KeepSet keep = KeepSetOf(options.keep);
+  CTXKIT_ASSIGN_OR_RETURN(KeepSet keep, KeepSetOf(*backend_, options.keep));
   GarbageReport report;
   report.applied = options.apply;
-  std::vector<storage::VersionKey> batch;
+  GcBatch batch;
   std::vector<storage::VersionRecord> object;  // One object's versions.
 
+  // Counts a planned object into the report.
+  auto count = [&](const std::vector<storage::VersionRecord>& versions,
+                   const ObjectPlan& p) -> Status {
+    report.kept_by_ref += p.kept_by_ref;
+    if (p.collect.empty()) return Status::Ok();
+    CTXKIT_ASSIGN_OR_RETURN(storage::ObjectRecord record,
+                            backend_->GetObject(versions.front().object_id));
+    for (size_t i : p.collect) {
+      const uint64_t bytes = OwnBytes(versions, i);
+      AddToRow(record.scope, versions[i].type, bytes, &report.rows);
+      ++report.versions;
+      report.bytes += bytes;
+    }
+    return Status::Ok();
+  };
+  // Collects the batch. A version held since it was planned (a session
+  // pinned it meanwhile) makes the engine refuse the whole batch: plan it
+  // again with the holds as they are now, and retry.
   auto flush = [&]() -> Status {
-    if (batch.empty() || !options.apply) return Status::Ok();
-    CTXKIT_ASSIGN_OR_RETURN(storage::CollectReport done,
-                            backend_->CollectVersions(batch));
-    report.freed_bytes += done.bytes;
-    report.blob_files += done.blob_files;
-    batch.clear();
+    if (batch.keys == 0 || !options.apply) {
+      for (size_t i = 0; i < batch.objects.size(); ++i) {
+        CTXKIT_RETURN_IF_ERROR(count(batch.objects[i], batch.plans[i]));
+      }
+      batch = GcBatch();
+      return Status::Ok();
+    }
+    constexpr int kAttempts = 4;
+    for (int attempt = 1;; ++attempt) {
+      std::vector<storage::VersionKey> keys;
+      for (size_t i = 0; i < batch.objects.size(); ++i) {
+        for (size_t v : batch.plans[i].collect) {
+          keys.push_back(
+              {batch.objects[i][v].object_id, batch.objects[i][v].version});
+        }
+      }
+      Result<storage::CollectReport> done =
+          keys.empty() ? storage::CollectReport()
+                       : backend_->CollectVersions(keys);
+      if (done.ok()) {
+        report.freed_bytes += done->bytes;
+        report.blob_files += done->blob_files;
+        break;
+      }
+      if (done.status().code() != StatusCode::kFailedPrecondition ||
+          attempt == kAttempts) {
+        return done.status();
+      }
+      CTXKIT_ASSIGN_OR_RETURN(keep, KeepSetOf(*backend_, options.keep));
+      for (size_t i = 0; i < batch.objects.size(); ++i) {
+        batch.plans[i] = PlanObject(batch.objects[i], keep, cutoff);
+      }
+    }
+    for (size_t i = 0; i < batch.objects.size(); ++i) {
+      CTXKIT_RETURN_IF_ERROR(count(batch.objects[i], batch.plans[i]));
+    }
+    batch = GcBatch();
     ForgetCachedVersions();
     return Status::Ok();
   };
   auto plan = [&]() -> Status {
     if (object.empty()) return Status::Ok();
     ObjectPlan p = PlanObject(object, keep, cutoff);
-    report.kept_by_ref += p.kept_by_ref;
-    if (!p.collect.empty()) {
-      CTXKIT_ASSIGN_OR_RETURN(storage::ObjectRecord record,
-                              backend_->GetObject(object.front().object_id));
-      for (size_t i : p.collect) {
-        const uint64_t bytes = OwnBytes(object, i);
-        AddToRow(record.scope, object[i].type, bytes, &report.rows);
-        ++report.versions;
-        report.bytes += bytes;
-        batch.push_back({object[i].object_id, object[i].version});
-      }
-    }
+    batch.keys += p.collect.size();
+    batch.plans.push_back(std::move(p));
+    batch.objects.push_back(std::move(object));
     object.clear();
-    return batch.size() >= kCollectBatch ? flush() : Status::Ok();
+    return batch.keys >= kCollectBatch || batch.objects.size() >= kScanPage
+               ? flush()
+               : Status::Ok();
   };
 
   storage::VersionKey after;

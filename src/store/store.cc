@@ -2,6 +2,9 @@
 
 #include "ctxkit/store.h"
 
+#include <algorithm>
+#include <cstdint>
+
 #include "core/encoding.h"
 #include "core/hmac.h"
 #include "core/sha256.h"
@@ -93,6 +96,51 @@ Result<std::optional<std::string>> StoreInternals::ReadDurableRange(
     Store& store, const storage::VersionKey& key, uint64_t offset,
     uint64_t length) {
   return store.impl_->backend().ReadIfPresent(key, offset, length);
+}
+
+std::optional<storage::VersionKey> StoreInternals::DurableVersionOf(
+    const Ref& ref) {
+  if (!ref.is_static() || ref.is_session_only()) return std::nullopt;
+  std::optional<uint64_t> id = core::FromBase36(ref.id);
+  if (!id || *id > static_cast<uint64_t>(INT64_MAX)) return std::nullopt;
+  return storage::VersionKey{static_cast<int64_t>(*id), ref.version};
+}
+
+std::vector<storage::VersionKey> StoreInternals::DurableVersionsOf(
+    std::span<const Ref> refs) {
+  std::vector<storage::VersionKey> keys;
+  keys.reserve(refs.size());
+  for (const Ref& ref : refs) {
+    if (std::optional<storage::VersionKey> key = DurableVersionOf(ref)) {
+      keys.push_back(*key);
+    }
+  }
+  std::sort(keys.begin(), keys.end());
+  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+  return keys;
+}
+
+Status StoreInternals::Hold(Store& store, std::string_view holder,
+                            std::span<const Ref> refs) {
+  const std::vector<storage::VersionKey> keys = DurableVersionsOf(refs);
+  return store.impl_->backend().AddHolds(holder, keys);
+}
+
+Status StoreInternals::HoldForSession(Store& store, std::string_view session_id,
+                                      std::span<const Ref> refs) {
+  return Hold(store, storage::SessionHolder(session_id), refs);
+}
+
+Status StoreInternals::DropHolds(Store& store, std::string_view holder) {
+  return store.impl_->backend().DropHolds(holder);
+}
+
+Result<bool> StoreInternals::HoldsPending(Store& store) {
+  return store.impl_->backend().HoldsPending();
+}
+
+Status StoreInternals::MarkHoldsRecorded(Store& store) {
+  return store.impl_->backend().MarkHoldsRecorded();
 }
 
 Result<std::string> StoreInternals::Identity(Store& store) {

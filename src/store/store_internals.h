@@ -66,6 +66,30 @@ class StoreInternals {
   static Result<std::unique_ptr<storage::CommitListener>> ListenForCommits(
       Store& store);
 
+  // The engine's key of the durable version a static ref names; nullopt
+  // for a dynamic or session-only ref, or an id no engine could hold.
+  static std::optional<storage::VersionKey> DurableVersionOf(const Ref& ref);
+  // The keys of `refs`' durable versions (DurableVersionOf), each once.
+  static std::vector<storage::VersionKey> DurableVersionsOf(
+      std::span<const Ref> refs);
+  // Holds the durable versions `refs` name for `holder`
+  // (storage::Backend::AddHolds): garbage collection keeps them, whatever
+  // face collects, until DropHolds. Dynamic and session-only refs are
+  // skipped. NotFound, nothing held, when one is no longer stored: the
+  // caller must not publish what names it.
+  static Status Hold(Store& store, std::string_view holder,
+                     std::span<const Ref> refs);
+  // Hold for the holder of session `session_id`, whose holds go with it
+  // (storage::SessionHolder).
+  static Status HoldForSession(Store& store, std::string_view session_id,
+                               std::span<const Ref> refs);
+  static Status DropHolds(Store& store, std::string_view holder);
+  // Whether the store holds state from a build that recorded no holds
+  // (storage::Backend::HoldsPending): Store::CollectGarbage refuses until
+  // a layer that reads that state has held what it names and called
+  // MarkHoldsRecorded.
+  static Result<bool> HoldsPending(Store& store);
+  static Status MarkHoldsRecorded(Store& store);
   // A 32-byte key for `purpose` ("mcp session ids", ...), the same in every
   // process that opens the store and unrelated to any other purpose's key
   // (HMAC-SHA-256 of the purpose under the ref secret). Whatever the

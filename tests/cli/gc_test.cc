@@ -1,9 +1,12 @@
 // `ctxkit gc` through the real binary: what a session pins and what a spawn
-// manifest names survives; unreferenced superseded versions go.
+// manifest names survives; unreferenced superseded versions go; a pin made
+// by another process while gc runs is refused or kept; a store whose
+// sessions predate holds has them recorded by its first gc.
 
 #include <chrono>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "cli/cli_test_util.h"
 
@@ -40,6 +43,67 @@ TEST_F(CliTest, GcKeepsWhatSessionsAndManifestsNameAndCollectsTheRest) {
   ProcessResult bad = Run({"gc", "--older-than", "soon"});
   EXPECT_EQ(bad.exit_code, 2) << bad.err;
   EXPECT_NE(bad.err.find("--older-than"), std::string::npos) << bad.err;
+}
+
+// The race of issue reports: `gc --apply` in one process, `session pin` in
+// another. An acknowledged pin never names a collected version, and the
+// session keeps rendering.
+TEST_F(CliTest, APinRacingGcInAnotherProcessIsRefusedOrKept) {
+  constexpr int kKeys = 8;
+  for (int i = 0; i < kKeys; ++i) {
+    const std::string key = "k" + std::to_string(i);
+    Ok({"set", key, "one"});
+    Ok({"set", key, "two"});
+  }
+  Ok({"session", "new", "s"});
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+  for (int i = 0; i < kKeys; ++i) {
+    const std::string key = "k" + std::to_string(i);
+    ProcessResult gc;
+    std::thread collector([&] {
+      gc = Run({"gc", "--older-than", "1s", "--apply"});
+    });
+    ProcessResult pin = Run({"session", "pin", "s", key, "--version", "1"});
+    collector.join();
+    EXPECT_EQ(gc.exit_code, 0) << gc.err;
+    if (pin.exit_code == 0) {
+      EXPECT_EQ(Ok({"get", key, "--version", "1"}), "one") << key;
+    } else {
+      EXPECT_EQ(pin.exit_code, 1) << pin.err;  // not_found: collected first.
+    }
+  }
+  ProcessResult render = Run({"render", "s", "--budget", "10000"});
+  EXPECT_EQ(render.exit_code, 0) << render.err;
+}
+
+// A store written by a build that recorded no holds: its first gc reads
+// the sessions and keeps what they name.
+TEST_F(CliTest, GcRecordsWhatSessionsOfAnEarlierBuildNameBeforeCollecting) {
+  Ok({"set", "doc", "one"});
+  Ok({"set", "doc", "two"});
+  Ok({"set", "plain", "one"});
+  Ok({"set", "plain", "two"});
+  Ok({"session", "new", "s"});
+  Ok({"session", "pin", "s", "doc", "--version", "1"});
+  // What an earlier build leaves: no holds, and the migration's flag.
+  Result<ProcessResult> forget =
+      RunProcess({"sqlite3", home_ + "/ctxkit.db",
+                  "DELETE FROM holds; INSERT INTO meta(name, value) "
+                  "VALUES ('holds_pending', '1');"});
+  ASSERT_TRUE(forget.ok()) << forget.status().ToString();
+  ASSERT_EQ(forget->exit_code, 0) << forget->err;
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+  nlohmann::json done = Json({"gc", "--older-than", "1s", "--apply"});
+  EXPECT_EQ(done["versions"], 1);  // plain@1
+  EXPECT_EQ(done["kept_by_ref"], 1);
+  EXPECT_EQ(Ok({"get", "doc", "--version", "1"}), "one");
+  Result<ProcessResult> state = RunProcess(
+      {"sqlite3", home_ + "/ctxkit.db",
+       "SELECT count(*) FROM holds; SELECT count(*) FROM meta WHERE name = "
+       "'holds_pending';"});
+  ASSERT_TRUE(state.ok());
+  EXPECT_NE(state->out, "0\n0\n") << "no holds were recorded";
+  EXPECT_EQ(state->out.substr(state->out.size() - 2), "0\n");
 }
 
 }  // namespace

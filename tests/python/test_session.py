@@ -165,3 +165,20 @@ def test_anthropic_messages_as_python_objects(store: ctxkit.Store) -> None:
     assert "a.txt" in json.dumps(request)
     with pytest.raises(ctxkit.FailedPreconditionError):
         session.ingest([{"role": "user", "content": "hi"}], format="openai", append=True)
+
+
+def test_gc_keeps_what_a_session_pins(store: ctxkit.Store) -> None:
+    """Python's gc keeps what a session names, as the CLI's does: the
+    store itself holds pinned, active and rendered versions."""
+    v = store.view()
+    v.set("doc", "version one\n" * 50)
+    s = ctxkit.Session.create(store, "s1")
+    s.activate("doc", 1)
+    s.pin("doc", 1)
+    first = s.render(20000)
+    v.set("doc", "version two\n" * 50)
+    report = store.collect_garbage(retention_seconds=0, apply=True)
+    assert report.kept_by_ref >= 1
+    assert v.get("doc", version=1) == b"version one\n" * 50
+    s.render(20000)
+    assert s.replay(1).request_json == first.request_json

@@ -501,6 +501,57 @@ TEST_P(BackendContractTest, SessionsAreComparedAndSet) {
   EXPECT_TRUE(b().RemoveSession("s1").IsNotFound());
 }
 
+TEST_P(BackendContractTest, HeldVersionsAreNotCollectedAndGoWithTheirHolder) {
+  auto v1 = Put("k", "one");
+  ASSERT_TRUE(v1.ok()) << v1.status().ToString();
+  ASSERT_TRUE(Put("k", "two").ok());
+  ASSERT_TRUE(Put("k", "three").ok());
+  const int64_t id = v1->object.id;
+  const VersionKey first{id, 1}, second{id, 2};
+  // Nothing can be held that is not stored, and a refused hold adds none.
+  const VersionKey never{id, 9};
+  const VersionKey both[] = {first, never};
+  EXPECT_TRUE(b().AddHolds("spawn:c", both).IsNotFound());
+  auto held = b().ListHeld();
+  ASSERT_TRUE(held.ok()) << held.status().ToString();
+  EXPECT_TRUE(held->empty());
+  const VersionKey one[] = {first};
+  ASSERT_TRUE(b().AddHolds("spawn:c", one).ok());
+  ASSERT_TRUE(b().AddHolds("spawn:c", one).ok());  // Again: no change.
+  // A session write holds what it names in the same transaction.
+  SessionWrite create;
+  create.id = "s1";
+  create.state_json = "{}";
+  create.holds = {first, never};
+  EXPECT_TRUE(b().WriteSession(create).status().IsNotFound());
+  EXPECT_FALSE(b().SessionGeneration("s1")->has_value());
+  create.holds = {first, second};
+  ASSERT_TRUE(b().WriteSession(create).ok());
+  held = b().ListHeld();
+  ASSERT_TRUE(held.ok());
+  EXPECT_EQ(*held, (std::vector<VersionKey>{first, second}));
+  // The engine refuses to collect a held version, whole batch untouched.
+  EXPECT_EQ(b().CollectVersions({second}).status().code(),
+            StatusCode::kFailedPrecondition);
+  EXPECT_TRUE(b().GetVersion(id, 2).ok());
+  // The session's holds go with it; the manifest's stay until dropped.
+  ASSERT_TRUE(b().RemoveSession("s1").ok());
+  EXPECT_EQ(*b().ListHeld(), (std::vector<VersionKey>{first}));
+  auto done = b().CollectVersions({second});
+  ASSERT_TRUE(done.ok()) << done.status().ToString();
+  EXPECT_EQ(done->versions, 1u);
+  EXPECT_EQ(b().CollectVersions({first}).status().code(),
+            StatusCode::kFailedPrecondition);
+  ASSERT_TRUE(b().DropHolds("spawn:c").ok());
+  EXPECT_TRUE(b().ListHeld()->empty());
+  ASSERT_TRUE(b().CollectVersions({first}).ok());
+  // A collected version can no longer be held.
+  EXPECT_TRUE(b().AddHolds("spawn:c", one).IsNotFound());
+  auto pending = b().HoldsPending();
+  ASSERT_TRUE(pending.ok());
+  EXPECT_FALSE(*pending);  // A store made by this build.
+}
+
 TEST_P(BackendContractTest, APartialSessionLoadReadsHotAndFirstListed) {
   SessionWrite create;
   create.id = "s1";

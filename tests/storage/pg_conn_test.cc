@@ -181,7 +181,7 @@ TEST_F(PgEngineTest, AVersionOneStoreMigratesItsSessionEntriesFlags) {
                     ->Run("DROP TRIGGER ctxkit_seq_changed ON ctxkit_seq; "
                           "DROP FUNCTION ctxkit_notify_change(); "
                           "ALTER TABLE ctxkit_session_entries DROP COLUMN "
-                          "hot, DROP COLUMN listed; "
+                          "hot, DROP COLUMN listed; DROP TABLE ctxkit_holds; "
                           "UPDATE ctxkit_meta SET value = '1' WHERE name IN "
                           "('schema_version', 'compatible_since')")
                     .ok());
@@ -208,10 +208,14 @@ TEST_F(PgEngineTest, AVersionOneStoreMigratesItsSessionEntriesFlags) {
       "('schema_version', 'compatible_since') ORDER BY name");
   ASSERT_TRUE(meta.ok());
   ASSERT_EQ(meta->size(), 2);
-  // compatible_since: builds before version 3 would write entries without
-  // the flags.
-  EXPECT_EQ(meta->Bytes(0, 1), "3");
-  EXPECT_EQ(meta->Bytes(1, 1), "3");
+  // compatible_since: builds before version 4 would name versions without
+  // holding them (and before 3 write entries without the flags).
+  EXPECT_EQ(meta->Bytes(0, 1), "4");
+  EXPECT_EQ(meta->Bytes(1, 1), "4");
+  // Its sessions predate holds: gc waits until they are recorded.
+  auto pending = b->HoldsPending();
+  ASSERT_TRUE(pending.ok()) << pending.status().ToString();
+  EXPECT_TRUE(*pending);
   auto listener = b->ListenForCommits();
   ASSERT_TRUE(listener.ok() && *listener != nullptr);
   ASSERT_TRUE(Open(*url)->Put(PlainPut("kept", "again")).ok());

@@ -150,6 +150,7 @@ TEST_F(SqliteBackendTest, AVersionFourStoreGetsItsSessionEntriesFlags) {
                          "DROP INDEX session_entries_listed; "
                          "ALTER TABLE session_entries DROP COLUMN hot; "
                          "ALTER TABLE session_entries DROP COLUMN listed; "
+                         "DROP TABLE holds; "
                          "UPDATE meta SET value = '4' WHERE name = "
                          "'schema_version'",
                          nullptr, nullptr, nullptr),
@@ -158,6 +159,12 @@ TEST_F(SqliteBackendTest, AVersionFourStoreGetsItsSessionEntriesFlags) {
   auto reopened = OpenSqliteBackend(options_);
   ASSERT_TRUE(reopened.ok()) << reopened.status().ToString();
   session_cases::ExpectFlagsOfEveryKind(**reopened);
+  // Its sessions predate holds: gc waits until they are recorded (v6).
+  auto pending = (*reopened)->HoldsPending();
+  ASSERT_TRUE(pending.ok()) << pending.status().ToString();
+  EXPECT_TRUE(*pending);
+  ASSERT_TRUE((*reopened)->MarkHoldsRecorded().ok());
+  EXPECT_FALSE(*(*reopened)->HoldsPending());
 }
 
 TEST_F(SqliteBackendTest, OwnCommitsDoNotLookExternal) {

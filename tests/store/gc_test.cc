@@ -7,6 +7,8 @@
 
 #include "core/encoding.h"
 #include "core/sha256.h"
+#include "storage/filename.h"
+#include "storage/sqlite_db.h"
 #include "store/store_internals.h"
 #include "store/test_util.h"
 
@@ -83,9 +85,9 @@ TEST_F(GcTest, VersionsNamedByKeepRefsAndRecentOnesStay) {
   // Within the retention nothing goes.
   ASSERT_OK(view().Set("b", "1"));
   ASSERT_OK(view().Set("b", "2"));
-  ASSERT_OK_AND_ASSIGN(GarbageReport recent,
-                       store_->CollectGarbage({.retention_seconds = 3600,
-                                               .apply = true}));
+  ASSERT_OK_AND_ASSIGN(
+      GarbageReport recent,
+      store_->CollectGarbage({.retention_seconds = 3600, .apply = true}));
   EXPECT_EQ(recent.versions, 0u);
   EXPECT_EQ(VersionNumbers("b"), (std::vector<uint64_t>{1, 2}));
 }
@@ -107,6 +109,42 @@ TEST_F(GcTest, RunsOfAppendsGoWholeAndTheLatestStillReadsExactly) {
   EXPECT_EQ(VersionNumbers("log"), (std::vector<uint64_t>{3, 4}));
   EXPECT_EQ(*view().Get("log"), "Cd");
   EXPECT_EQ(*view().Get("log", {.version = 3}), "C");
+}
+
+TEST_F(GcTest, HeldVersionsStayUntilTheirHolderDropsThem) {
+  ASSERT_OK_AND_ASSIGN(Ref first, view().Set("a", "one"));
+  ASSERT_OK(view().Set("a", "two"));
+  const Ref held[] = {first};
+  ASSERT_OK(StoreInternals::Hold(*store_, "spawn:child", held));
+  GarbageReport r = Collect();
+  EXPECT_EQ(r.versions, 0u);
+  EXPECT_EQ(r.kept_by_ref, 1u);
+  EXPECT_EQ(*view().Resolve(first), "one");
+  ASSERT_OK(StoreInternals::DropHolds(*store_, "spawn:child"));
+  EXPECT_EQ(Collect().versions, 1u);
+  EXPECT_TRUE(StoreInternals::Hold(*store_, "spawn:child", held).IsNotFound());
+}
+
+// A store migrated from a build that recorded no holds: the store itself
+// refuses to collect until a face has recorded what its state names.
+TEST_F(GcTest, RefusesWhileHoldsOfAnEarlierBuildArePending) {
+  ASSERT_OK(view().Set("a", "one"));
+  ASSERT_OK(view().Set("a", "two"));
+  {
+    ASSERT_OK_AND_ASSIGN(
+        auto db, storage::SqliteDb::Open(storage::DatabasePath(home()), 5000));
+    ASSERT_OK(db->Exec(
+        "INSERT INTO meta(name, value) VALUES ('holds_pending', '1')"));
+  }
+  GarbageOptions o;
+  o.retention_seconds = 0;
+  o.apply = true;
+  Result<GarbageReport> refused = store_->CollectGarbage(o);
+  EXPECT_EQ(refused.status().code(), StatusCode::kFailedPrecondition)
+      << refused.status().ToString();
+  EXPECT_EQ(VersionNumbers("a"), (std::vector<uint64_t>{1, 2}));
+  ASSERT_OK(StoreInternals::MarkHoldsRecorded(*store_));
+  EXPECT_EQ(Collect().versions, 1u);
 }
 
 TEST_F(GcTest, BlobFilesGoOnlyWithTheirLastReference) {
@@ -137,10 +175,12 @@ TEST_F(GcTest, EngineRefusesTheLatestVersionAndPartsOfARun) {
   const auto id = [](const Ref& r) {
     return static_cast<int64_t>(*core::FromBase36(r.id));
   };
-  EXPECT_EQ(engine.CollectVersions({storage::VersionKey{id(a), 1}}).status().code(),
-            StatusCode::kInvalidArgument);
-  EXPECT_EQ(engine.CollectVersions({storage::VersionKey{id(s1), 1}}).status().code(),
-            StatusCode::kFailedPrecondition);
+  EXPECT_EQ(
+      engine.CollectVersions({storage::VersionKey{id(a), 1}}).status().code(),
+      StatusCode::kInvalidArgument);
+  EXPECT_EQ(
+      engine.CollectVersions({storage::VersionKey{id(s1), 1}}).status().code(),
+      StatusCode::kFailedPrecondition);
   EXPECT_EQ(VersionNumbers("log"), (std::vector<uint64_t>{1, 2, 3}));
   EXPECT_EQ(*view().Get("log", {.version = 2}), "xy");
 }
