@@ -46,10 +46,10 @@ int ReportError(const Status& status);
 // Writes `text` to stdout: kExitOk, or the write error reported.
 int Emit(std::string_view text);
 
-// Values up to this size get their exact token count when the CLI writes
-// them (`set`) or first lists them (`ls`), about 0.2 s at the limit; larger
-// ones only when asked for (`ctxkit tokens KEY`, `stat`), so a big `set`
-// costs what its copy costs.
+// Values up to this size that have no token count yet (the store counts
+// values up to Options::count_tokens_max_bytes at write; older versions
+// may lack one) get it when `ls` first lists them, about 0.2 s at the
+// limit; larger ones only when asked for (`ctxkit tokens KEY`, `stat`).
 inline constexpr uint64_t kEagerTokenCountMaxBytes = 8ull << 20;
 
 // The version string printed by `ctxkit --version`.

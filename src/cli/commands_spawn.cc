@@ -21,7 +21,6 @@
 #include "ctxkit/ref.h"
 #include "ctxkit/spawn.h"
 #include "ctxkit/store.h"
-#include "text/json_parse.h"
 
 extern char** environ;
 
@@ -219,10 +218,6 @@ int RunResultSet(Context& ctx, const ManifestArgs& a) {
   Result<std::string> value =
       ReadValue(a.value_opt->count() > 0, a.value, a.file);
   if (!value.ok()) return ReportError(value.status());
-  if (*type == ValueType::kJson) {
-    Status s = text::CheckJson(*value, "the value (--type json)");
-    if (!s.ok()) return ReportError(s);
-  }
   Result<Opened> o = OpenManifest(ctx, a.manifest);
   if (!o.ok()) return ReportError(o.status());
   Result<View> child = OpenChild(ctx, *o);

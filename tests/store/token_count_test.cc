@@ -1,6 +1,9 @@
-// Token counts in version metadata: counted at set time on request or
-// lazily by View::CountTokens, then kept, so metadata shows them without
-// reading content again, in this instance and in others.
+// Token counts in version metadata: counted at set time (values up to
+// Options::count_tokens_max_bytes, or on request) or lazily by
+// View::CountTokens, then kept, so metadata shows them without reading
+// content again, in this instance and in others. The fixture counts only on
+// request, to test the lazy path; CountedAtSetUpToTheStoreLimit tests the
+// default.
 
 #include <optional>
 #include <string>
@@ -14,6 +17,12 @@ namespace {
 
 class TokenCountTest : public StoreTest {
  protected:
+  void SetUp() override {
+    StoreTest::SetUp();
+    Options lazy = options_;
+    lazy.count_tokens_max_bytes = 0;
+    Reopen(lazy);
+  }
   static uint64_t Exact(std::string_view text) {
     return (*Tokenizer::Get())->Count(text);
   }
@@ -33,6 +42,23 @@ TEST_F(TokenCountTest, CountedAtSetWhenAsked) {
   ASSERT_OK_AND_ASSIGN(ListPage page, view().List());
   ASSERT_EQ(page.items.size(), 1u);
   EXPECT_EQ(page.items[0].tokens, meta.tokens);
+}
+
+// Every face writes through the store, so every face gets the same
+// eager counts.
+TEST_F(TokenCountTest, CountedAtSetUpToTheStoreLimit) {
+  Options eager = options_;
+  eager.count_tokens_max_bytes = 64;
+  Reopen(eager);
+  const std::string small = "The quick brown fox jumps over the lazy dog.";
+  ASSERT_OK(view().Set("small", small));
+  ASSERT_OK(view().Set("large", std::string(65, 'x')));
+  ASSERT_OK_AND_ASSIGN(ObjectMeta meta, view().Stat("small"));
+  ASSERT_TRUE(meta.tokens.has_value());
+  EXPECT_EQ(*meta.tokens, Exact(small));
+  ASSERT_OK_AND_ASSIGN(ObjectMeta large, view().Stat("large"));
+  EXPECT_FALSE(large.tokens.has_value());
+  EXPECT_EQ(Options().count_tokens_max_bytes, 8ull << 20);
 }
 
 TEST_F(TokenCountTest, LazyCountIsKeptAndSeenByAnotherInstance) {
