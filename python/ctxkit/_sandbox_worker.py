@@ -1,7 +1,8 @@
 """The SPEC-25 REPL's worker: runs model-written code inside the sandbox.
 
 Started by ctxkit.repl (never imported by it) as `python3 -I -S worker.py`
-under bubblewrap, with only the standard library. It holds no store: each
+under bubblewrap, as process 1 of the sandbox's PID namespace (so it also
+reaps what the code forks), with only the standard library. It holds no store: each
 variable is a proxy that asks the host for exactly the slice, search or
 length it needs over the protocol pipes (its stdin and stdout, moved to private fds at
 start so code that writes to fd 0/1 reaches /dev/null), where every
@@ -322,8 +323,8 @@ def _run(code, ns, output_chars):
 
 def _reap():
     """Kills every other process the step left behind (the sandbox has its
-    own PID namespace; kill(-1) spares this process and the namespace's
-    init) and collects them."""
+    own PID namespace, whose process 1 this is; kill(-1) spares the caller)
+    and collects them."""
     try:
         os.kill(-1, signal.SIGKILL)
     except OSError:

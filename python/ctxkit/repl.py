@@ -27,6 +27,7 @@ import signal
 import struct
 import subprocess
 import tempfile
+import threading
 import time
 from typing import Any, Callable, Optional
 
@@ -42,6 +43,7 @@ from ctxkit._errors import (
 _WORKER = pathlib.Path(__file__).with_name("_sandbox_worker.py")
 _NOBODY = 65534
 _MAX_MESSAGE = 16 << 20  # Of a message from the sandbox.
+_STDERR_TAIL = 4096      # Bytes of the sandbox's stderr kept for errors.
 
 
 @dataclasses.dataclass(frozen=True)
@@ -125,23 +127,29 @@ class _Sandbox:
     def __init__(self, limits: SandboxLimits, scratch: pathlib.Path) -> None:
         self.limits = limits
         self.scratch = scratch
-        self._private = pathlib.Path(tempfile.mkdtemp(prefix="ctxkit-repl-"))
         self.process: Optional[subprocess.Popen] = None
-        self._stderr: Optional[Any] = None
+        self._stderr: Optional[threading.Thread] = None
+        self._stderr_tail = b""
 
-    def _argv(self, worker: pathlib.Path, uid: int) -> list[str]:
+    def _argv(self, worker_fd: int, uid: int) -> list[str]:
         limits = self.limits
-        if not shutil.which("prlimit"):
+        prlimit = shutil.which("prlimit")
+        if not prlimit:
             raise FailedPreconditionError("the REPL sandbox needs prlimit (util-linux)")
         # RLIMIT_NPROC counts every task of the uid: what it runs now plus
         # the sandbox's allowance.
         nproc = limits.processes + _uid_tasks(uid)
+        # bwrap is started from an empty environment and runs the worker as
+        # the PID namespace's process 1 (--as-pid-1): no copy of bwrap, its
+        # environment, argv or descriptors is left inside to be read
+        # through /proc. The worker script is copied in from a descriptor
+        # (--ro-bind-data), so no host path is bound either.
         argv = [
-            "prlimit", f"--as={limits.memory_bytes}", f"--cpu={limits.cpu_seconds}",
-            f"--nproc={nproc}", f"--fsize={limits.file_bytes}",
-            f"--nofile={limits.open_files}", "--",
-            _bwrap(), "--unshare-all", "--die-with-parent", "--new-session",
-            "--cap-drop", "ALL", "--clearenv",
+            os.path.realpath(prlimit), f"--as={limits.memory_bytes}",
+            f"--cpu={limits.cpu_seconds}", f"--nproc={nproc}",
+            f"--fsize={limits.file_bytes}", f"--nofile={limits.open_files}", "--",
+            os.path.realpath(_bwrap()), "--unshare-all", "--die-with-parent",
+            "--new-session", "--as-pid-1", "--cap-drop", "ALL", "--clearenv",
             "--setenv", "PATH", "/usr/bin:/bin", "--setenv", "HOME", "/scratch",
             "--setenv", "TMPDIR", "/scratch", "--setenv", "PYTHONDONTWRITEBYTECODE", "1",
             "--ro-bind", "/usr", "/usr",
@@ -152,7 +160,7 @@ class _Sandbox:
             elif os.path.isdir(top):
                 argv += ["--ro-bind", top, top]
         return argv + [
-            "--ro-bind", str(worker), "/ctxkit/worker.py",
+            "--perms", "0444", "--ro-bind-data", str(worker_fd), "/ctxkit/worker.py",
             "--bind", str(self.scratch), "/scratch", "--chdir", "/scratch",
             "--proc", "/proc", "--dev", "/dev", "--remount-ro", "/",
             "/usr/bin/python3", "-I", "-S", "/ctxkit/worker.py"]
@@ -160,21 +168,30 @@ class _Sandbox:
     def start(self, variables: list[dict]) -> None:
         """Starts the worker; FailedPreconditionError (and nothing left
         running) when it cannot."""
-        worker = self._private / "worker.py"
-        shutil.copyfile(_WORKER, worker)
-        os.chmod(self._private, 0o755)
-        os.chmod(worker, 0o644)
         as_root = os.geteuid() == 0
         uid = _NOBODY if as_root else os.geteuid()
         if as_root:
             os.chown(self.scratch, _NOBODY, _NOBODY)
-        argv = self._argv(worker, uid)
-        self._stderr = open(self._private / "stderr", "wb")
-        self.process = _SPAWNER.submit(
-            subprocess.Popen, argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            stderr=self._stderr, bufsize=0, start_new_session=True,
-            user=uid if as_root else None, group=_NOBODY if as_root else None,
-            extra_groups=[] if as_root else None).result()
+        worker_fd = os.memfd_create("ctxkit-worker", os.MFD_CLOEXEC)
+        try:
+            os.write(worker_fd, _WORKER.read_bytes())
+            os.lseek(worker_fd, 0, os.SEEK_SET)
+            argv = self._argv(worker_fd, uid)
+            # Only the protocol's pipes, stderr and the worker's source reach
+            # bwrap; nothing of the harness's environment.
+            self.process = _SPAWNER.submit(
+                subprocess.Popen, argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE, bufsize=0, env={}, cwd="/", close_fds=True,
+                pass_fds=(worker_fd,), start_new_session=True,
+                user=uid if as_root else None, group=_NOBODY if as_root else None,
+                extra_groups=[] if as_root else None).result()
+        finally:
+            os.close(worker_fd)
+        self._stderr_tail = b""
+        self._stderr = threading.Thread(target=self._drain_stderr,
+                                        args=(self.process.stderr,), daemon=True,
+                                        name="ctxkit-sandbox-stderr")
+        self._stderr.start()
         try:
             self.send({"op": "init", "variables": variables,
                        "output_chars": self.limits.output_chars},
@@ -183,16 +200,27 @@ class _Sandbox:
             if reply.get("op") != "ready":
                 raise _WorkerGone("no ready message")
         except (_WorkerGone, TimeoutError) as e:
-            tail = self.stderr_tail()
             self.stop()
             raise FailedPreconditionError(
-                f"the REPL sandbox did not start ({e or 'timeout'}): {tail}") from None
+                f"the REPL sandbox did not start ({e or 'timeout'}): "
+                f"{self.stderr_tail()}") from None
+
+    def _drain_stderr(self, pipe: Any) -> None:
+        """Reads the sandbox's stderr until every writer is gone, keeping
+        the tail (bubblewrap's and Python's messages when the worker cannot
+        start); the pipe is this thread's to close."""
+        with pipe:
+            while True:
+                try:
+                    chunk = os.read(pipe.fileno(), 1 << 16)
+                except OSError:
+                    return
+                if not chunk:
+                    return
+                self._stderr_tail = (self._stderr_tail + chunk)[-_STDERR_TAIL:]
 
     def stderr_tail(self) -> str:
-        try:
-            return (self._private / "stderr").read_text(errors="replace")[-2000:].strip()
-        except OSError:
-            return ""
+        return self._stderr_tail.decode(errors="replace")[-2000:].strip()
 
     def send(self, message: dict, deadline: float) -> None:
         """Writes one message within the deadline (the worker may not read)."""
@@ -275,6 +303,10 @@ class _Sandbox:
                 except ProcessLookupError:
                     pass
                 self.process.wait()
+            if self._stderr is not None:
+                # Every writer is gone once the sandbox's process 1 is.
+                self._stderr.join(timeout=5)
+                self._stderr = None
             for pipe in (self.process.stdin, self.process.stdout):
                 try:
                     if pipe:
@@ -282,13 +314,9 @@ class _Sandbox:
                 except OSError:
                     pass
         self.process = None
-        if self._stderr is not None:
-            self._stderr.close()
-            self._stderr = None
 
     def close(self) -> None:
         self.stop()
-        shutil.rmtree(self._private, ignore_errors=True)
 
 
 class Repl:

@@ -1,0 +1,166 @@
+"""Escapes from the REPL's sandbox (docs/python.md, "The sandbox"): what
+model-written code must not read, write, reach or exhaust. Each test runs
+hostile code through Repl.step and checks what it could do.
+
+Probes that leave the sandbox usable share one REPL per module (started
+with a canary in the environment and an inheritable descriptor open);
+those that need other limits or kill the worker start their own."""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import secrets
+from typing import Iterator
+
+import pytest
+
+import ctxkit
+from ctxkit.repl import Repl, SandboxLimits, StepResult
+
+CANARY = f"sk-CANARY-{secrets.token_hex(8)}"
+# What the sandbox's own processes may carry: the worker's command line and
+# the environment bubblewrap sets for it.
+WORKER_CMDLINE = ["/usr/bin/python3", "-I", "-S", "/ctxkit/worker.py"]
+SANDBOX_ENV = {"PATH": "/usr/bin:/bin", "HOME": "/scratch", "TMPDIR": "/scratch",
+               "PYTHONDONTWRITEBYTECODE": "1", "PWD": "/scratch"}
+
+
+def _context(home: pathlib.Path) -> tuple[ctxkit.View, ctxkit.ExternalizedContext]:
+    store = ctxkit.Store(str(home))
+    ctxkit.Session.create(store, "s")
+    view = store.view(agent="a", session="s")
+    ctx = ctxkit.ExternalizedContext.from_session(view, "s", "q")
+    ctx.add_variable(view, "notes", view.set("notes", "one\ntwo\n"))
+    return view, ctx
+
+
+class Host:
+    """What the harness holds while the shared sandbox starts: a canary in
+    its environment and in an inheritable descriptor, a store, a cwd."""
+
+    def __init__(self, root: pathlib.Path) -> None:
+        self.root = root
+        self.home = root / "store"
+        self.cwd = root / "cwd"
+        self.cwd.mkdir()
+        (self.cwd / "secret.txt").write_text(CANARY)
+        self.canary_file = root / "canary-fd.txt"
+        self.canary_file.write_text(CANARY)
+
+
+@pytest.fixture(scope="module")
+def host(tmp_path_factory: pytest.TempPathFactory) -> Host:
+    return Host(tmp_path_factory.mktemp("host"))
+
+
+@pytest.fixture(scope="module")
+def sandbox(host: Host) -> Iterator[Repl]:
+    fd = os.open(host.canary_file, os.O_RDONLY)
+    os.set_inheritable(fd, True)
+    try:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setenv("CTXKIT_LLM_API_KEY", CANARY)
+            patch.chdir(host.cwd)
+            view, ctx = _context(host.home)
+            with Repl(view, ctx, limits=SandboxLimits(step_seconds=10)) as repl:
+                yield repl
+    finally:
+        os.close(fd)
+
+
+def run(repl: Repl, code: str) -> StepResult:
+    step = repl.step(code)
+    assert step.error is None, step.error
+    return step
+
+
+def run_json(repl: Repl, code: str) -> object:
+    """Runs code that prints one JSON document; returns it."""
+    return json.loads(run(repl, code).output)
+
+
+# Every process the sandbox can see, as /proc shows it: environment,
+# command line and where each open descriptor leads.
+_PROCESSES = r"""
+import os
+def read(path):
+    try:
+        with open(path, 'rb') as f:
+            return f.read().decode('utf-8', 'replace')
+    except OSError as e:
+        return f'error: {e.strerror}'
+def fds(pid):
+    out = {}
+    try:
+        names = os.listdir(f'/proc/{pid}/fd')
+    except OSError as e:
+        return {'error': e.strerror}
+    for fd in names:
+        try:
+            out[fd] = os.readlink(f'/proc/{pid}/fd/{fd}')
+        except OSError:
+            pass  # the descriptor listdir itself used
+    return out
+print(json.dumps({pid: {'environ': read(f'/proc/{pid}/environ'),
+                        'cmdline': read(f'/proc/{pid}/cmdline'), 'fds': fds(pid)}
+                  for pid in os.listdir('/proc') if pid.isdigit()}))
+"""
+
+
+# -- the environment, argv and descriptors of the host ----------------------
+
+def test_canary_in_the_harness_environment_is_not_readable(sandbox: Repl) -> None:
+    for path in ("/proc/self/environ", "/proc/1/environ"):
+        step = run(sandbox, f"print(open({path!r}, 'rb').read())")
+        assert CANARY not in step.output and "CTXKIT_LLM_API_KEY" not in step.output, path
+    environ = run_json(sandbox, "import os; print(json.dumps(dict(os.environ)))")
+    environ.pop("LC_CTYPE", None)  # Python's own locale coercion (PEP 538) sets it.
+    assert environ == SANDBOX_ENV
+
+
+def test_every_visible_process_is_the_sandboxs_own(sandbox: Repl) -> None:
+    processes = run_json(sandbox, _PROCESSES)
+    # The worker is process 1: no copy of bubblewrap (started with the
+    # host's environment and argv) is left inside.
+    assert list(processes) == ["1"]
+    for pid, seen in processes.items():
+        assert CANARY not in json.dumps(seen)
+        assert seen["cmdline"].split("\0")[:-1] == WORKER_CMDLINE, pid
+        environ = dict(v.split("=", 1) for v in seen["environ"].split("\0") if v)
+        assert environ == SANDBOX_ENV, pid
+
+
+def test_no_host_descriptor_is_open_inside(sandbox: Repl, host: Host) -> None:
+    processes = run_json(sandbox, _PROCESSES)
+    for pid, seen in processes.items():
+        targets = set(seen["fds"].values())
+        # The protocol's pipes, stderr's pipe and /dev/null: no file of the
+        # host (the canary descriptor the harness left inheritable, the
+        # host's temporary directory) and nothing else.
+        assert all(t.startswith("pipe:[") or t == "/dev/null" for t in targets), targets
+        assert str(host.canary_file) not in targets
+    # Every descriptor the worker holds, by what fstat says it is.
+    kinds = run_json(sandbox, "import os, stat\nkinds = []\nfor fd in range(1024):\n"
+                              "    try:\n        mode = os.fstat(fd).st_mode\n"
+                              "    except OSError:\n        continue\n"
+                              "    kinds.append('fifo' if stat.S_ISFIFO(mode) else 'chr'"
+                              " if stat.S_ISCHR(mode) else oct(mode))\n"
+                              "print(json.dumps(kinds))")
+    assert set(kinds) <= {"fifo", "chr"}, kinds
+
+
+def test_host_paths_are_not_in_any_process(sandbox: Repl, host: Host) -> None:
+    dump = json.dumps(run_json(sandbox, _PROCESSES))
+    for path in (str(host.root), os.getcwd(), "/tmp/", "ctxkit-"):
+        assert path not in dump, path
+
+
+def test_a_sandbox_that_cannot_start_says_why(tmp_path: pathlib.Path) -> None:
+    # Too little address space for the dynamic loader: bubblewrap or Python
+    # fails before the worker speaks, and its stderr is in the error.
+    view, ctx = _context(tmp_path / "store")
+    with pytest.raises(ctxkit.FailedPreconditionError,
+                       match="did not start .*error while loading shared libraries"):
+        Repl(view, ctx, limits=SandboxLimits(memory_bytes=1 << 20))
