@@ -26,7 +26,6 @@ import shutil
 import signal
 import struct
 import subprocess
-import tempfile
 import threading
 import time
 from typing import Any, Callable, Optional
@@ -57,6 +56,18 @@ class SandboxLimits:
     file_bytes: int = 64 << 20       # RLIMIT_FSIZE: largest file it may write.
     open_files: int = 64             # RLIMIT_NOFILE.
     output_chars: int = 8000         # A step's output beyond this is cut head+tail.
+    scratch_bytes: int = 64 << 20    # Size of /scratch, a tmpfs (RAM).
+    scratch_files: int = 4096        # Files and directories /scratch may hold.
+
+    def __post_init__(self) -> None:
+        for field in dataclasses.fields(self):
+            value = getattr(self, field.name)
+            kinds = (int, float) if field.name == "step_seconds" else (int,)
+            if (isinstance(value, bool) or not isinstance(value, kinds)
+                    or not 0 < value < float("inf")):
+                kind = "number" if len(kinds) > 1 else "int"
+                raise InvalidArgumentError(
+                    f"SandboxLimits.{field.name} must be a positive {kind}, not {value!r}")
 
 
 @dataclasses.dataclass
@@ -124,9 +135,8 @@ _SPAWNER = concurrent.futures.ThreadPoolExecutor(max_workers=1,
 class _Sandbox:
     """One bubblewrap'd worker process and its protocol pipes."""
 
-    def __init__(self, limits: SandboxLimits, scratch: pathlib.Path) -> None:
+    def __init__(self, limits: SandboxLimits) -> None:
         self.limits = limits
-        self.scratch = scratch
         self.process: Optional[subprocess.Popen] = None
         self._stderr: Optional[threading.Thread] = None
         self._stderr_tail = b""
@@ -148,8 +158,13 @@ class _Sandbox:
             os.path.realpath(prlimit), f"--as={limits.memory_bytes}",
             f"--cpu={limits.cpu_seconds}", f"--nproc={nproc}",
             f"--fsize={limits.file_bytes}", f"--nofile={limits.open_files}", "--",
-            os.path.realpath(_bwrap()), "--unshare-all", "--die-with-parent",
-            "--new-session", "--as-pid-1", "--cap-drop", "ALL", "--clearenv",
+            # No user namespace inside (one would give the code every
+            # capability there, enough to mount a tmpfs without bound).
+            os.path.realpath(_bwrap()), "--unshare-all", "--unshare-user",
+            "--disable-userns", "--die-with-parent", "--new-session", "--as-pid-1",
+            # The worker mounts /scratch with these two, then drops them.
+            "--cap-drop", "ALL", "--cap-add", "CAP_SYS_ADMIN", "--cap-add", "CAP_SETPCAP",
+            "--clearenv",
             "--setenv", "PATH", "/usr/bin:/bin", "--setenv", "HOME", "/scratch",
             "--setenv", "TMPDIR", "/scratch", "--setenv", "PYTHONDONTWRITEBYTECODE", "1",
             "--ro-bind", "/usr", "/usr",
@@ -161,17 +176,18 @@ class _Sandbox:
                 argv += ["--ro-bind", top, top]
         return argv + [
             "--perms", "0444", "--ro-bind-data", str(worker_fd), "/ctxkit/worker.py",
-            "--bind", str(self.scratch), "/scratch", "--chdir", "/scratch",
-            "--proc", "/proc", "--dev", "/dev", "--remount-ro", "/",
-            "/usr/bin/python3", "-I", "-S", "/ctxkit/worker.py"]
+            # /dev (and /dev/shm in it) read-only, like the root: the
+            # worker's bounded /scratch is the one place it can write.
+            "--dir", "/scratch", "--chdir", "/scratch", "--proc", "/proc",
+            "--dev", "/dev", "--remount-ro", "/dev", "--remount-ro", "/",
+            "/usr/bin/python3", "-I", "-S", "/ctxkit/worker.py",
+            str(limits.scratch_bytes), str(limits.scratch_files)]
 
     def start(self, variables: list[dict]) -> None:
         """Starts the worker; FailedPreconditionError (and nothing left
         running) when it cannot."""
         as_root = os.geteuid() == 0
         uid = _NOBODY if as_root else os.geteuid()
-        if as_root:
-            os.chown(self.scratch, _NOBODY, _NOBODY)
         worker_fd = os.memfd_create("ctxkit-worker", os.MFD_CLOEXEC)
         try:
             os.write(worker_fd, _WORKER.read_bytes())
@@ -340,7 +356,7 @@ class Repl:
     max_pending = 32
 
     def __init__(self, view: _ctxkit.View, context: _ctxkit.ExternalizedContext, *,
-                 limits: SandboxLimits = SandboxLimits(), scratch: Optional[str] = None,
+                 limits: SandboxLimits = SandboxLimits(),
                  llm: Optional[_ctxkit.LlmEndpoint] = None,
                  embeddings: Optional[_ctxkit.EmbeddingsConfig] = None,
                  llm_query: Optional[Callable[[list[str]], list[str]]] = None) -> None:
@@ -350,15 +366,13 @@ class Repl:
         self.llm = llm
         self.embeddings = embeddings
         self.llm_query = llm_query
-        self._own_scratch = scratch is None
-        self.scratch = pathlib.Path(scratch or tempfile.mkdtemp(prefix="ctxkit-scratch-"))
         self._variables = {v.name: v for v in context.variables}
         self._pool = concurrent.futures.ThreadPoolExecutor(max_workers=4)
         self._deferred: dict[int, concurrent.futures.Future] = {}
         self._reported: set[int] = set()
         self._texts = 0
         self._deadline = 0.0
-        self._sandbox = _Sandbox(limits, self.scratch)
+        self._sandbox = _Sandbox(limits)
         try:
             self._sandbox.start(self._variable_list())
         except BaseException:
@@ -369,8 +383,6 @@ class Repl:
     def close(self) -> None:
         self._sandbox.close()
         self._pool.shutdown(wait=False, cancel_futures=True)
-        if self._own_scratch:
-            shutil.rmtree(self.scratch, ignore_errors=True)
 
     def __enter__(self) -> "Repl":
         return self
@@ -431,7 +443,8 @@ class Repl:
         self._sandbox.stop()
         try:
             self._sandbox.start(self._variable_list())
-            note = "the sandbox was restarted (names defined by earlier steps are gone)"
+            note = ("the sandbox was restarted (names defined by earlier steps and "
+                    "files in /scratch are gone)")
         except FailedPreconditionError as e:
             note = f"the sandbox could not be restarted: {e}"
         return StepResult(output="", output_chars=0, truncated=False,

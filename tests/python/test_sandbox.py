@@ -22,7 +22,8 @@ from ctxkit.repl import Repl, SandboxLimits, StepResult
 CANARY = f"sk-CANARY-{secrets.token_hex(8)}"
 # What the sandbox's own processes may carry: the worker's command line and
 # the environment bubblewrap sets for it.
-WORKER_CMDLINE = ["/usr/bin/python3", "-I", "-S", "/ctxkit/worker.py"]
+WORKER_CMDLINE = ["/usr/bin/python3", "-I", "-S", "/ctxkit/worker.py",
+                  str(SandboxLimits().scratch_bytes), str(SandboxLimits().scratch_files)]
 SANDBOX_ENV = {"PATH": "/usr/bin:/bin", "HOME": "/scratch", "TMPDIR": "/scratch",
                "PYTHONDONTWRITEBYTECODE": "1", "PWD": "/scratch"}
 
@@ -151,8 +152,9 @@ def test_no_host_descriptor_is_open_inside(sandbox: Repl, host: Host) -> None:
     assert set(kinds) <= {"fifo", "chr"}, kinds
 
 
-def test_host_paths_are_not_in_any_process(sandbox: Repl, host: Host) -> None:
+def test_host_paths_are_not_in_any_process_or_mount(sandbox: Repl, host: Host) -> None:
     dump = json.dumps(run_json(sandbox, _PROCESSES))
+    dump += run(sandbox, "print(open('/proc/self/mountinfo').read())").output
     for path in (str(host.root), os.getcwd(), "/tmp/", "ctxkit-"):
         assert path not in dump, path
 
@@ -164,3 +166,118 @@ def test_a_sandbox_that_cannot_start_says_why(tmp_path: pathlib.Path) -> None:
     with pytest.raises(ctxkit.FailedPreconditionError,
                        match="did not start .*error while loading shared libraries"):
         Repl(view, ctx, limits=SandboxLimits(memory_bytes=1 << 20))
+
+
+# -- writes: only /scratch, and it is bounded --------------------------------
+
+# Tries each write; prints {path: "ok" or the error's name}.
+_WRITES = r"""
+import errno, os
+out = {}
+for path in PATHS:
+    try:
+        if path.endswith('/'):
+            os.mkdir(path)
+        else:
+            with open(path, 'wb') as f:
+                f.write(b'x' * 4096)
+        out[path] = 'ok'
+    except OSError as e:
+        out[path] = errno.errorcode[e.errno]
+print(json.dumps(out))
+"""
+
+
+def writes(repl: Repl, paths: list[str]) -> dict[str, str]:
+    return run_json(repl, f"PATHS = {paths!r}\n{_WRITES}")
+
+
+def test_dev_and_dev_shm_are_read_only(sandbox: Repl) -> None:
+    # Both were tmpfs in RAM, writable without bound.
+    got = writes(sandbox, ["/dev/shm/fill", "/dev/fill", "/dev/shm/dir/", "/dev/dir/"])
+    assert got == {"/dev/shm/fill": "EROFS", "/dev/fill": "EROFS",
+                   "/dev/shm/dir/": "EROFS", "/dev/dir/": "EROFS"}
+    # The devices themselves still work.
+    assert run(sandbox, "open('/dev/null', 'w').write('x'); "
+                        "print(len(open('/dev/urandom', 'rb').read(8)))").output == "8\n"
+
+
+def test_only_scratch_is_writable(sandbox: Repl, host: Host) -> None:
+    elsewhere = ["/x", "/new/", "/usr/x", "/usr/lib/x", "/ctxkit/worker.py", "/ctxkit/x",
+                 "/tmp/x", "/proc/x", "/dev/pts/x", "/etc/x", str(host.root / "x")]
+    got = writes(sandbox, elsewhere + ["/scratch/ok", "/scratch/dir/", "relative"])
+    assert {p: got[p] for p in elsewhere if got[p] == "ok"} == {}
+    assert got["/scratch/ok"] == got["/scratch/dir/"] == got["relative"] == "ok"
+    assert not (host.root / "x").exists()
+
+
+def test_scratch_is_a_bounded_tmpfs(tmp_path: pathlib.Path) -> None:
+    view, ctx = _context(tmp_path / "store")
+    limits = SandboxLimits(scratch_bytes=4 << 20, scratch_files=64)
+    with Repl(view, ctx, limits=limits) as repl:
+        # Bytes: 1 MiB files until the tmpfs is full (or 16 of them).
+        filled = run_json(repl, r"""
+import os
+written, error = 0, None
+try:
+    for i in range(16):
+        with open(f'big{i}', 'wb') as f:
+            f.write(b'x' * (1 << 20))
+        written += 1 << 20
+except OSError as e:
+    error = e.strerror
+st = os.statvfs('/scratch')
+print(json.dumps({'written': written, 'error': error, 'size': st.f_blocks * st.f_frsize}))
+""")
+        assert filled["error"] == "No space left on device"
+        assert filled["written"] <= 4 << 20 and filled["size"] == 4 << 20
+        # Files: empty ones cost kernel memory too; the tmpfs holds 64 inodes.
+        made = run_json(repl, r"""
+import os
+for name in os.listdir('.'):
+    os.remove(name)
+os.mkdir('d')
+made, error = 0, None
+try:
+    for i in range(1000):
+        open(f'd/{i}', 'w').close()
+        made += 1
+except OSError as e:
+    error = e.strerror
+print(json.dumps({'made': made, 'error': error}))
+""")
+        assert made["error"] == "No space left on device" and 0 < made["made"] < 64
+
+
+def test_no_nested_user_namespace(sandbox: Repl) -> None:
+    # One would give the code every capability there, enough to mount a
+    # tmpfs of its own without bound.
+    got = run(sandbox, "import subprocess\n"
+                       "r = subprocess.run(['/usr/bin/unshare', '-Urm', 'sh', '-c',"
+                       " 'mount -t tmpfs none /scratch && echo mounted'],"
+                       " capture_output=True, text=True)\n"
+                       "print(r.returncode, r.stdout.strip())").output
+    assert got != "0 mounted\n" and got.split()[0] != "0"
+
+
+def test_no_capabilities_are_left(sandbox: Repl) -> None:
+    # The worker held CAP_SYS_ADMIN and CAP_SETPCAP to mount /scratch.
+    status = run(sandbox, "print(open('/proc/self/status').read())").output
+    fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+    for name in ("CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb"):
+        assert int(fields[name], 16) == 0, (name, fields[name])
+    assert fields["NoNewPrivs"].strip() == "1"
+    mount = sandbox.step("import os\nos.makedirs('m', exist_ok=True)\n"
+                         "import subprocess\nr = subprocess.run(['/usr/bin/mount', '-t', 'tmpfs',"
+                         " 'none', 'm'], capture_output=True, text=True)\nprint(r.returncode)")
+    assert mount.error is None and mount.output != "0\n"
+
+
+@pytest.mark.parametrize("field, value", [
+    ("scratch_bytes", 0),       # a tmpfs with size=0 would have no bound at all
+    ("scratch_files", -1), ("scratch_bytes", "64M"), ("memory_bytes", True),
+    ("processes", 1.5), ("step_seconds", float("nan")), ("step_seconds", float("inf")),
+])
+def test_bad_limits_are_refused(field: str, value: object) -> None:
+    with pytest.raises(ctxkit.InvalidArgumentError, match=f"SandboxLimits.{field} must be"):
+        SandboxLimits(**{field: value})
