@@ -109,6 +109,56 @@ def _bwrap() -> str:
     return path
 
 
+# System calls the sandbox may not make, by architecture: each makes memory
+# that no limit counts (SysV shared memory and message queues outlive the
+# process that made them, as long as the sandbox's IPC namespace; a memfd
+# is RAM outside RLIMIT_AS).
+# (audit arch, 64-bit ABI's bit that marks x32 or 0, {name: number})
+_DENIED_CALLS = {
+    "x86_64": (0xC000003E, 0x40000000,
+               {"shmget": 29, "msgget": 68, "memfd_create": 319, "memfd_secret": 447}),
+    "aarch64": (0xC00000B7, 0,
+                {"shmget": 194, "msgget": 186, "memfd_create": 279, "memfd_secret": 447}),
+    "riscv64": (0xC00000F3, 0,
+                {"shmget": 194, "msgget": 186, "memfd_create": 279, "memfd_secret": 447}),
+}
+
+
+def _seccomp_filter() -> bytes:
+    """The classic BPF program bwrap installs (--seccomp): _DENIED_CALLS
+    fail with EPERM; so does every call of another ABI (i386 through int
+    0x80, x32), whose numbers differ; everything else is allowed."""
+    machine = os.uname().machine
+    if machine not in _DENIED_CALLS or struct.calcsize("P") != 8:
+        raise FailedPreconditionError(
+            f"the REPL sandbox's seccomp filter knows {', '.join(_DENIED_CALLS)} "
+            f"(64-bit), not {machine} ({8 * struct.calcsize('P')}-bit Python)")
+    arch, abi_bit, calls = _DENIED_CALLS[machine]
+    ld_abs, jeq, jge, ret = 0x20, 0x15, 0x35, 0x06   # BPF_LD|W|ABS, JMP|JEQ|K, ...
+    allow, deny = 0x7FFF0000, 0x00050000 | 1          # SECCOMP_RET_ALLOW, _ERRNO(EPERM)
+    checks = [(jge, abi_bit)] if abi_bit else []
+    checks += [(jeq, number) for number in calls.values()]
+    # seccomp_data: nr at offset 0, arch at 4. Jumps count the instructions
+    # skipped; "deny" is the last one.
+    program = [(ld_abs, 0, 0, 4), (jeq, 1, 0, arch), (ret, 0, 0, deny), (ld_abs, 0, 0, 0)]
+    for i, (op, k) in enumerate(checks):
+        program.append((op, len(checks) - i, 0, k))
+    program += [(ret, 0, 0, allow), (ret, 0, 0, deny)]
+    return b"".join(struct.pack("=HBBI", *insn) for insn in program)
+
+
+def _memfd(name: str, data: bytes) -> int:
+    """A descriptor holding data, read from its start (for bwrap)."""
+    fd = os.memfd_create(name, os.MFD_CLOEXEC)
+    try:
+        os.write(fd, data)
+        os.lseek(fd, 0, os.SEEK_SET)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
 def _uid_tasks(uid: int) -> int:
     """Tasks (threads) whose real uid is `uid`: what RLIMIT_NPROC counts."""
     count = 0
@@ -141,7 +191,7 @@ class _Sandbox:
         self._stderr: Optional[threading.Thread] = None
         self._stderr_tail = b""
 
-    def _argv(self, worker_fd: int, uid: int) -> list[str]:
+    def _argv(self, worker_fd: int, seccomp_fd: int, uid: int) -> list[str]:
         limits = self.limits
         prlimit = shutil.which("prlimit")
         if not prlimit:
@@ -175,6 +225,7 @@ class _Sandbox:
             elif os.path.isdir(top):
                 argv += ["--ro-bind", top, top]
         return argv + [
+            "--seccomp", str(seccomp_fd),
             "--perms", "0444", "--ro-bind-data", str(worker_fd), "/ctxkit/worker.py",
             # /dev (and /dev/shm in it) read-only, like the root: the
             # worker's bounded /scratch is the one place it can write.
@@ -188,21 +239,25 @@ class _Sandbox:
         running) when it cannot."""
         as_root = os.geteuid() == 0
         uid = _NOBODY if as_root else os.geteuid()
-        worker_fd = os.memfd_create("ctxkit-worker", os.MFD_CLOEXEC)
+        seccomp_fd = _memfd("ctxkit-seccomp", _seccomp_filter())
         try:
-            os.write(worker_fd, _WORKER.read_bytes())
-            os.lseek(worker_fd, 0, os.SEEK_SET)
-            argv = self._argv(worker_fd, uid)
-            # Only the protocol's pipes, stderr and the worker's source reach
-            # bwrap; nothing of the harness's environment.
+            worker_fd = _memfd("ctxkit-worker", _WORKER.read_bytes())
+        except BaseException:
+            os.close(seccomp_fd)
+            raise
+        try:
+            argv = self._argv(worker_fd, seccomp_fd, uid)
+            # Only the protocol's pipes, stderr, the worker's source and the
+            # seccomp filter reach bwrap; nothing of the harness's environment.
             self.process = _SPAWNER.submit(
                 subprocess.Popen, argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE, bufsize=0, env={}, cwd="/", close_fds=True,
-                pass_fds=(worker_fd,), start_new_session=True,
+                pass_fds=(worker_fd, seccomp_fd), start_new_session=True,
                 user=uid if as_root else None, group=_NOBODY if as_root else None,
                 extra_groups=[] if as_root else None).result()
         finally:
             os.close(worker_fd)
+            os.close(seccomp_fd)
         self._stderr_tail = b""
         self._stderr = threading.Thread(target=self._drain_stderr,
                                         args=(self.process.stderr,), daemon=True,

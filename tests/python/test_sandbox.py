@@ -281,3 +281,39 @@ def test_no_capabilities_are_left(sandbox: Repl) -> None:
 def test_bad_limits_are_refused(field: str, value: object) -> None:
     with pytest.raises(ctxkit.InvalidArgumentError, match=f"SandboxLimits.{field} must be"):
         SandboxLimits(**{field: value})
+
+
+# -- memory no limit counts ---------------------------------------------------
+
+def test_no_sysv_shared_memory_message_queues_or_memfds(sandbox: Repl) -> None:
+    # SysV segments outlive the process that made them (six of 256 MiB,
+    # each attached and detached in turn, held 1.5 GiB under a 1 GiB
+    # limit); a memfd is RAM beyond RLIMIT_AS. All fail with EPERM.
+    got = run_json(sandbox, r"""
+import ctypes, errno, os
+libc = ctypes.CDLL(None, use_errno=True)
+out = {}
+out['shmget'] = libc.shmget(0, ctypes.c_size_t(1 << 20), 0o1600)
+out['shmget_errno'] = errno.errorcode.get(ctypes.get_errno())
+out['msgget'] = libc.msgget(0, 0o1600)
+out['msgget_errno'] = errno.errorcode.get(ctypes.get_errno())
+try:
+    os.memfd_create('fill')
+    out['memfd_create'] = 'ok'
+except OSError as e:
+    out['memfd_create'] = errno.errorcode[e.errno]
+print(json.dumps(out))
+""")
+    assert got == {"shmget": -1, "shmget_errno": "EPERM", "msgget": -1,
+                   "msgget_errno": "EPERM", "memfd_create": "EPERM"}
+
+
+def test_an_architecture_without_a_filter_is_refused(tmp_path: pathlib.Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    view, ctx = _context(tmp_path / "store")
+    real = os.uname()
+    fake = os.uname_result((real.sysname, real.nodename, real.release, real.version, "sparc64"))
+    monkeypatch.setattr(os, "uname", lambda: fake)
+    with pytest.raises(ctxkit.FailedPreconditionError,
+                       match="seccomp filter knows x86_64, aarch64, riscv64 .*not sparc64"):
+        Repl(view, ctx)
