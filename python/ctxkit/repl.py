@@ -212,6 +212,7 @@ class _Sandbox:
             # capability there, enough to mount a tmpfs without bound).
             os.path.realpath(_bwrap()), "--unshare-all", "--unshare-user",
             "--disable-userns", "--die-with-parent", "--new-session", "--as-pid-1",
+            "--hostname", "sandbox",  # Not the host's name.
             # The worker mounts /scratch with these two, then drops them.
             "--cap-drop", "ALL", "--cap-add", "CAP_SYS_ADMIN", "--cap-add", "CAP_SETPCAP",
             "--clearenv",

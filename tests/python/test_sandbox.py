@@ -12,6 +12,7 @@ import json
 import os
 import pathlib
 import secrets
+import socket
 from typing import Iterator
 
 import pytest
@@ -317,3 +318,181 @@ def test_an_architecture_without_a_filter_is_refused(tmp_path: pathlib.Path,
     with pytest.raises(ctxkit.FailedPreconditionError,
                        match="seccomp filter knows x86_64, aarch64, riscv64 .*not sparc64"):
         Repl(view, ctx)
+
+
+# -- /proc in general -----------------------------------------------------------
+
+def test_proc_shows_only_the_sandbox(sandbox: Repl) -> None:
+    got = run_json(sandbox, r"""
+import errno, os
+def write(path):
+    try:
+        with open(path, 'w') as f:
+            f.write('1')
+        return 'ok'
+    except OSError as e:
+        return errno.errorcode[e.errno]
+print(json.dumps({
+    'pids': sorted(p for p in os.listdir('/proc') if p.isdigit()),
+    'net': [line.split(':')[0].strip() for line in open('/proc/net/dev').readlines()[2:]],
+    'cgroup': open('/proc/self/cgroup').read(),
+    'hostname': open('/proc/sys/kernel/hostname').read(),
+    'writes': {p: write(p) for p in ('/proc/sys/kernel/hostname', '/proc/sys/vm/drop_caches',
+                                      '/proc/sysrq-trigger', '/proc/sys/user/max_user_namespaces')},
+}))
+""")
+    assert got["pids"] == ["1"]                    # no host process, no bubblewrap
+    assert got["net"] == ["lo"]                    # its own network namespace
+    # Its own cgroup namespace: every hierarchy's path is its root.
+    assert got["cgroup"] and all(line.endswith(":/") for line in got["cgroup"].splitlines())
+    assert got["hostname"] == "sandbox\n"           # not the host's name
+    assert "ok" not in got["writes"].values(), got["writes"]
+
+
+# -- the network ------------------------------------------------------------------
+
+def test_no_socket_reaches_the_host_or_beyond(sandbox: Repl) -> None:
+    tcp = socket.socket()
+    tcp.bind(("127.0.0.1", 0))
+    tcp.listen(8)
+    tcp.setblocking(False)
+    udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    udp.bind(("127.0.0.1", 0))
+    udp.setblocking(False)
+    abstract = socket.socket(socket.AF_UNIX)
+    abstract_name = f"\0ctxkit-sandbox-test-{secrets.token_hex(6)}"
+    abstract.bind(abstract_name)
+    abstract.listen(8)
+    abstract.setblocking(False)
+    tcp6 = None
+    if socket.has_ipv6:
+        try:
+            tcp6 = socket.socket(socket.AF_INET6)
+            tcp6.bind(("::1", 0))
+            tcp6.listen(8)
+            tcp6.setblocking(False)
+        except OSError:
+            tcp6 = None   # no IPv6 loopback on this host
+    targets = {"tcp": ["AF_INET", "SOCK_STREAM", ["127.0.0.1", tcp.getsockname()[1]]],
+               "abstract": ["AF_UNIX", "SOCK_STREAM", abstract_name],
+               "outside": ["AF_INET", "SOCK_STREAM", ["192.0.2.1", 80]]}   # TEST-NET-1
+    if tcp6:
+        targets["tcp6"] = ["AF_INET6", "SOCK_STREAM", ["::1", tcp6.getsockname()[1]]]
+    try:
+        got = run_json(sandbox, f"TARGETS = {targets!r}\nUDP_PORT = {udp.getsockname()[1]}\n" + r"""
+import errno, socket
+out = {}
+for name, (family, kind, address) in TARGETS.items():
+    s = socket.socket(getattr(socket, family), getattr(socket, kind))
+    s.settimeout(2)
+    try:
+        s.connect(tuple(address) if isinstance(address, list) else address)
+        out[name] = 'connected'
+    except OSError as e:
+        out[name] = errno.errorcode.get(e.errno, str(e))
+    finally:
+        s.close()
+u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+u.sendto(b'hello host', ('127.0.0.1', UDP_PORT))   # its own loopback: nobody there
+try:
+    socket.getaddrinfo('example.com', 80)
+    out['dns'] = 'resolved'
+except socket.gaierror as e:
+    out['dns'] = 'gaierror'
+out['interfaces'] = [n for _, n in socket.if_nameindex()]
+print(json.dumps(out))
+""")
+        assert got["tcp"] == "ECONNREFUSED" and got["abstract"] == "ECONNREFUSED"
+        assert got.get("tcp6", "ECONNREFUSED") == "ECONNREFUSED"
+        assert got["outside"] == "ENETUNREACH" and got["dns"] == "gaierror"
+        assert got["interfaces"] == ["lo"]
+        for listener in filter(None, (tcp, abstract, tcp6)):
+            with pytest.raises(BlockingIOError):
+                listener.accept()
+        with pytest.raises(BlockingIOError):
+            udp.recv(100)
+    finally:
+        for s in filter(None, (tcp, udp, abstract, tcp6)):
+            s.close()
+
+
+# -- host files -------------------------------------------------------------------
+
+def test_host_files_are_not_there(sandbox: Repl, host: Host) -> None:
+    paths = ["/etc/shadow", "/etc/passwd", "/root", "/home", "/var", "/run", "/tmp",
+             str(host.home), str(host.home / "ctxkit.db"), str(host.cwd),
+             str(host.cwd / "secret.txt"), os.path.expanduser("~/.ssh/id_rsa"),
+             str(pathlib.Path(ctxkit.__file__).parent), "/usr/../etc/shadow",
+             "/proc/1/root/etc/shadow"]
+    got = run_json(sandbox, f"PATHS = {paths!r}\n" + r"""
+import errno, os
+out = {}
+for path in PATHS:
+    try:
+        out[path] = ('listed', os.listdir(path)) if os.path.isdir(path) else \
+            ('read', open(path, 'rb').read(64).decode('utf-8', 'replace'))
+    except OSError as e:
+        out[path] = ('error', errno.errorcode[e.errno])
+print(json.dumps({'paths': out, 'root': sorted(os.listdir('/')),
+                  'usr': os.path.exists('/usr/bin/python3')}))
+""")
+    assert {p: r for p, r in got["paths"].items() if r != ["error", "ENOENT"]} == {}
+    # The root holds what the sandbox mounts and nothing of the host's.
+    assert set(got["root"]) <= {"bin", "lib", "lib32", "lib64", "libx32", "sbin", "usr",
+                                "ctxkit", "scratch", "proc", "dev"}
+    assert got["usr"]   # /usr is there, read-only (installed software)
+
+
+# -- processes, memory, CPU -----------------------------------------------------------
+
+def test_fork_bomb_stops_at_the_process_limit(tmp_path: pathlib.Path) -> None:
+    view, ctx = _context(tmp_path / "store")
+    with Repl(view, ctx, limits=SandboxLimits(processes=4, step_seconds=10)) as repl:
+        got = run_json(repl, r"""
+import errno, os, time
+forks, error = 0, None
+try:
+    while forks < 10000:
+        if os.fork() == 0:
+            time.sleep(60)
+            os._exit(0)
+        forks += 1
+except OSError as e:
+    error = errno.errorcode[e.errno]
+print(json.dumps({'forks': forks, 'error': error}))
+""")
+        assert got["error"] == "EAGAIN"
+        # RLIMIT_NPROC counts the uid's tasks (as root: nobody's, which
+        # other sandboxes on the machine may share): the sandbox gets
+        # `processes` beyond what that uid ran when it started.
+        assert 0 < got["forks"] <= 4 + 16, got
+        # Children the step left behind are gone when it ends; an
+        # exponential bomb stops the same way.
+        assert run_json(repl, "import os; print(json.dumps("
+                              "[p for p in os.listdir('/proc') if p.isdigit()]))") == ["1"]
+        bomb = repl.step("import os\nwhile True:\n    os.fork()")
+        assert bomb.error and "Resource temporarily unavailable" in bomb.error
+        assert not bomb.restarted and bomb.elapsed_seconds < 5
+        assert run(repl, "print(len(notes))").output == "2\n"
+
+
+def test_memory_limit(sandbox: Repl) -> None:
+    # 1 GiB of address space by default, per process: an allocation over it
+    # is a MemoryError in the step (or in a child), not a crash.
+    step = sandbox.step("x = bytearray(2 << 30)")
+    assert step.error and "MemoryError" in step.error and not step.restarted
+    child = run(sandbox, "import os\npid = os.fork()\nif pid == 0:\n    try:\n"
+                         "        bytearray(2 << 30)\n        os._exit(0)\n"
+                         "    except MemoryError:\n        os._exit(7)\n"
+                         "print(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))")
+    assert child.output == "7\n"
+    assert run(sandbox, "x = bytearray(64 << 20); print(len(x))").output == f"{64 << 20}\n"
+
+
+def test_cpu_limit_kills_the_worker(tmp_path: pathlib.Path) -> None:
+    view, ctx = _context(tmp_path / "store")
+    with Repl(view, ctx, limits=SandboxLimits(cpu_seconds=1, step_seconds=20)) as repl:
+        step = repl.step("while True:\n    pass")
+        assert step.restarted and "killed by SIGKILL" in step.error
+        assert step.elapsed_seconds < 10
+        assert run(repl, "print(len(notes))").output == "2\n"
