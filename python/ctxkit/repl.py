@@ -6,12 +6,19 @@
         step.output, step.error, step.submitted
 
 Each step's code runs in a separate process (ctxkit/_sandbox_worker.py)
-under bubblewrap: no network, a read-only /usr, no other host files, and
-only a scratch directory writable; with memory, CPU, process-count and
-file-size limits and a wall-time limit per step. Variables there are
-proxies holding a ref: every slice, search or length is a call back to
-this process, which reads only what it needs through the View. What the
-sandbox does not protect against is listed in docs/python.md.
+under bubblewrap, started from an empty environment, as process 1 of its
+own PID namespace: nothing of this process (environment, argv,
+descriptors) is readable there. It has no network but a loopback of its
+own, a read-only /usr and no other host file, no capability, no user
+namespace, and a seccomp filter refusing SysV shared memory, message
+queues and memfds; the one writable place is /scratch, a tmpfs bounded in
+bytes and files (SandboxLimits.scratch_bytes, scratch_files). Memory,
+CPU, process-count and file-size limits hold per process, and a
+wall-time limit per step. Variables there are proxies holding a ref:
+every slice, search or length is a call back to this process, which
+reads only what it needs through the View. What the sandbox protects,
+as tests/python/test_sandbox.py checks it, and what it does not, is in
+docs/python.md and docs/security.md.
 """
 
 from __future__ import annotations
@@ -395,8 +402,9 @@ class Repl:
     """A SPEC-25 REPL over `context`'s variables, read through `view`.
 
     step(code) runs code in the sandbox and returns a StepResult. Names the
-    code defines persist from step to step until the sandbox is restarted
-    (after a timeout or a crash, which the step reports). summarize() and
+    code defines, and files it writes in /scratch, persist from step to
+    step until the sandbox is restarted (after a timeout or a crash, which
+    the step reports). summarize() and
     find_relevant() in the code return Deferred operations, resolved after
     each step within what is left of its time (StepResult.deferred) or on
     demand with .result(); at most `max_pending` run at once. `llm` and
