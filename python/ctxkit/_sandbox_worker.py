@@ -1,9 +1,12 @@
 """The SPEC-25 REPL's worker: runs model-written code inside the sandbox.
 
-Started by ctxkit.repl (never imported by it) as `python3 -I -S worker.py`
-under bubblewrap, with only the standard library. It holds no store: each
-variable is a proxy that asks the host for exactly the slice, search or
-length it needs over the protocol pipes (its stdin and stdout, moved to private fds at
+Started by ctxkit.repl (never imported by it) as `python3 -I -S worker.py
+SCRATCH_BYTES SCRATCH_FILES` under bubblewrap, as process 1 of the
+sandbox's PID namespace (so it also reaps what the code forks), with only
+the standard library. It mounts its bounded /scratch and drops every
+capability before anything else. It holds no store: each variable is a
+proxy that asks the host for exactly the slice, search or length it needs
+over the protocol pipes (its stdin and stdout, moved to private fds at
 start so code that writes to fd 0/1 reaches /dev/null), where every
 message is a 4-byte big-endian length and a JSON object.
 
@@ -28,6 +31,56 @@ import sys
 import traceback
 
 _IN, _OUT = 0, 1
+
+# Linux ABI constants for _mount_scratch (the same on every architecture).
+_CLONE_NEWNS = 0x00020000
+_MS_NOSUID, _MS_NODEV = 2, 4
+_PR_CAPBSET_DROP, _PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL = 24, 47, 4
+_CAPABILITY_VERSION_3 = 0x20080522
+_CAP_LAST = 63  # Beyond the last capability any kernel defines (EINVAL there).
+
+
+def _mount_scratch(size_bytes, max_files):
+    """Mounts /scratch, the only writable place: a tmpfs of at most
+    size_bytes and max_files inodes (empty files cost kernel memory too,
+    and bubblewrap's --tmpfs bounds only bytes), in a mount namespace of
+    the worker's own. Then drops every capability: bubblewrap granted
+    CAP_SYS_ADMIN and CAP_SETPCAP (in the sandbox's user namespace) for
+    this alone, and no code has run yet. Exits, saying why, on failure."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.unshare.argtypes = [ctypes.c_int]
+    libc.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p,
+                           ctypes.c_ulong, ctypes.c_char_p]
+    libc.prctl.argtypes = [ctypes.c_int] + [ctypes.c_ulong] * 4
+    libc.capset.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
+
+    def check(result, what):
+        if result != 0:
+            errno = ctypes.get_errno()
+            sys.exit(f"ctxkit sandbox: {what}: {os.strerror(errno)}")
+
+    check(libc.unshare(_CLONE_NEWNS), "unshare(CLONE_NEWNS)")
+    options = f"size={int(size_bytes)},nr_inodes={int(max_files)},mode=0700"
+    check(libc.mount(b"tmpfs", b"/scratch", b"tmpfs", _MS_NOSUID | _MS_NODEV,
+                     options.encode()), "mount /scratch")
+    os.chdir("/scratch")
+    for cap in range(_CAP_LAST + 1):
+        if libc.prctl(_PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 and ctypes.get_errno() != 22:
+            check(-1, f"PR_CAPBSET_DROP {cap}")
+    check(libc.prctl(_PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0),
+          "PR_CAP_AMBIENT_CLEAR_ALL")
+    header = (ctypes.c_uint32 * 2)(_CAPABILITY_VERSION_3, 0)
+    data = (ctypes.c_uint32 * 6)()  # Effective, permitted, inheritable: none.
+    check(libc.capset(header, data), "capset")
+    with open("/proc/self/status") as status:
+        fields = dict(line.split(":", 1) for line in status if ":" in line)
+    for name in ("CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb"):
+        if int(fields[name], 16) != 0:
+            sys.exit(f"ctxkit sandbox: {name} is {fields[name].strip()} after dropping")
+    if fields["NoNewPrivs"].strip() != "1":
+        sys.exit("ctxkit sandbox: no_new_privs is not set")
 
 
 def _claim_pipes():
@@ -322,8 +375,8 @@ def _run(code, ns, output_chars):
 
 def _reap():
     """Kills every other process the step left behind (the sandbox has its
-    own PID namespace; kill(-1) spares this process and the namespace's
-    init) and collects them."""
+    own PID namespace, whose process 1 this is; kill(-1) spares the caller)
+    and collects them."""
     try:
         os.kill(-1, signal.SIGKILL)
     except OSError:
@@ -351,5 +404,6 @@ def main():
 
 
 if __name__ == "__main__":
+    _mount_scratch(int(sys.argv[1]), int(sys.argv[2]))
     sys.setrecursionlimit(5000)
     main()

@@ -6,12 +6,19 @@
         step.output, step.error, step.submitted
 
 Each step's code runs in a separate process (ctxkit/_sandbox_worker.py)
-under bubblewrap: no network, a read-only /usr, no other host files, and
-only a scratch directory writable; with memory, CPU, process-count and
-file-size limits and a wall-time limit per step. Variables there are
-proxies holding a ref: every slice, search or length is a call back to
-this process, which reads only what it needs through the View. What the
-sandbox does not protect against is listed in docs/python.md.
+under bubblewrap, started from an empty environment, as process 1 of its
+own PID namespace: nothing of this process (environment, argv,
+descriptors) is readable there. It has no network but a loopback of its
+own, a read-only /usr and no other host file, no capability, no user
+namespace, and a seccomp filter refusing SysV shared memory, message
+queues and memfds; the one writable place is /scratch, a tmpfs bounded in
+bytes and files (SandboxLimits.scratch_bytes, scratch_files). Memory,
+CPU, process-count and file-size limits hold per process, and a
+wall-time limit per step. Variables there are proxies holding a ref:
+every slice, search or length is a call back to this process, which
+reads only what it needs through the View. What the sandbox protects,
+as tests/python/test_sandbox.py checks it, and what it does not, is in
+docs/python.md and docs/security.md.
 """
 
 from __future__ import annotations
@@ -26,7 +33,7 @@ import shutil
 import signal
 import struct
 import subprocess
-import tempfile
+import threading
 import time
 from typing import Any, Callable, Optional
 
@@ -42,6 +49,7 @@ from ctxkit._errors import (
 _WORKER = pathlib.Path(__file__).with_name("_sandbox_worker.py")
 _NOBODY = 65534
 _MAX_MESSAGE = 16 << 20  # Of a message from the sandbox.
+_STDERR_TAIL = 4096      # Bytes of the sandbox's stderr kept for errors.
 
 
 @dataclasses.dataclass(frozen=True)
@@ -55,6 +63,18 @@ class SandboxLimits:
     file_bytes: int = 64 << 20       # RLIMIT_FSIZE: largest file it may write.
     open_files: int = 64             # RLIMIT_NOFILE.
     output_chars: int = 8000         # A step's output beyond this is cut head+tail.
+    scratch_bytes: int = 64 << 20    # Size of /scratch, a tmpfs (RAM).
+    scratch_files: int = 4096        # Files and directories /scratch may hold.
+
+    def __post_init__(self) -> None:
+        for field in dataclasses.fields(self):
+            value = getattr(self, field.name)
+            kinds = (int, float) if field.name == "step_seconds" else (int,)
+            if (isinstance(value, bool) or not isinstance(value, kinds)
+                    or not 0 < value < float("inf")):
+                kind = "number" if len(kinds) > 1 else "int"
+                raise InvalidArgumentError(
+                    f"SandboxLimits.{field.name} must be a positive {kind}, not {value!r}")
 
 
 @dataclasses.dataclass
@@ -96,6 +116,56 @@ def _bwrap() -> str:
     return path
 
 
+# System calls the sandbox may not make, by architecture: each makes memory
+# that no limit counts (SysV shared memory and message queues outlive the
+# process that made them, as long as the sandbox's IPC namespace; a memfd
+# is RAM outside RLIMIT_AS).
+# (audit arch, 64-bit ABI's bit that marks x32 or 0, {name: number})
+_DENIED_CALLS = {
+    "x86_64": (0xC000003E, 0x40000000,
+               {"shmget": 29, "msgget": 68, "memfd_create": 319, "memfd_secret": 447}),
+    "aarch64": (0xC00000B7, 0,
+                {"shmget": 194, "msgget": 186, "memfd_create": 279, "memfd_secret": 447}),
+    "riscv64": (0xC00000F3, 0,
+                {"shmget": 194, "msgget": 186, "memfd_create": 279, "memfd_secret": 447}),
+}
+
+
+def _seccomp_filter() -> bytes:
+    """The classic BPF program bwrap installs (--seccomp): _DENIED_CALLS
+    fail with EPERM; so does every call of another ABI (i386 through int
+    0x80, x32), whose numbers differ; everything else is allowed."""
+    machine = os.uname().machine
+    if machine not in _DENIED_CALLS or struct.calcsize("P") != 8:
+        raise FailedPreconditionError(
+            f"the REPL sandbox's seccomp filter knows {', '.join(_DENIED_CALLS)} "
+            f"(64-bit), not {machine} ({8 * struct.calcsize('P')}-bit Python)")
+    arch, abi_bit, calls = _DENIED_CALLS[machine]
+    ld_abs, jeq, jge, ret = 0x20, 0x15, 0x35, 0x06   # BPF_LD|W|ABS, JMP|JEQ|K, ...
+    allow, deny = 0x7FFF0000, 0x00050000 | 1          # SECCOMP_RET_ALLOW, _ERRNO(EPERM)
+    checks = [(jge, abi_bit)] if abi_bit else []
+    checks += [(jeq, number) for number in calls.values()]
+    # seccomp_data: nr at offset 0, arch at 4. Jumps count the instructions
+    # skipped; "deny" is the last one.
+    program = [(ld_abs, 0, 0, 4), (jeq, 1, 0, arch), (ret, 0, 0, deny), (ld_abs, 0, 0, 0)]
+    for i, (op, k) in enumerate(checks):
+        program.append((op, len(checks) - i, 0, k))
+    program += [(ret, 0, 0, allow), (ret, 0, 0, deny)]
+    return b"".join(struct.pack("=HBBI", *insn) for insn in program)
+
+
+def _memfd(name: str, data: bytes) -> int:
+    """A descriptor holding data, read from its start (for bwrap)."""
+    fd = os.memfd_create(name, os.MFD_CLOEXEC)
+    try:
+        os.write(fd, data)
+        os.lseek(fd, 0, os.SEEK_SET)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
 def _uid_tasks(uid: int) -> int:
     """Tasks (threads) whose real uid is `uid`: what RLIMIT_NPROC counts."""
     count = 0
@@ -122,26 +192,37 @@ _SPAWNER = concurrent.futures.ThreadPoolExecutor(max_workers=1,
 class _Sandbox:
     """One bubblewrap'd worker process and its protocol pipes."""
 
-    def __init__(self, limits: SandboxLimits, scratch: pathlib.Path) -> None:
+    def __init__(self, limits: SandboxLimits) -> None:
         self.limits = limits
-        self.scratch = scratch
-        self._private = pathlib.Path(tempfile.mkdtemp(prefix="ctxkit-repl-"))
         self.process: Optional[subprocess.Popen] = None
-        self._stderr: Optional[Any] = None
+        self._stderr: Optional[threading.Thread] = None
+        self._stderr_tail = b""
 
-    def _argv(self, worker: pathlib.Path, uid: int) -> list[str]:
+    def _argv(self, worker_fd: int, seccomp_fd: int, uid: int) -> list[str]:
         limits = self.limits
-        if not shutil.which("prlimit"):
+        prlimit = shutil.which("prlimit")
+        if not prlimit:
             raise FailedPreconditionError("the REPL sandbox needs prlimit (util-linux)")
         # RLIMIT_NPROC counts every task of the uid: what it runs now plus
         # the sandbox's allowance.
         nproc = limits.processes + _uid_tasks(uid)
+        # bwrap is started from an empty environment and runs the worker as
+        # the PID namespace's process 1 (--as-pid-1): no copy of bwrap, its
+        # environment, argv or descriptors is left inside to be read
+        # through /proc. The worker script is copied in from a descriptor
+        # (--ro-bind-data), so no host path is bound either.
         argv = [
-            "prlimit", f"--as={limits.memory_bytes}", f"--cpu={limits.cpu_seconds}",
-            f"--nproc={nproc}", f"--fsize={limits.file_bytes}",
-            f"--nofile={limits.open_files}", "--",
-            _bwrap(), "--unshare-all", "--die-with-parent", "--new-session",
-            "--cap-drop", "ALL", "--clearenv",
+            os.path.realpath(prlimit), f"--as={limits.memory_bytes}",
+            f"--cpu={limits.cpu_seconds}", f"--nproc={nproc}",
+            f"--fsize={limits.file_bytes}", f"--nofile={limits.open_files}", "--",
+            # No user namespace inside (one would give the code every
+            # capability there, enough to mount a tmpfs without bound).
+            os.path.realpath(_bwrap()), "--unshare-all", "--unshare-user",
+            "--disable-userns", "--die-with-parent", "--new-session", "--as-pid-1",
+            "--hostname", "sandbox",  # Not the host's name.
+            # The worker mounts /scratch with these two, then drops them.
+            "--cap-drop", "ALL", "--cap-add", "CAP_SYS_ADMIN", "--cap-add", "CAP_SETPCAP",
+            "--clearenv",
             "--setenv", "PATH", "/usr/bin:/bin", "--setenv", "HOME", "/scratch",
             "--setenv", "TMPDIR", "/scratch", "--setenv", "PYTHONDONTWRITEBYTECODE", "1",
             "--ro-bind", "/usr", "/usr",
@@ -152,29 +233,44 @@ class _Sandbox:
             elif os.path.isdir(top):
                 argv += ["--ro-bind", top, top]
         return argv + [
-            "--ro-bind", str(worker), "/ctxkit/worker.py",
-            "--bind", str(self.scratch), "/scratch", "--chdir", "/scratch",
-            "--proc", "/proc", "--dev", "/dev", "--remount-ro", "/",
-            "/usr/bin/python3", "-I", "-S", "/ctxkit/worker.py"]
+            "--seccomp", str(seccomp_fd),
+            "--perms", "0444", "--ro-bind-data", str(worker_fd), "/ctxkit/worker.py",
+            # /dev (and /dev/shm in it) read-only, like the root: the
+            # worker's bounded /scratch is the one place it can write.
+            "--dir", "/scratch", "--chdir", "/scratch", "--proc", "/proc",
+            "--dev", "/dev", "--remount-ro", "/dev", "--remount-ro", "/",
+            "/usr/bin/python3", "-I", "-S", "/ctxkit/worker.py",
+            str(limits.scratch_bytes), str(limits.scratch_files)]
 
     def start(self, variables: list[dict]) -> None:
         """Starts the worker; FailedPreconditionError (and nothing left
         running) when it cannot."""
-        worker = self._private / "worker.py"
-        shutil.copyfile(_WORKER, worker)
-        os.chmod(self._private, 0o755)
-        os.chmod(worker, 0o644)
         as_root = os.geteuid() == 0
         uid = _NOBODY if as_root else os.geteuid()
-        if as_root:
-            os.chown(self.scratch, _NOBODY, _NOBODY)
-        argv = self._argv(worker, uid)
-        self._stderr = open(self._private / "stderr", "wb")
-        self.process = _SPAWNER.submit(
-            subprocess.Popen, argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            stderr=self._stderr, bufsize=0, start_new_session=True,
-            user=uid if as_root else None, group=_NOBODY if as_root else None,
-            extra_groups=[] if as_root else None).result()
+        seccomp_fd = _memfd("ctxkit-seccomp", _seccomp_filter())
+        try:
+            worker_fd = _memfd("ctxkit-worker", _WORKER.read_bytes())
+        except BaseException:
+            os.close(seccomp_fd)
+            raise
+        try:
+            argv = self._argv(worker_fd, seccomp_fd, uid)
+            # Only the protocol's pipes, stderr, the worker's source and the
+            # seccomp filter reach bwrap; nothing of the harness's environment.
+            self.process = _SPAWNER.submit(
+                subprocess.Popen, argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE, bufsize=0, env={}, cwd="/", close_fds=True,
+                pass_fds=(worker_fd, seccomp_fd), start_new_session=True,
+                user=uid if as_root else None, group=_NOBODY if as_root else None,
+                extra_groups=[] if as_root else None).result()
+        finally:
+            os.close(worker_fd)
+            os.close(seccomp_fd)
+        self._stderr_tail = b""
+        self._stderr = threading.Thread(target=self._drain_stderr,
+                                        args=(self.process.stderr,), daemon=True,
+                                        name="ctxkit-sandbox-stderr")
+        self._stderr.start()
         try:
             self.send({"op": "init", "variables": variables,
                        "output_chars": self.limits.output_chars},
@@ -183,16 +279,27 @@ class _Sandbox:
             if reply.get("op") != "ready":
                 raise _WorkerGone("no ready message")
         except (_WorkerGone, TimeoutError) as e:
-            tail = self.stderr_tail()
             self.stop()
             raise FailedPreconditionError(
-                f"the REPL sandbox did not start ({e or 'timeout'}): {tail}") from None
+                f"the REPL sandbox did not start ({e or 'timeout'}): "
+                f"{self.stderr_tail()}") from None
+
+    def _drain_stderr(self, pipe: Any) -> None:
+        """Reads the sandbox's stderr until every writer is gone, keeping
+        the tail (bubblewrap's and Python's messages when the worker cannot
+        start); the pipe is this thread's to close."""
+        with pipe:
+            while True:
+                try:
+                    chunk = os.read(pipe.fileno(), 1 << 16)
+                except OSError:
+                    return
+                if not chunk:
+                    return
+                self._stderr_tail = (self._stderr_tail + chunk)[-_STDERR_TAIL:]
 
     def stderr_tail(self) -> str:
-        try:
-            return (self._private / "stderr").read_text(errors="replace")[-2000:].strip()
-        except OSError:
-            return ""
+        return self._stderr_tail.decode(errors="replace")[-2000:].strip()
 
     def send(self, message: dict, deadline: float) -> None:
         """Writes one message within the deadline (the worker may not read)."""
@@ -275,6 +382,10 @@ class _Sandbox:
                 except ProcessLookupError:
                     pass
                 self.process.wait()
+            if self._stderr is not None:
+                # Every writer is gone once the sandbox's process 1 is.
+                self._stderr.join(timeout=5)
+                self._stderr = None
             for pipe in (self.process.stdin, self.process.stdout):
                 try:
                     if pipe:
@@ -282,21 +393,18 @@ class _Sandbox:
                 except OSError:
                     pass
         self.process = None
-        if self._stderr is not None:
-            self._stderr.close()
-            self._stderr = None
 
     def close(self) -> None:
         self.stop()
-        shutil.rmtree(self._private, ignore_errors=True)
 
 
 class Repl:
     """A SPEC-25 REPL over `context`'s variables, read through `view`.
 
     step(code) runs code in the sandbox and returns a StepResult. Names the
-    code defines persist from step to step until the sandbox is restarted
-    (after a timeout or a crash, which the step reports). summarize() and
+    code defines, and files it writes in /scratch, persist from step to
+    step until the sandbox is restarted (after a timeout or a crash, which
+    the step reports). summarize() and
     find_relevant() in the code return Deferred operations, resolved after
     each step within what is left of its time (StepResult.deferred) or on
     demand with .result(); at most `max_pending` run at once. `llm` and
@@ -312,7 +420,7 @@ class Repl:
     max_pending = 32
 
     def __init__(self, view: _ctxkit.View, context: _ctxkit.ExternalizedContext, *,
-                 limits: SandboxLimits = SandboxLimits(), scratch: Optional[str] = None,
+                 limits: SandboxLimits = SandboxLimits(),
                  llm: Optional[_ctxkit.LlmEndpoint] = None,
                  embeddings: Optional[_ctxkit.EmbeddingsConfig] = None,
                  llm_query: Optional[Callable[[list[str]], list[str]]] = None) -> None:
@@ -322,15 +430,13 @@ class Repl:
         self.llm = llm
         self.embeddings = embeddings
         self.llm_query = llm_query
-        self._own_scratch = scratch is None
-        self.scratch = pathlib.Path(scratch or tempfile.mkdtemp(prefix="ctxkit-scratch-"))
         self._variables = {v.name: v for v in context.variables}
         self._pool = concurrent.futures.ThreadPoolExecutor(max_workers=4)
         self._deferred: dict[int, concurrent.futures.Future] = {}
         self._reported: set[int] = set()
         self._texts = 0
         self._deadline = 0.0
-        self._sandbox = _Sandbox(limits, self.scratch)
+        self._sandbox = _Sandbox(limits)
         try:
             self._sandbox.start(self._variable_list())
         except BaseException:
@@ -341,8 +447,6 @@ class Repl:
     def close(self) -> None:
         self._sandbox.close()
         self._pool.shutdown(wait=False, cancel_futures=True)
-        if self._own_scratch:
-            shutil.rmtree(self.scratch, ignore_errors=True)
 
     def __enter__(self) -> "Repl":
         return self
@@ -403,7 +507,8 @@ class Repl:
         self._sandbox.stop()
         try:
             self._sandbox.start(self._variable_list())
-            note = "the sandbox was restarted (names defined by earlier steps are gone)"
+            note = ("the sandbox was restarted (names defined by earlier steps and "
+                    "files in /scratch are gone)")
         except FailedPreconditionError as e:
             note = f"the sandbox could not be restarted: {e}"
         return StepResult(output="", output_chars=0, truncated=False,
