@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <string>
 
 #include "core/clock.h"
 #include "core/encoding.h"
@@ -153,7 +154,7 @@ Result<GarbageReport> StoreImpl::CollectGarbage(const GarbageOptions& options) {
       batch = GcBatch();
       return Status::Ok();
     }
-    constexpr int kAttempts = 4;
+    constexpr int kAttempts = 16;
     for (int attempt = 1;; ++attempt) {
       std::vector<storage::VersionKey> keys;
       for (size_t i = 0; i < batch.objects.size(); ++i) {
@@ -170,9 +171,13 @@ Result<GarbageReport> StoreImpl::CollectGarbage(const GarbageOptions& options) {
         report.blob_files += done->blob_files;
         break;
       }
-      if (done.status().code() != StatusCode::kFailedPrecondition ||
-          attempt == kAttempts) {
+      if (done.status().code() != StatusCode::kFailedPrecondition) {
         return done.status();
+      }
+      if (attempt == kAttempts) {
+        return Status::Unavailable(
+            "gc: sessions kept holding versions it had planned to collect (" +
+            std::string(done.status().message()) + "); try again");
       }
       CTXKIT_ASSIGN_OR_RETURN(keep, KeepSetOf(*backend_, options.keep));
       for (size_t i = 0; i < batch.objects.size(); ++i) {
