@@ -37,7 +37,7 @@ set(violations 0)
 # Checks the quoted includes of one file of `layer`.
 function(check_file file layer)
   file(READ ${file} text)
-  if(NOT text MATCHES "#[ \t]*include[ \t]*\"")
+  if(NOT text MATCHES "#[ \t]*include[ \t]*\"" AND NOT text MATCHES "getenv")
     return()
   endif()
   # One list element per line: neutralize what CMake lists treat specially.
@@ -51,6 +51,18 @@ function(check_file file layer)
   set(number 0)
   foreach(line IN LISTS all_lines)
     math(EXPR number "${number} + 1")
+    # Only the environment layer reads the environment (CTXKIT_* and the
+    # rest reach every face the same way); comments may name getenv.
+    if(line MATCHES "(^|[^A-Za-z0-9_])getenv[ \t]*\\(" AND
+       NOT line MATCHES "^[ \t]*//" AND
+       NOT layer STREQUAL "${CTXKIT_ENVIRONMENT_LAYER}" AND
+       NOT rel IN_LIST CTXKIT_ALLOWED_GETENV)
+      message(SEND_ERROR
+        "${rel}:${number}: getenv: only layer "
+        "'${CTXKIT_ENVIRONMENT_LAYER}' reads the environment "
+        "(src/${CTXKIT_ENVIRONMENT_LAYER}/environment.h)")
+      math(EXPR count "${count} + 1")
+    endif()
     if(NOT line MATCHES "^[ \t]*#[ \t]*include[ \t]*\"([^\"]+)\"")
       continue()
     endif()
@@ -118,6 +130,6 @@ foreach(folder IN LISTS folders)
 endforeach()
 
 if(violations GREATER 0)
-  message(FATAL_ERROR "layer check: ${violations} include(s) break the layer "
+  message(FATAL_ERROR "layer check: ${violations} line(s) break the layer "
                       "graph (docs/architecture.md, cmake/layers.cmake)")
 endif()

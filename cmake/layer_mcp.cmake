@@ -20,7 +20,7 @@ find_library(CTXKIT_HTTPLIB_LIBRARY cpp-httplib REQUIRED)
 set(ctxkit_mcp_http_files http_server.cc http_inspector.cc http_pool.cc)
 ctxkit_add_layer(mcp
                  DEPS capture notes session index summary explore store
-                      externalize inspect
+                      externalize inspect face
                  LIBS nlohmann_json::nlohmann_json Threads::Threads
                  HEADERS mcp.h
                  EXCLUDE ${ctxkit_mcp_http_files})

@@ -34,6 +34,14 @@ function(ctxkit_allow_include file include reason)
                "${file}:${include}")
 endfunction()
 
+# The one layer that reads the process environment (getenv): every other
+# file under src/ gets it from there, unless named here with its reason.
+set(CTXKIT_ENVIRONMENT_LAYER face)
+set_property(GLOBAL PROPERTY CTXKIT_ALLOWED_GETENV "")
+function(ctxkit_allow_getenv file reason)
+  set_property(GLOBAL APPEND PROPERTY CTXKIT_ALLOWED_GETENV ${file})
+endfunction()
+
 function(ctxkit_declare_layer name)
   cmake_parse_arguments(PARSE_ARGV 1 arg "" "" "DEPS;HEADERS")
   get_property(layers GLOBAL PROPERTY CTXKIT_LAYERS)
@@ -87,6 +95,10 @@ function(ctxkit_add_layer_check)
   string(APPEND graph "set(CTXKIT_LAYERS ${layers})\n")
   get_property(allowed GLOBAL PROPERTY CTXKIT_ALLOWED_INCLUDES)
   string(APPEND graph "set(CTXKIT_ALLOWED_INCLUDES ${allowed})\n")
+  get_property(getenv GLOBAL PROPERTY CTXKIT_ALLOWED_GETENV)
+  string(APPEND graph "set(CTXKIT_ALLOWED_GETENV ${getenv})\n")
+  string(APPEND graph
+         "set(CTXKIT_ENVIRONMENT_LAYER ${CTXKIT_ENVIRONMENT_LAYER})\n")
   foreach(layer IN LISTS layers)
     get_property(deps GLOBAL PROPERTY CTXKIT_LAYER_DEPS_${layer})
     get_property(headers GLOBAL PROPERTY CTXKIT_LAYER_HEADERS_${layer})

@@ -64,8 +64,8 @@ struct Options {
   // The store root, required: Store::Open fails with InvalidArgument when it
   // is empty rather than guessing from the environment (the library reads
   // no environment variable; a program that wants the CLI's default passes
-  // ResolveHome("")). A relative path is taken from the working directory.
-  // Created with parents when missing.
+  // ResolveHome("") from ctxkit/environment.h). A relative path is taken from
+  // the working directory. Created with parents when missing.
   std::string home;
   // Where durable state lives. Empty: the embedded SQLite engine under
   // `home` (the default). Otherwise a libpq connection string
@@ -105,16 +105,11 @@ struct Options {
   bool read_only = false;
 };
 
-// Resolves the store root: `flag` if non-empty, else $CTXKIT_HOME, else
-// $XDG_DATA_HOME/ctxkit, else $HOME/.local/share/ctxkit, made absolute
-// without a trailing '/'. InvalidArgument when none can be determined. The
-// faces' helper (the CLI's --home default): the one library function that
-// reads the environment, and no library code calls it with an empty flag.
-Result<std::string> ResolveHome(std::string_view flag);
-
-// The store URL: `flag` if non-empty, else $CTXKIT_STORE_URL, else "" (the
-// embedded store). The faces' helper, like ResolveHome.
-std::string ResolveStoreUrl(std::string_view flag);
+// `home` made absolute (from the working directory) without a trailing
+// '/': how Store::Open names its root. InvalidArgument when it is empty or
+// contains a NUL byte. (The faces' default root, from --home or the
+// environment, is ResolveHome in ctxkit/environment.h.)
+Result<std::string> AbsoluteHome(std::string_view home);
 
 // Which of the view's scopes an operation names.
 //   ""           Set: global. Lookups: session, then agent, then global.

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "binding.h"
+#include "ctxkit/environment.h"
 #include "face/gc.h"
 
 namespace ctxkit::python {

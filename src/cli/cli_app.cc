@@ -10,9 +10,10 @@
 #include "cli/io.h"
 #include "cli/output.h"
 #include "core/status_macros.h"
+#include "ctxkit/environment.h"
 #include "ctxkit/notes.h"
 #include "ctxkit/ref.h"
-#include "mcp/environment.h"
+#include "face/environment.h"
 
 namespace ctxkit::cli {
 

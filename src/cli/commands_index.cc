@@ -19,7 +19,7 @@
 #include "ctxkit/ref.h"
 #include "ctxkit/store.h"
 #include "index/find_hit_json.h"
-#include "mcp/environment.h"
+#include "face/environment.h"
 
 namespace ctxkit::cli {
 

@@ -15,8 +15,10 @@
 #include "cli/flags.h"
 #include "cli/io.h"
 #include "cli/output.h"
+#include "ctxkit/environment.h"
 #include "ctxkit/notes.h"
 #include "ctxkit/store.h"
+#include "face/environment.h"
 #include "notes/invocation_log.h"
 #include "notes/json_forms.h"
 
@@ -52,11 +54,6 @@ std::string LogPath(const Context& ctx) {
   return home.ok() ? ExecutionLogPath(*home) : "";
 }
 
-std::string Env(const char* name) {
-  const char* v = std::getenv(name);
-  return v == nullptr ? "" : v;
-}
-
 // The notes agent: --agent on the verb, else the global --agent.
 std::string AgentOf(const Context& ctx, const NotesArgs& a) {
   return a.agent.empty() ? ctx.options().agent : a.agent;
@@ -64,7 +61,7 @@ std::string AgentOf(const Context& ctx, const NotesArgs& a) {
 
 // SFA_SESSION_ID as the spec says, else ctxkit's own --session.
 std::string SessionOf(const Context& ctx) {
-  std::string s = Env("SFA_SESSION_ID");
+  std::string s = env::Get("SFA_SESSION_ID");
   return s.empty() ? ctx.options().session : s;
 }
 

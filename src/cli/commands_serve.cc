@@ -21,6 +21,7 @@
 #include "cli/serve_command.h"
 #include "ctxkit/mcp.h"
 #include "ctxkit/store.h"
+#include "face/environment.h"
 #include "mcp/http_security.h"
 #include "mcp/http_server.h"
 
@@ -33,10 +34,7 @@ int RunServe(Context& ctx, const ServeArgs& a) {
   http.bind = a.bind;
   http.port = a.port;
   http.token = a.token;
-  if (http.token.empty()) {
-    const char* env = std::getenv("CTXKIT_TOKEN");
-    if (env != nullptr) http.token = env;
-  }
+  if (http.token.empty()) http.token = env::Get("CTXKIT_TOKEN");
   http.max_request_bytes = a.max_request_bytes;
   http.max_connections = a.max_connections;
   // Four largest bodies at once, but never less than 512 MiB.

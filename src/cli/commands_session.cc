@@ -15,7 +15,7 @@
 #include "cli/output.h"
 #include "core/encoding.h"
 #include "ctxkit/session.h"
-#include "mcp/environment.h"
+#include "face/environment.h"
 #include "session/render_json.h"
 #include "session/session_state.h"
 

@@ -21,6 +21,7 @@
 #include "ctxkit/ref.h"
 #include "ctxkit/spawn.h"
 #include "ctxkit/store.h"
+#include "face/environment.h"
 
 extern char** environ;
 
@@ -224,8 +225,8 @@ int RunResultSet(Context& ctx, const ManifestArgs& a) {
   if (!child.ok()) return ReportError(child.status());
   Result<Ref> ref = SetResult(*child, o->manifest, *value, *type);
   if (!ref.ok()) return ReportError(ref.status());
-  const char* printed_by = std::getenv(kSpawnPrintsEnv);
-  if (!ctx.json() && printed_by != nullptr && a.manifest == printed_by) {
+  const std::string printed_by = env::Get(kSpawnPrintsEnv);
+  if (!ctx.json() && !printed_by.empty() && a.manifest == printed_by) {
     return kExitOk;
   }
   if (ctx.json()) {

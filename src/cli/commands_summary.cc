@@ -17,7 +17,7 @@
 #include "ctxkit/store.h"
 #include "ctxkit/summary.h"
 #include "ctxkit/tokenizer.h"
-#include "mcp/environment.h"
+#include "face/environment.h"
 #include "summary/json_forms.h"
 
 namespace ctxkit::cli {

@@ -15,9 +15,10 @@
 #include "cli/io.h"
 #include "cli/output.h"
 #include "ctxkit/capture.h"
+#include "ctxkit/environment.h"
 #include "ctxkit/notes.h"
 #include "ctxkit/store.h"
-#include "mcp/environment.h"
+#include "face/environment.h"
 #include "notes/invocation_log.h"
 #include "text/json_parse.h"
 

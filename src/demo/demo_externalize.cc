@@ -10,7 +10,7 @@
 #include "cli/output.h"
 #include "ctxkit/externalize.h"
 #include "demo/demo_steps.h"
-#include "mcp/environment.h"
+#include "face/environment.h"
 
 namespace ctxkit::cli {
 

@@ -15,6 +15,7 @@
 
 #include "ctxkit/status.h"
 #include "ctxkit/store.h"
+#include "face/environment.h"
 
 namespace ctxkit::cli {
 
@@ -26,10 +27,9 @@ using DemoSay = std::function<void(const std::string& line)>;
 class DemoTempDir {
  public:
   DemoTempDir() {
-    const char* tmp = std::getenv("TMPDIR");
+    const std::string tmp = env::Get("TMPDIR");
     std::string pattern =
-        std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") +
-        "/ctxkit-demo-XXXXXX";
+        (tmp.empty() ? std::string("/tmp") : tmp) + "/ctxkit-demo-XXXXXX";
     if (::mkdtemp(pattern.data()) != nullptr) path_ = pattern;
   }
   ~DemoTempDir() {

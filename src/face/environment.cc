@@ -1,4 +1,4 @@
-#include "mcp/environment.h"
+#include "face/environment.h"
 
 #include <cstdlib>
 #include <string>

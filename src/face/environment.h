@@ -1,11 +1,12 @@
-// Configuration from the process environment, read in one place. Only the
-// faces (src/cli, src/mcp) call these; every library layer below takes
-// explicit options (docs/storage-format.md, "Where files go").
-//
-// It lives in mcp/, the lowest layer both faces can use.
+// Configuration from the process environment, read in one place (the
+// face layer: `make` refuses a getenv anywhere else in src/ but main.cc).
+// Only the faces (the CLI, the MCP server, Python, Node) call these;
+// every library layer below takes explicit options (docs/storage-format.md,
+// "Where files go"). The store root and URL are ResolveHome and
+// ResolveStoreUrl (ctxkit/environment.h).
 
-#ifndef CTXKIT_MCP_ENVIRONMENT_H_
-#define CTXKIT_MCP_ENVIRONMENT_H_
+#ifndef CTXKIT_FACE_ENVIRONMENT_H_
+#define CTXKIT_FACE_ENVIRONMENT_H_
 
 #include <string>
 #include <string_view>
@@ -44,4 +45,4 @@ Result<std::string> ToolOutputDir(std::string_view flag,
 
 }  // namespace ctxkit::env
 
-#endif  // CTXKIT_MCP_ENVIRONMENT_H_
+#endif  // CTXKIT_FACE_ENVIRONMENT_H_

@@ -4,7 +4,7 @@
 #include <string>
 #include <utility>
 
-#include "mcp/environment.h"
+#include "face/environment.h"
 
 namespace ctxkit::mcp {
 

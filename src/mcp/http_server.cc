@@ -21,7 +21,7 @@
 #include "core/hmac.h"
 #include "core/mutex.h"
 #include "inspect/api.h"
-#include "mcp/environment.h"
+#include "face/environment.h"
 #include "mcp/http_inspector.h"
 #include "mcp/http_message.h"
 #include "mcp/http_pool.h"

@@ -35,6 +35,11 @@ Json StringListProp(std::string_view description, uint64_t max_items);
 Json KeyProp();
 Json RefProp();
 Json ScopeProp(std::string_view description);
+// The description of a lookup's `scope` argument, for every tool that reads
+// by key.
+inline constexpr char kScopeLookup[] =
+    "Which of your scopes to look in: global, agent (yours) or session "
+    "(yours). Omit to look in session, then agent, then global.";
 Json VersionProp();
 
 std::string StrArg(const Json& args, const char* name,

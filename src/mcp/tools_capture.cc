@@ -9,7 +9,7 @@
 
 #include "capture/json_forms.h"
 #include "ctxkit/capture.h"
-#include "mcp/environment.h"
+#include "face/environment.h"
 #include "mcp/result_limit.h"
 #include "mcp/tool_registry.h"
 #include "mcp/tool_util.h"

@@ -9,8 +9,8 @@
 #include "ctxkit/index.h"
 #include "ctxkit/summary.h"
 #include "explore/json_forms.h"
+#include "face/environment.h"
 #include "index/find_hit_json.h"
-#include "mcp/environment.h"
 #include "mcp/result_limit.h"
 #include "mcp/tool_registry.h"
 #include "mcp/tool_util.h"
@@ -19,10 +19,6 @@
 namespace ctxkit::mcp {
 
 namespace {
-
-constexpr char kScopeLookup[] =
-    "Which of your scopes to look in (global, agent, session). Omit for "
-    "session, then agent, then global.";
 
 Result<ToolResult> RunPeek(ClientState& c, const Json& a) {
   Result<Ref> ref = ResolveTarget(c, a);

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "ctxkit/session.h"
-#include "mcp/environment.h"
+#include "face/environment.h"
 #include "mcp/own_session.h"
 #include "mcp/result_limit.h"
 #include "mcp/tool_registry.h"

@@ -18,10 +18,6 @@ namespace ctxkit::mcp {
 
 namespace {
 
-constexpr char kScopeLookup[] =
-    "Which of your scopes to look in: global, agent (yours) or session "
-    "(yours). Omit to search session, then agent, then global.";
-
 ToolResult JsonResult(std::string text, Json structured) {
   ToolResult r;
   r.content.push_back(TextContent(std::move(text)));

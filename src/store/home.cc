@@ -1,26 +1,14 @@
 #include <unistd.h>
 
-#include <cstdlib>
 #include <string>
 
 #include "ctxkit/store.h"
 
 namespace ctxkit {
 
-Result<std::string> ResolveHome(std::string_view flag) {
-  std::string home;
-  if (!flag.empty()) {
-    home = std::string(flag);
-  } else if (const char* env = std::getenv("CTXKIT_HOME"); env && *env) {
-    home = env;
-  } else if (const char* xdg = std::getenv("XDG_DATA_HOME"); xdg && *xdg) {
-    home = std::string(xdg) + "/ctxkit";
-  } else if (const char* user = std::getenv("HOME"); user && *user) {
-    home = std::string(user) + "/.local/share/ctxkit";
-  } else {
-    return Status::InvalidArgument(
-        "no store root: pass --home, or set CTXKIT_HOME or HOME");
-  }
+Result<std::string> AbsoluteHome(std::string_view in) {
+  if (in.empty()) return Status::InvalidArgument("the store root is empty");
+  std::string home(in);
   if (home.find('\0') != std::string::npos) {
     return Status::InvalidArgument("store root contains a NUL byte");
   }
@@ -35,12 +23,6 @@ Result<std::string> ResolveHome(std::string_view flag) {
   }
   while (home.size() > 1 && home.back() == '/') home.pop_back();
   return home;
-}
-
-std::string ResolveStoreUrl(std::string_view flag) {
-  if (!flag.empty()) return std::string(flag);
-  const char* env = std::getenv("CTXKIT_STORE_URL");
-  return env != nullptr ? std::string(env) : std::string();
 }
 
 }  // namespace ctxkit

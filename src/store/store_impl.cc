@@ -131,10 +131,10 @@ Result<std::unique_ptr<StoreImpl>> StoreImpl::Open(const Options& in) {
   Options options = in;
   if (in.home.empty()) {
     return Status::InvalidArgument(
-        "Options::home is empty: name the store directory (ResolveHome "
-        "gives the CLI's default)");
+        "Options::home is empty: name the store directory (ResolveHome in "
+        "ctxkit/environment.h gives the CLI's default)");
   }
-  CTXKIT_ASSIGN_OR_RETURN(options.home, ResolveHome(in.home));
+  CTXKIT_ASSIGN_OR_RETURN(options.home, AbsoluteHome(in.home));
   if (options.memory_ceiling_bytes == 0) {
     return Status::InvalidArgument("memory ceiling must be positive");
   }

@@ -1,10 +1,15 @@
-// The faces' configuration from the environment (src/mcp/environment.cc):
-// the only place ctxkit reads CTXKIT_LLM_* and CTXKIT_EMBED_*.
+// The faces' configuration from the environment (src/face/): the only
+// place ctxkit reads CTXKIT_* variables, the store root and URL included.
 
-#include "mcp/environment.h"
+#include "face/environment.h"
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
+
+#include <optional>
+#include <string>
+
+#include "ctxkit/environment.h"
 
 namespace ctxkit {
 namespace {
@@ -39,6 +44,48 @@ TEST(EnvironmentTest, EmbeddingsFromEnvironment) {
   EXPECT_EQ(c.model, "env-model");
   EXPECT_EQ(c.api_key, "secret");
   EXPECT_TRUE(env::EmbeddingsFromEnv().base_url.empty());
+}
+
+// Sets, then restores, one environment variable.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) {
+    if (const char* old = ::getenv(name)) saved_ = old;
+    Set(value);
+  }
+  ~ScopedEnv() { Set(saved_ ? saved_->c_str() : nullptr); }
+  void Set(const char* value) {
+    value ? ::setenv(name_, value, 1) : ::unsetenv(name_);
+  }
+
+ private:
+  const char* name_;
+  std::optional<std::string> saved_;
+};
+
+TEST(ResolveHomeTest, FlagThenEnvironment) {
+  ScopedEnv home("CTXKIT_HOME", "/tmp/from-env");
+  ScopedEnv xdg("XDG_DATA_HOME", "/tmp/xdg");
+  ScopedEnv user("HOME", "/tmp/userhome");
+  EXPECT_EQ(ResolveHome("/tmp/flag/").value_or(""), "/tmp/flag");
+  EXPECT_EQ(ResolveHome("").value_or(""), "/tmp/from-env");
+  home.Set(nullptr);
+  EXPECT_EQ(ResolveHome("").value_or(""), "/tmp/xdg/ctxkit");
+  xdg.Set(nullptr);
+  EXPECT_EQ(ResolveHome("").value_or(""), "/tmp/userhome/.local/share/ctxkit");
+  user.Set(nullptr);
+  Result<std::string> none = ResolveHome("");
+  EXPECT_EQ(none.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(ResolveHome(std::string("a\0b", 3)).status().code(),
+            StatusCode::kInvalidArgument);
+}
+
+TEST(ResolveStoreUrlTest, FlagThenEnvironment) {
+  ScopedEnv url("CTXKIT_STORE_URL", "postgresql:///env");
+  EXPECT_EQ(ResolveStoreUrl("postgresql:///flag"), "postgresql:///flag");
+  EXPECT_EQ(ResolveStoreUrl(""), "postgresql:///env");
+  url.Set(nullptr);
+  EXPECT_EQ(ResolveStoreUrl(""), "");
 }
 
 }  // namespace

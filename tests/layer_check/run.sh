@@ -20,6 +20,8 @@ make_tree() {
   cat >"$t/graph.cmake" <<'G'
 set(CTXKIT_LAYERS base mid top)
 set(CTXKIT_ALLOWED_INCLUDES src/mid/legacy.cc:top/top.h)
+set(CTXKIT_ALLOWED_GETENV src/base/pg.cc)
+set(CTXKIT_ENVIRONMENT_LAYER top)
 set(CTXKIT_LAYER_DEPS_base)
 set(CTXKIT_LAYER_HEADERS_base base.h)
 set(CTXKIT_LAYER_DEPS_mid base)
@@ -88,6 +90,15 @@ check bare fail "src/base/bare.cc:1: #include \"util.h\""
 make_tree "$tmp/nolayer"  # an include naming a folder that is no layer
 printf '#include "tests/helper.h"\n' >"$tmp/nolayer/src/top/t.cc"
 check nolayer fail "src/top/t.cc:1: #include \"tests/helper.h\": 'tests' is not a layer"
+
+make_tree "$tmp/getenv"  # the environment read outside its layer
+printf '// getenv( in a comment is fine\nint x = 0;\nconst char* h = std::getenv("HOME");\n' >"$tmp/getenv/src/mid/env.cc"
+check getenv fail "src/mid/env.cc:3: getenv: only layer 'top' reads the environment"
+
+make_tree "$tmp/getenv_ok"  # in its layer, or a file allowed with a reason
+printf 'const char* h = getenv("HOME");\n' >"$tmp/getenv_ok/src/top/env.cc"
+printf 'const char* t = getenv("PGCONNECT_TIMEOUT");\n' >"$tmp/getenv_ok/src/base/pg.cc"
+check getenv_ok pass
 
 if ((failures)); then
   echo "layer check test: $failures case(s) failed"

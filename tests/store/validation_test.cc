@@ -277,49 +277,6 @@ TEST(ValidationReopenTest, RejectedCallsLeaveStoreUnchangedAcrossReopen) {
   EXPECT_EQ(Snapshot(*view), before);
 }
 
-TEST(ResolveHomeTest, FlagThenEnvironment) {
-  const char* saved_home = std::getenv("CTXKIT_HOME");
-  const char* saved_xdg = std::getenv("XDG_DATA_HOME");
-  const char* saved_user_home = std::getenv("HOME");
-  std::string sh = saved_home ? saved_home : "";
-  std::string sx = saved_xdg ? saved_xdg : "";
-  std::string su = saved_user_home ? saved_user_home : "";
-
-  setenv("CTXKIT_HOME", "/tmp/from-env", 1);
-  setenv("XDG_DATA_HOME", "/tmp/xdg", 1);
-  setenv("HOME", "/tmp/userhome", 1);
-  ASSERT_OK_AND_ASSIGN(std::string h, ResolveHome("/tmp/flag"));
-  EXPECT_EQ(h, "/tmp/flag");
-  ASSERT_OK_AND_ASSIGN(h, ResolveHome(""));
-  EXPECT_EQ(h, "/tmp/from-env");
-  unsetenv("CTXKIT_HOME");
-  ASSERT_OK_AND_ASSIGN(h, ResolveHome(""));
-  EXPECT_EQ(h, "/tmp/xdg/ctxkit");
-  unsetenv("XDG_DATA_HOME");
-  ASSERT_OK_AND_ASSIGN(h, ResolveHome(""));
-  EXPECT_EQ(h, "/tmp/userhome/.local/share/ctxkit");
-  unsetenv("HOME");
-  // With no HOME either: an error, or (if the implementation falls back to
-  // the password database) an absolute path.
-  auto none = ResolveHome("");
-  if (none.ok()) {
-    EXPECT_EQ(none->front(), '/') << *none;
-  } else {
-    EXPECT_THAT(none, StatusIs(StatusCode::kInvalidArgument));
-  }
-
-  auto restore = [](const char* name, const char* saved, const std::string& v) {
-    if (saved) {
-      setenv(name, v.c_str(), 1);
-    } else {
-      unsetenv(name);
-    }
-  };
-  restore("CTXKIT_HOME", saved_home, sh);
-  restore("XDG_DATA_HOME", saved_xdg, sx);
-  restore("HOME", saved_user_home, su);
-}
-
 TEST(OpenTest, CreatesHomeWithParentsAndFailsOnAFile) {
   TempDir dir;
   Options o = OptionsFor(dir.path() + "/a/b/c");
