@@ -109,7 +109,7 @@ __version__ = "0.1.0"
 
 # The calls that get an asyncio twin named "a" + name.
 _ASYNC_VIEW_CALLS = (
-    "set", "set_many", "append", "get", "resolve", "read_range", "stat",
+    "set", "set_file", "set_many", "append", "get", "resolve", "read_range", "stat",
     "list", "versions", "count_tokens", "peek", "search", "len", "chunk",
     "summarize", "find_relevant",
 )

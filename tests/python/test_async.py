@@ -68,3 +68,22 @@ def test_long_calls_release_the_gil() -> None:
     # for a switch interval or two (~10 ms) of a call lasting far longer.
     assert elapsed[0] > 0.1, "the call was too short to tell"
     assert spins > 0.1 * rate * elapsed[0]
+
+
+def test_every_documented_twin_exists(view: ctxkit.View, tmp_path) -> None:
+    """docs/python.md lists the twins; each exists and awaits its call."""
+    for name in ("aset", "aset_file", "aset_many", "aappend", "aget",
+                 "aresolve", "aread_range", "astat", "alist", "aversions",
+                 "acount_tokens", "apeek", "asearch", "alen", "achunk",
+                 "asummarize", "afind_relevant"):
+        assert asyncio.iscoroutinefunction(getattr(ctxkit.View, name)), name
+    for name in ("aingest", "arender", "areplay", "asnapshot"):
+        assert asyncio.iscoroutinefunction(getattr(ctxkit.Session, name)), name
+    path = tmp_path / "file.txt"
+    path.write_bytes(b"from a file")
+
+    async def main() -> bytes:
+        await view.aset_file("f", path)
+        return await view.aget("f")
+
+    assert asyncio.run(main()) == b"from a file"
