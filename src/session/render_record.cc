@@ -34,12 +34,13 @@ RenderBreakdown BreakdownOf(const json& j) {
 }
 
 // The static ref of the stored index snapshot holding `text`, writing a
-// new version only when the text changed.
+// new version only when the text changed. Static: the record must name the
+// version it showed, not whichever is latest when it is replayed.
 Result<std::string> IndexSnapshot(SessionImpl& s, const std::string& text) {
   auto& cache = s.index_snapshot();
   if (!cache.ref.empty() && cache.text == text) return cache.ref;
   View& view = s.view();
-  Result<Ref> latest = view.RefOf(kIndexKey, {.scope = s.session_scope()});
+  Result<Ref> latest = view.Pin(kIndexKey, {.scope = s.session_scope()});
   if (latest.ok()) {
     CTXKIT_ASSIGN_OR_RETURN(std::string stored, view.Resolve(*latest));
     if (stored == text) {
