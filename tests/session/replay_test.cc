@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -130,6 +131,167 @@ TEST_F(ReplayTest, ARecordReplaysAfterTheIndexChanges) {
   ExpectStaticRefs("s", &checked, "after the index changed");
   EXPECT_EQ(checked, 3u);
   ExpectEveryRecordReplays(*Reopen("s"), renders, "after the index changed");
+}
+
+// A chat output a render showed at the version the chat's reference line
+// names stays replayable after the output moved on and left the pool's
+// entry: the record names that version itself, so gc keeps it.
+TEST_F(ReplayTest, GcKeepsTheChatOutputVersionARecordShowed) {
+  ASSERT_NE(NewSession("g"), nullptr);
+  ASSERT_TRUE(
+      Reopen("g")->Ingest(OpenAILog(1).dump(), LogFormat::kOpenAI).ok());
+  auto first = Reopen("g")->Render({.budget_tokens = 100000});
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  ASSERT_NE(first->request_json.find("result line for query 0"),
+            std::string::npos);
+  View sv = *store().OpenView("", "g");
+  ASSERT_TRUE(
+      sv.Set("toolcall:call_0", "the output rewritten", {.scope = "session"})
+          .ok());
+  std::unique_ptr<Session> s = Reopen("g");
+  ASSERT_TRUE(s->Track("toolcall:call_0").ok());  // The entry moves to v2.
+  auto keep = s->PinnedRefs();
+  ASSERT_TRUE(keep.ok()) << keep.status().ToString();
+  auto gc = store().CollectGarbage(
+      {.retention_seconds = 0, .apply = true, .keep = *keep});
+  ASSERT_TRUE(gc.ok()) << gc.status().ToString();
+  ExpectEveryRecordReplays(*s, {{first->record, {first->request_json}}},
+                           "after gc");
+}
+
+// A long randomized session (seeded: the same run every time): after each
+// step, every record written so far replays byte for byte, with garbage
+// collected (retention 0) keeping only what the session names.
+TEST_F(ReplayTest, EveryRecordReplaysThroughALongRandomSession) {
+  SessionPolicy policy;
+  policy.keep_tool_outputs = 2;
+  policy.min_collapse_tokens = 150;
+  policy.index_max_tokens = 160;
+  policy.keep_turns = 1;
+  policy.compaction_summary_tokens = 48;
+  ASSERT_NE(NewSession("p", policy), nullptr);
+  View sv = *store().OpenView("", "p");
+  ASSERT_TRUE(
+      Reopen("p")->Ingest(OpenAILog(0).dump(), LogFormat::kOpenAI).ok());
+
+  std::mt19937_64 rng(6);
+  auto pick = [&](uint64_t n) { return static_cast<uint64_t>(rng() % n); };
+  // Keys and their latest versions: objects of the global scope and the
+  // chat's tool outputs (toolcall objects of the session's scope).
+  std::map<std::string, uint64_t> versions;
+  std::vector<std::string> keys;
+  for (int k = 0; k < 6; ++k) keys.push_back("obj/" + std::to_string(k));
+  int turns = 0;
+  std::map<uint64_t, Rendered> renders;
+  std::unique_ptr<Session> s = Reopen("p");
+  // Replays go through an instance of their own (its caches are by content
+  // and static ref, so they cannot hide a record that names the wrong
+  // version).
+  std::unique_ptr<Session> replayer = Reopen("p");
+  size_t checked = 0;      // Records whose refs were checked.
+  uint64_t collected = 0;  // Versions gc collected.
+  constexpr int kSteps = 150;
+  for (int step = 0; step < kSteps; ++step) {
+    // Half the steps run in a new instance, as a new CLI process would.
+    if (pick(2) == 0) s = Reopen("p");
+    ASSERT_NE(s, nullptr);
+    const std::string key = keys[pick(keys.size())];
+    const uint64_t latest = versions[key];
+    std::string what;
+    Status done = Status::Ok();
+    // Refusals that depend only on the pool (not held, not pinned; a
+    // version gc collected because nothing named it) are fine.
+    auto tolerate = [&](Status st) {
+      const bool fine =
+          st.IsNotFound() || st.code() == StatusCode::kFailedPrecondition;
+      return fine ? Status::Ok() : st;
+    };
+    switch (pick(12)) {
+      case 0: {
+        what = "ingest turn " + std::to_string(turns);
+        json turn = OpenAITurn(turns, 1 + static_cast<int>(pick(30)));
+        const std::string call = "toolcall:call_" + std::to_string(turns);
+        ++turns;
+        done = s->IngestAppend(turn.dump(), LogFormat::kOpenAI).status();
+        keys.push_back(call);
+        versions[call] = 1;
+        break;
+      }
+      case 1:
+      case 2: {
+        what = "set " + key;
+        std::string text = key + " version " + std::to_string(latest + 1);
+        for (uint64_t l = pick(40); l > 0; --l) {
+          text += "\nline " + std::to_string(l);
+        }
+        const bool toolcall = key.starts_with("toolcall:");
+        done = (toolcall ? sv.Set(key, text, {.scope = "session"})
+                         : view().Set(key, text))
+                   .status();
+        ++versions[key];
+        break;
+      }
+      case 3:
+        if (latest == 0) continue;
+        what = "activate " + key;
+        done = s->Activate(key);
+        break;
+      case 4:
+        if (latest == 0) continue;
+        what = "deactivate " + key;
+        done = tolerate(s->Deactivate(key));
+        break;
+      case 5: {
+        if (latest == 0) continue;
+        const uint64_t v = 1 + pick(latest);
+        what = "pin " + key + " v" + std::to_string(v);
+        done = tolerate(s->Pin(key, v));
+        break;
+      }
+      case 6:
+        if (latest == 0) continue;
+        what = "unpin " + key;
+        done = tolerate(s->Unpin(key));
+        break;
+      case 7:
+        if (latest == 0) continue;
+        what = "track " + key;
+        done = s->Track(key);
+        break;
+      default: {
+        const uint64_t budget = 300 + pick(4000);
+        const LogFormat format =
+            pick(3) == 0 ? LogFormat::kAnthropic : LogFormat::kOpenAI;
+        what = "render at " + std::to_string(budget);
+        Result<RenderResult> r =
+            s->Render({.budget_tokens = budget, .format = format});
+        if (r.ok()) {
+          renders[r->record] = {r->request_json};
+        } else if (r.status().code() != StatusCode::kFailedPrecondition) {
+          done = r.status();  // Too small a budget is the one refusal.
+        }
+        break;
+      }
+    }
+    const std::string when = "step " + std::to_string(step) + " (" + what + ")";
+    ASSERT_TRUE(done.ok()) << when << ": " << done.ToString();
+    auto keep = s->PinnedRefs();
+    ASSERT_TRUE(keep.ok()) << when << ": " << keep.status().ToString();
+    auto gc = store().CollectGarbage(
+        {.retention_seconds = 0, .apply = true, .keep = *keep});
+    ASSERT_TRUE(gc.ok()) << when << ": " << gc.status().ToString();
+    collected += gc->versions;
+    ExpectStaticRefs("p", &checked, when);
+    ASSERT_EQ(checked, renders.size()) << when;
+    ExpectEveryRecordReplays(*replayer, renders, when);
+    if (::testing::Test::HasFatalFailure() || HasFailure()) return;
+  }
+  // The run did what it is meant to exercise.
+  EXPECT_GE(renders.size(), 40u);
+  EXPECT_GT(collected, 0u);
+  auto snap = s->Snapshot();
+  ASSERT_TRUE(snap.ok());
+  EXPECT_FALSE(snap->compactions.empty());
 }
 
 }  // namespace
