@@ -354,8 +354,10 @@ class Session {
   Result<RenderResult> Render(const RenderOptions& options);
 
   // Recorded render `n` (1-based) again, byte for byte, whatever changed
-  // since: later versions, collapses, compactions. NotFound when there is
-  // no such record, or when `gc` collected a version it needs.
+  // since: later versions, collapses, compactions; the rest of the result
+  // is what that render returned (dropped, conflicts, collapsed, compacted,
+  // figures). NotFound when there is no such record, or when `gc` collected
+  // a version it needs.
   Result<RenderResult> Replay(uint64_t n);
 
   // The figures of every recorded render, oldest first, read from the

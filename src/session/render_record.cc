@@ -91,6 +91,15 @@ Result<json> EncodeRecord(SessionImpl& s, const Layout& layout,
   for (const RenderDrop& d : result.dropped) {
     dropped.push_back({d.key, d.version, d.tokens, d.ref});
   }
+  json conflicts = json::array();
+  for (const RenderConflict& c : result.conflicts) {
+    conflicts.push_back({c.key, c.pinned_version, c.active_version});
+  }
+  const CompactionInfo& made = result.compacted;
+  json compacted = made.ref.empty()
+                       ? json()
+                       : json::array({made.ref, made.first_message,
+                                      made.end_message, made.turns});
   return json{
       {"v", 1},
       {"format", LogFormatName(options.format)},
@@ -109,6 +118,9 @@ Result<json> EncodeRecord(SessionImpl& s, const Layout& layout,
       {"pinned_out", std::move(pinned_out)},
       {"tail", std::move(tail)},
       {"dropped", std::move(dropped)},
+      {"conflicts", std::move(conflicts)},
+      {"collapsed", result.collapsed},
+      {"compacted", std::move(compacted)},
       {"bytes", result.bytes},
       {"prefix", result.prefix_bytes ? json(*result.prefix_bytes) : json()}};
 }
@@ -408,42 +420,66 @@ Result<std::vector<RenderFigures>> RenderHistory(SessionImpl& s) {
   return out;
 }
 
+namespace {
+
+// What record `rec` says its render reported besides the request: the
+// figures, what it dropped, its conflicts, what budget pressure did.
+// Records of earlier builds carry no conflicts, collapses or compaction.
+// Throws json::exception for a field of the wrong type.
+void ReadReport(const json& rec, RenderResult* r) {
+  r->tokens = rec.value("tokens", uint64_t{0});
+  r->budget_tokens = rec.value("budget", uint64_t{0});
+  r->breakdown = BreakdownOf(rec.value("breakdown", json::object()));
+  r->index_listed = rec.value("index_listed", uint64_t{0});
+  r->index_total = rec.value("index_total", uint64_t{0});
+  r->compacted_messages = rec.value("first", uint64_t{0});
+  for (const json& d : rec.value("dropped", json::array())) {
+    r->dropped.push_back({d.at(0).get<std::string>(), d.at(1).get<uint64_t>(),
+                          d.at(2).get<uint64_t>(), d.at(3).get<std::string>()});
+  }
+  for (const json& c : rec.value("conflicts", json::array())) {
+    r->conflicts.push_back({c.at(0).get<std::string>(), c.at(1).get<uint64_t>(),
+                            c.at(2).get<uint64_t>()});
+  }
+  for (const json& key : rec.value("collapsed", json::array())) {
+    r->collapsed.push_back(key.get<std::string>());
+  }
+  const json made = rec.value("compacted", json());
+  if (!made.is_null()) {
+    r->compacted = {made.at(0).get<std::string>(), made.at(1).get<uint64_t>(),
+                    made.at(2).get<uint64_t>(), made.at(3).get<uint64_t>()};
+  }
+  const json prefix = rec.value("prefix", json());
+  if (prefix.is_number_unsigned()) r->prefix_bytes = prefix.get<uint64_t>();
+}
+
+}  // namespace
+
 Result<RenderResult> ReplayRender(SessionImpl& s, uint64_t n) {
   CTXKIT_ASSIGN_OR_RETURN(json rec, LoadRecord(s, n));
+  RenderResult r;
   Result<Layout> layout = Status::Internal("record not read");
+  std::string format;
   try {
     layout = RebuildLayout(s, rec, n);
+    ReadReport(rec, &r);
+    format = rec.value("format", std::string());
   } catch (const json::exception& e) {
     return BadRecord(n, e.what());
   }
   if (!layout.ok()) return layout.status();
-  CTXKIT_ASSIGN_OR_RETURN(LogFormat format,
-                          ParseLogFormat(rec.value("format", std::string())));
-  RenderResult r;
-  r.format = format;
+  CTXKIT_ASSIGN_OR_RETURN(r.format, ParseLogFormat(format));
   uint64_t emitted = 0;
   std::string request = BuildRequest(
-      *layout, format == LogFormat::kAnthropic,
+      *layout, r.format == LogFormat::kAnthropic,
       [&](std::string_view t) { return s.Tokens(t); }, &emitted);
-  r.tokens = rec.value("tokens", uint64_t{0});
   if (emitted != r.tokens) {
     return BadRecord(n, "replay emitted " + std::to_string(emitted) +
                             " tokens, recorded " + std::to_string(r.tokens));
   }
   r.request_json = std::move(request);
-  r.budget_tokens = rec.value("budget", uint64_t{0});
-  r.breakdown = BreakdownOf(rec.value("breakdown", json::object()));
-  r.index_listed = rec.value("index_listed", uint64_t{0});
-  r.index_total = rec.value("index_total", uint64_t{0});
-  r.compacted_messages = rec.value("first", uint64_t{0});
-  for (const json& d : rec.value("dropped", json::array())) {
-    r.dropped.push_back({d.at(0).get<std::string>(), d.at(1).get<uint64_t>(),
-                         d.at(2).get<uint64_t>(), d.at(3).get<std::string>()});
-  }
   r.record = n;
   r.bytes = r.request_json.size();
-  const json prefix = rec.value("prefix", json());
-  if (prefix.is_number_unsigned()) r.prefix_bytes = prefix.get<uint64_t>();
   s.last_request() = {n, r.request_json};
   return r;
 }

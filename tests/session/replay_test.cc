@@ -14,6 +14,7 @@
 #include "ctxkit/session.h"
 #include "ctxkit/store.h"
 #include "session/log_builders.h"
+#include "session/render_json.h"
 #include "session/session_test_util.h"
 
 namespace ctxkit {
@@ -24,10 +25,16 @@ using testing::OpenAILog;
 using testing::OpenAITurn;
 using testing::SessionStoreFixture;
 
-// What a render returned, to compare its replay with.
+// What a render returned, to compare its replay with: the request and the
+// report (session::RenderToJson).
 struct Rendered {
   std::string request;
+  json report;
 };
+
+Rendered RenderedOf(const RenderResult& r) {
+  return {r.request_json, session::RenderToJson("", r.format, r)};
+}
 
 class ReplayTest : public SessionStoreFixture {
  protected:
@@ -59,7 +66,7 @@ class ReplayTest : public SessionStoreFixture {
   }
 
   // Every record of session `id` replays, through `replayer` (an instance
-  // of it), as its render returned it.
+  // of it), as its render returned it: the same request and report.
   void ExpectEveryRecordReplays(Session& replayer,
                                 const std::map<uint64_t, Rendered>& renders,
                                 const std::string& when) {
@@ -68,6 +75,8 @@ class ReplayTest : public SessionStoreFixture {
       ASSERT_TRUE(replay.ok())
           << when << ": record " << n << ": " << replay.status().ToString();
       ASSERT_EQ(replay->request_json, rendered.request)
+          << when << ": record " << n;
+      ASSERT_EQ(RenderedOf(*replay).report, rendered.report)
           << when << ": record " << n;
     }
   }
@@ -118,13 +127,13 @@ TEST_F(ReplayTest, ARecordReplaysAfterTheIndexChanges) {
   for (int i = 0; i < 2; ++i) {
     auto r = Reopen("s")->Render({.budget_tokens = 5000});
     ASSERT_TRUE(r.ok()) << r.status().ToString();
-    renders[r->record] = {r->request_json};
+    renders[r->record] = RenderedOf(*r);
   }
   ASSERT_TRUE(view().Set("a", "alpha two").ok());
   ASSERT_TRUE(Reopen("s")->Pin("a", 1).ok());  // The index line moves to v2.
   auto r = Reopen("s")->Render({.budget_tokens = 5000});
   ASSERT_TRUE(r.ok()) << r.status().ToString();
-  renders[r->record] = {r->request_json};
+  renders[r->record] = RenderedOf(*r);
   ASSERT_EQ(renders.size(), 3u);
   EXPECT_NE(renders[2].request, renders[3].request);
   size_t checked = 0;
@@ -155,8 +164,50 @@ TEST_F(ReplayTest, GcKeepsTheChatOutputVersionARecordShowed) {
   auto gc = store().CollectGarbage(
       {.retention_seconds = 0, .apply = true, .keep = *keep});
   ASSERT_TRUE(gc.ok()) << gc.status().ToString();
-  ExpectEveryRecordReplays(*s, {{first->record, {first->request_json}}},
+  ExpectEveryRecordReplays(*s, {{first->record, RenderedOf(*first)}},
                            "after gc");
+}
+
+// Issue 37: a replay reported no conflicts where its render reported one.
+TEST_F(ReplayTest, AReplayReportsTheConflictsOfItsRender) {
+  ASSERT_NE(NewSession("c"), nullptr);
+  ASSERT_TRUE(view().Set("plan", "the plan v1").ok());
+  ASSERT_TRUE(view().Set("plan", "the plan v2").ok());
+  std::unique_ptr<Session> s = Reopen("c");
+  ASSERT_TRUE(s->Pin("plan", 1).ok());
+  ASSERT_TRUE(s->Activate("plan").ok());
+  auto r = s->Render({.budget_tokens = 5000});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_EQ(r->conflicts.size(), 1u);
+  auto replay = Reopen("c")->Replay(r->record);
+  ASSERT_TRUE(replay.ok()) << replay.status().ToString();
+  ASSERT_EQ(replay->conflicts.size(), 1u);
+  EXPECT_EQ(replay->conflicts[0].key, "plan");
+  EXPECT_EQ(replay->conflicts[0].pinned_version, 1u);
+  EXPECT_EQ(replay->conflicts[0].active_version, 2u);
+  EXPECT_EQ(RenderedOf(*replay).report, RenderedOf(*r).report);
+}
+
+// A replay reports what budget pressure did in its render: the outputs it
+// collapsed and the compaction it made.
+TEST_F(ReplayTest, AReplayReportsWhatBudgetPressureDid) {
+  ASSERT_NE(NewSession("b", {.keep_tool_outputs = 1,
+                             .min_collapse_tokens = 0,
+                             .keep_turns = 1,
+                             .compaction_summary_tokens = 64}),
+            nullptr);
+  std::unique_ptr<Session> s = Reopen("b");
+  ASSERT_TRUE(s->Ingest(OpenAILog(8, 30).dump(), LogFormat::kOpenAI).ok());
+  auto r = s->Render({.budget_tokens = 1200});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_FALSE(r->collapsed.empty());
+  ASSERT_FALSE(r->compacted.ref.empty());
+  auto replay = Reopen("b")->Replay(r->record);
+  ASSERT_TRUE(replay.ok()) << replay.status().ToString();
+  EXPECT_EQ(replay->collapsed, r->collapsed);
+  EXPECT_EQ(replay->compacted.ref, r->compacted.ref);
+  EXPECT_EQ(replay->compacted.end_message, r->compacted.end_message);
+  EXPECT_EQ(RenderedOf(*replay).report, RenderedOf(*r).report);
 }
 
 // A long randomized session (seeded: the same run every time): after each
@@ -266,7 +317,7 @@ TEST_F(ReplayTest, EveryRecordReplaysThroughALongRandomSession) {
         Result<RenderResult> r =
             s->Render({.budget_tokens = budget, .format = format});
         if (r.ok()) {
-          renders[r->record] = {r->request_json};
+          renders[r->record] = RenderedOf(*r);
         } else if (r.status().code() != StatusCode::kFailedPrecondition) {
           done = r.status();  // Too small a budget is the one refusal.
         }
