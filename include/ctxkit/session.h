@@ -118,7 +118,9 @@ struct PoolEntry {
   std::string scope;  // Scope::ToString form.
   // "toolcall", "file", "chat", "system", or the value type name.
   std::string kind;
-  std::string title;     // One line: tool and summary, or the first line.
+  // One line: tool and summary, or the first line. UTF-8: a value's
+  // ill-formed sequences show as U+FFFD.
+  std::string title;
   uint64_t version = 0;  // The version title/tokens describe.
   uint64_t tokens = 0;   // Exact o200k_base count of that version.
   uint64_t size_bytes = 0;
@@ -215,7 +217,9 @@ struct RenderResult {
   LogFormat format = LogFormat::kOpenAI;  // The request's format.
   // OpenAI: {"messages": [...]}. Anthropic: {"system": [...],
   // "messages": [...]}, with cache_control on the last block of the stable
-  // part. Serialize with dump() for byte-identical output.
+  // part. Serialize with dump() for byte-identical output. Any value can
+  // be shown: content that is not UTF-8 shows each ill-formed sequence as
+  // U+FFFD (its ref reads the exact bytes).
   std::string request_json;
   uint64_t tokens = 0;  // Counted as docs/sessions.md says; <= budget.
   uint64_t budget_tokens = 0;
@@ -354,8 +358,10 @@ class Session {
   Result<RenderResult> Render(const RenderOptions& options);
 
   // Recorded render `n` (1-based) again, byte for byte, whatever changed
-  // since: later versions, collapses, compactions. NotFound when there is
-  // no such record, or when `gc` collected a version it needs.
+  // since: later versions, collapses, compactions; the rest of the result
+  // is what that render returned (dropped, conflicts, collapsed, compacted,
+  // figures). NotFound when there is no such record, or when `gc` collected
+  // a version it needs.
   Result<RenderResult> Replay(uint64_t n);
 
   // The figures of every recorded render, oldest first, read from the

@@ -217,7 +217,11 @@ int RunRender(Context& ctx, const SessionArgs& a) {
   // The render form, and the request around it.
   nlohmann::json out = session::RenderToJson(a.id, r->format, *r);
   out["request"] = nlohmann::json::parse(r->request_json);
-  return Emit(out.dump() + "\n");
+  // Shown only: a byte that is not UTF-8 would print as U+FFFD (the
+  // request and report are UTF-8 already, docs/sessions.md).
+  return Emit(
+      out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) +
+      "\n");
 }
 
 int RunDiff(Context& ctx, const SessionArgs& a) {

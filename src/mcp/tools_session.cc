@@ -127,7 +127,8 @@ Result<ToolResult> RunDiff(ClientState& c, const Json& a) {
   if (!d.ok()) return d.status();
   ToolResult r;
   r.structured = session::DiffToJson(c.binding.session, *d);
-  r.content.push_back(TextContent(r.structured.dump()));
+  r.content.push_back(TextContent(
+      r.structured.dump(-1, ' ', false, Json::error_handler_t::replace)));
   return r;
 }
 

@@ -11,6 +11,7 @@
 #include "ctxkit/tokenizer.h"
 #include "ctxkit/toolcall.h"
 #include "text/json_parse.h"
+#include "text/utf8.h"
 
 namespace ctxkit::session {
 namespace {
@@ -21,6 +22,16 @@ constexpr size_t kTitleBytes = 120;
 constexpr uint64_t kReadWholeBytes = 1 << 20;
 constexpr uint64_t kHeadBytes = 4096;
 
+// `bytes` with each ill-formed UTF-8 sequence replaced by U+FFFD: a title
+// is JSON text (the pool entry's row, the index line).
+std::string Repaired(std::string_view bytes) {
+  std::string out;
+  text::AppendRepairedUtf8(bytes, /*final=*/true, &out);
+  return out;
+}
+
+// `text` on one line, whitespace runs as one space, cut to kTitleBytes on
+// a character boundary ("..." appended).
 std::string CutLine(std::string_view text) {
   std::string out;
   bool space = false;
@@ -35,12 +46,12 @@ std::string CutLine(std::string_view text) {
     out += c;
     if (out.size() > kTitleBytes) break;
   }
-  if (out.size() <= kTitleBytes) return out;
+  if (out.size() <= kTitleBytes) return Repaired(out);
   size_t end = kTitleBytes;
   while (end > 0 && (static_cast<unsigned char>(out[end]) & 0xC0) == 0x80) {
     --end;
   }
-  return out.substr(0, end) + "...";
+  return Repaired(std::string_view(out).substr(0, end)) + "...";
 }
 
 }  // namespace

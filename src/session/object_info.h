@@ -15,7 +15,8 @@ namespace ctxkit::session {
 
 // One line describing `content`: for a JSON object or array its shape,
 // otherwise its first non-blank line; whitespace collapsed, at most about
-// 120 bytes (cut at a UTF-8 boundary, marked with "...").
+// 120 bytes (cut at a UTF-8 boundary, marked with "..."). Always UTF-8:
+// each ill-formed sequence of `content` shows as U+FFFD.
 std::string OneLineSummary(std::string_view content);
 
 // Exact o200k_base token count.

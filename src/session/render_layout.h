@@ -145,7 +145,10 @@ struct Layout {
 // as compact JSON ({"arguments": text} when not an object).
 std::string ParsedArgumentsText(const std::string& arguments);
 
-// Block texts.
+// Block texts. A value's content (`content` below) is shown with each
+// ill-formed UTF-8 sequence replaced by U+FFFD (text::AppendRepairedUtf8),
+// so a request is JSON whatever bytes a value holds; its ref still reads
+// the exact bytes.
 std::string RefLine(const ChatMessage& m);
 // A tool message: its reference line and, by mode, the output at
 // `version` (`content`), a pointer to the pinned copy, or the placeholder

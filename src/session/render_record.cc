@@ -35,12 +35,13 @@ RenderBreakdown BreakdownOf(const json& j) {
 }
 
 // The static ref of the stored index snapshot holding `text`, writing a
-// new version only when the text changed.
+// new version only when the text changed. Static: the record must name the
+// version it showed, not whichever is latest when it is replayed.
 Result<std::string> IndexSnapshot(SessionImpl& s, const std::string& text) {
   auto& cache = s.index_snapshot();
   if (!cache.ref.empty() && cache.text == text) return cache.ref;
   View& view = s.view();
-  Result<Ref> latest = view.RefOf(kIndexKey, {.scope = s.session_scope()});
+  Result<Ref> latest = view.Pin(kIndexKey, {.scope = s.session_scope()});
   if (latest.ok()) {
     CTXKIT_ASSIGN_OR_RETURN(std::string stored, view.Resolve(*latest));
     if (stored == text) {
@@ -70,12 +71,14 @@ Result<json> EncodeRecord(SessionImpl& s, const Layout& layout,
   }
   json shown = json::array(), pinned_out = json::array();
   for (size_t rel = 0; rel < layout.modes.size(); ++rel) {
+    const ChatMessage& m = layout.message(rel);
     if (layout.modes[rel] == ToolMode::kShown) {
-      shown.push_back(layout.shown_refs[rel].empty()
-                          ? json::array({rel})
-                          : json::array({rel, layout.shown_refs[rel]}));
+      // The output's ref even when it is the one the chat's reference line
+      // names: gc keeps what records name, not what the chats they name
+      // refer to, and that version may leave the pool's entry.
+      const std::string& ref = layout.shown_refs[rel];
+      shown.push_back({rel, ref.empty() ? m.ref : ref});
     } else if (layout.modes[rel] == ToolMode::kPinned) {
-      const ChatMessage& m = layout.message(rel);
       pinned_out.push_back(
           {rel, s.state().entries.at(m.object_id).pinned_version});
     }
@@ -89,6 +92,15 @@ Result<json> EncodeRecord(SessionImpl& s, const Layout& layout,
   for (const RenderDrop& d : result.dropped) {
     dropped.push_back({d.key, d.version, d.tokens, d.ref});
   }
+  json conflicts = json::array();
+  for (const RenderConflict& c : result.conflicts) {
+    conflicts.push_back({c.key, c.pinned_version, c.active_version});
+  }
+  const CompactionInfo& made = result.compacted;
+  json compacted = made.ref.empty()
+                       ? json()
+                       : json::array({made.ref, made.first_message,
+                                      made.end_message, made.turns});
   return json{
       {"v", 1},
       {"format", LogFormatName(options.format)},
@@ -107,6 +119,9 @@ Result<json> EncodeRecord(SessionImpl& s, const Layout& layout,
       {"pinned_out", std::move(pinned_out)},
       {"tail", std::move(tail)},
       {"dropped", std::move(dropped)},
+      {"conflicts", std::move(conflicts)},
+      {"collapsed", result.collapsed},
+      {"compacted", std::move(compacted)},
       {"bytes", result.bytes},
       {"prefix", result.prefix_bytes ? json(*result.prefix_bytes) : json()}};
 }
@@ -443,42 +458,66 @@ Result<std::vector<RenderFigures>> RenderHistory(SessionImpl& s) {
   return out;
 }
 
+namespace {
+
+// What record `rec` says its render reported besides the request: the
+// figures, what it dropped, its conflicts, what budget pressure did.
+// Records of earlier builds carry no conflicts, collapses or compaction.
+// Throws json::exception for a field of the wrong type.
+void ReadReport(const json& rec, RenderResult* r) {
+  r->tokens = rec.value("tokens", uint64_t{0});
+  r->budget_tokens = rec.value("budget", uint64_t{0});
+  r->breakdown = BreakdownOf(rec.value("breakdown", json::object()));
+  r->index_listed = rec.value("index_listed", uint64_t{0});
+  r->index_total = rec.value("index_total", uint64_t{0});
+  r->compacted_messages = rec.value("first", uint64_t{0});
+  for (const json& d : rec.value("dropped", json::array())) {
+    r->dropped.push_back({d.at(0).get<std::string>(), d.at(1).get<uint64_t>(),
+                          d.at(2).get<uint64_t>(), d.at(3).get<std::string>()});
+  }
+  for (const json& c : rec.value("conflicts", json::array())) {
+    r->conflicts.push_back({c.at(0).get<std::string>(), c.at(1).get<uint64_t>(),
+                            c.at(2).get<uint64_t>()});
+  }
+  for (const json& key : rec.value("collapsed", json::array())) {
+    r->collapsed.push_back(key.get<std::string>());
+  }
+  const json made = rec.value("compacted", json());
+  if (!made.is_null()) {
+    r->compacted = {made.at(0).get<std::string>(), made.at(1).get<uint64_t>(),
+                    made.at(2).get<uint64_t>(), made.at(3).get<uint64_t>()};
+  }
+  const json prefix = rec.value("prefix", json());
+  if (prefix.is_number_unsigned()) r->prefix_bytes = prefix.get<uint64_t>();
+}
+
+}  // namespace
+
 Result<RenderResult> ReplayRender(SessionImpl& s, uint64_t n) {
   CTXKIT_ASSIGN_OR_RETURN(json rec, LoadRecord(s, n));
+  RenderResult r;
   Result<Layout> layout = Status::Internal("record not read");
+  std::string format;
   try {
     layout = RebuildLayout(s, rec, n);
+    ReadReport(rec, &r);
+    format = rec.value("format", std::string());
   } catch (const json::exception& e) {
     return BadRecord(n, e.what());
   }
   if (!layout.ok()) return layout.status();
-  CTXKIT_ASSIGN_OR_RETURN(LogFormat format,
-                          ParseLogFormat(rec.value("format", std::string())));
-  RenderResult r;
-  r.format = format;
+  CTXKIT_ASSIGN_OR_RETURN(r.format, ParseLogFormat(format));
   uint64_t emitted = 0;
   std::string request = BuildRequest(
-      *layout, format == LogFormat::kAnthropic,
+      *layout, r.format == LogFormat::kAnthropic,
       [&](std::string_view t) { return s.Tokens(t); }, &emitted);
-  r.tokens = rec.value("tokens", uint64_t{0});
   if (emitted != r.tokens) {
     return BadRecord(n, "replay emitted " + std::to_string(emitted) +
                             " tokens, recorded " + std::to_string(r.tokens));
   }
   r.request_json = std::move(request);
-  r.budget_tokens = rec.value("budget", uint64_t{0});
-  r.breakdown = BreakdownOf(rec.value("breakdown", json::object()));
-  r.index_listed = rec.value("index_listed", uint64_t{0});
-  r.index_total = rec.value("index_total", uint64_t{0});
-  r.compacted_messages = rec.value("first", uint64_t{0});
-  for (const json& d : rec.value("dropped", json::array())) {
-    r.dropped.push_back({d.at(0).get<std::string>(), d.at(1).get<uint64_t>(),
-                         d.at(2).get<uint64_t>(), d.at(3).get<std::string>()});
-  }
   r.record = n;
   r.bytes = r.request_json.size();
-  const json prefix = rec.value("prefix", json());
-  if (prefix.is_number_unsigned()) r.prefix_bytes = prefix.get<uint64_t>();
   s.last_request() = {n, r.request_json};
   return r;
 }

@@ -9,6 +9,7 @@
 
 #include "session/render_layout.h"
 #include "text/json_parse.h"
+#include "text/utf8.h"
 
 namespace ctxkit::session {
 namespace {
@@ -19,6 +20,11 @@ constexpr char kIndexHeader[] =
     "Known objects (metadata only; activate a ref to see its content):";
 constexpr char kIndexMore[] =
     "- (more objects are known than listed here; see `ctxkit session show`)";
+
+// Appends a value's content as the model sees it (render_layout.h).
+void AppendShownContent(std::string_view content, std::string* text) {
+  text::AppendRepairedUtf8(content, /*final=*/true, text);
+}
 
 json ParsedArguments(const std::string& text) {
   json j = ctxkit::text::ParseJsonOrDiscarded(text);
@@ -315,7 +321,9 @@ std::string ToolText(const ChatMessage& m, ToolMode mode, uint64_t version,
     case ToolMode::kShown:
       if (version != m.version)
         t += "\n(output now at v" + std::to_string(version) + ")";
-      return t + "\n" + content;
+      t += "\n";
+      AppendShownContent(content, &t);
+      return t;
     case ToolMode::kPinned:
       return t + "\n[output pinned above at v" + std::to_string(version) + "]";
     case ToolMode::kHidden:
@@ -327,15 +335,19 @@ std::string ToolText(const ChatMessage& m, ToolMode mode, uint64_t version,
 
 std::string PinnedBlockText(const PinnedSpec& spec, uint64_t version,
                             const std::string& content) {
-  return "[pinned " + spec.key + " v" + std::to_string(version) + " | " +
-         spec.kind + " | " + spec.ref + "]\n" + content;
+  std::string t = "[pinned " + spec.key + " v" + std::to_string(version) +
+                  " | " + spec.kind + " | " + spec.ref + "]\n";
+  AppendShownContent(content, &t);
+  return t;
 }
 
 std::string TailShownText(const std::string& key, uint64_t version,
                           const std::string& kind, const std::string& ref,
                           const std::string& content) {
-  return "[active " + key + " v" + std::to_string(version) + " (latest) | " +
-         kind + " | " + ref + "]\n" + content;
+  std::string t = "[active " + key + " v" + std::to_string(version) +
+                  " (latest) | " + kind + " | " + ref + "]\n";
+  AppendShownContent(content, &t);
+  return t;
 }
 
 std::string CompactionBlockText(const std::string& ref, const json& content) {

@@ -1,7 +1,9 @@
 // Every documented exit code, error formatting, and that rejected input
 // never changes the store.
 
+#include <fstream>
 #include <string>
+#include <vector>
 
 #include "cli/cli_app.h"
 #include "cli/cli_test_util.h"
@@ -98,6 +100,43 @@ TEST_F(CliTest, UsageErrorsExitTwo) {
     ProcessResult r = Run(args);
     ExpectFailure(r, kExitUsage, Describe(args, r));
   }
+}
+
+// Arguments and input that are not UTF-8, some quoted back in the
+// message: bad input (exit 2) with a "ctxkit: ..." error, with or without
+// --json, never an internal error.
+TEST_F(CliTest, InputThatIsNotUtf8IsBadInputNotAnInternalError) {
+  const std::string l1 = "caf\xe9";
+  Ok({"set", "k", "v"});
+  Ok({"session", "new", "s"});
+  const std::string log = tmp_.path() + "/log.json";
+  std::ofstream(log) << "{\"messages\": [{\"role\": \"user\", \"content\": \""
+                     << l1 << "\"}]}";
+  for (const bool json : {false, true}) {
+    auto args = [&](std::vector<std::string> a) {
+      if (json) a.insert(a.begin(), "--json");
+      return a;
+    };
+    const std::string mode = json ? " --json" : "";
+    ExpectFailure(Run(args({"set", l1, "v"})), kExitUsage, "set KEY" + mode);
+    ExpectFailure(Run(args({"get", l1})), kExitUsage, "get KEY" + mode);
+    ExpectFailure(Run(args({"get", "ck:abc:1:t:5:g:" + l1})), kExitUsage,
+                  "get REF" + mode);
+    ExpectFailure(Run(args({"set", "k", "v", "--tag", l1})), kExitUsage,
+                  "--tag" + mode);
+    ExpectFailure(Run(args({"set", "k", "v", "--scope", l1})), kExitUsage,
+                  "--scope" + mode);
+    ExpectFailure(RunIn(args({"set", "k", "-", "--type", "json"}),
+                        "{\"k\": \"" + l1 + "\"}"),
+                  kExitUsage, "set --type json" + mode);
+    ExpectFailure(Run(args({"session", "new", l1})), kExitUsage,
+                  "session new" + mode);
+    ExpectFailure(Run(args({"session", "activate", "s", l1})), kExitUsage,
+                  "session activate" + mode);
+    ExpectFailure(Run(args({"session", "ingest", "s", log})), kExitUsage,
+                  "session ingest" + mode);
+  }
+  EXPECT_EQ(Ok({"get", "k"}), "v");
 }
 
 TEST_F(CliTest, RejectedInputLeavesStoreUnchanged) {

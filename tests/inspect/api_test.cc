@@ -192,6 +192,34 @@ TEST_F(ApiTest, SessionArgumentsAreChecked) {
   Get("/nothing/here", {}, 404);
 }
 
+// A session holding values that are not UTF-8 shows, renders and replays
+// (U+FFFD for each ill-formed sequence); an error quoting such bytes is a
+// JSON error answer, not an internal one.
+TEST_F(ApiTest, ValuesAndArgumentsThatAreNotUtf8AreAnswered) {
+  View v = GlobalView();
+  ASSERT_TRUE(v.Set("first", "caf\xe9\n").ok());
+  ASSERT_TRUE(v.Set("later", "ok line\ncaf\xe9 more\n").ok());
+  auto s = Session::Create(*store_, "u", {});
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  ASSERT_TRUE((*s)->Activate("first").ok());
+  ASSERT_TRUE((*s)->Pin("later").ok());
+  auto r = (*s)->Render({.budget_tokens = 5000});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  json show = Get("/sessions/u");
+  ASSERT_EQ(show["entries"].size(), 2u);
+  EXPECT_EQ(show["entries"][0]["title"], "caf\xef\xbf\xbd");
+  json replay = Get("/sessions/u/renders/1");
+  EXPECT_EQ(replay["request"], r->request_json);
+  EXPECT_NE(r->request_json.find("caf\xef\xbf\xbd more"), std::string::npos);
+  // The message quotes the scope: its bad byte comes back as U+FFFD.
+  json bad = Get("/objects", {{"scope", "session:caf\xe9"}}, 400);
+  EXPECT_NE(bad["error"]["message"].get<std::string>().find("\xef\xbf\xbd"),
+            std::string::npos)
+      << bad.dump();
+  Get("/object", {{"key", "caf\xe9"}}, 400);
+  Get("/sessions/caf\xe9", {}, 400);
+}
+
 TEST_F(ApiTest, ObjectsPageThroughFiltersAndShowVersions) {
   View v = GlobalView();
   for (int i = 0; i < 25; ++i) {

@@ -250,6 +250,33 @@ TEST_F(ToolsTest, SessionTools) {
   c.Fails("session_render", {{"budget_tokens", 0}});
 }
 
+// Values that are not UTF-8 (bad in the first line or after it) are
+// activated, pinned and rendered, each ill-formed sequence shown as
+// U+FFFD; the render replays. Before, session_activate answered -32603.
+TEST_F(ToolsTest, SessionToolsTakeValuesThatAreNotUtf8) {
+  auto v = store_->OpenView("", "");
+  ASSERT_TRUE(v.ok());
+  ASSERT_TRUE(v->Set("first", "caf\xe9\n").ok());
+  ASSERT_TRUE(v->Set("later", "ok line\ncaf\xe9 more\n").ok());
+  Client& c = Ready();
+  c.Ok("session_activate", {{"object", "first"}});
+  c.Ok("session_pin", {{"object", "later"}});
+  for (const char* format : {"openai", "anthropic"}) {
+    Json render =
+        c.Ok("session_render", {{"budget_tokens", 5000}, {"format", format}});
+    const std::string text = Client::Text(render);
+    EXPECT_NE(text.find("caf\xef\xbf\xbd\\n"), std::string::npos) << text;
+    EXPECT_NE(text.find("caf\xef\xbf\xbd more"), std::string::npos) << text;
+    const uint64_t record = render["structuredContent"]["record"];
+    Json replay = c.Ok("session_render", {{"at", record}});
+    EXPECT_EQ(Client::Text(replay), text);
+  }
+  // A URI naming a key that is not UTF-8: invalid params, not internal.
+  Json read = c.Request("resources/read", {{"uri", "ctxkit://global/caf%E9"}});
+  ASSERT_TRUE(read.contains("error")) << read.dump();
+  EXPECT_EQ(read["error"]["code"], -32602) << read.dump();
+}
+
 // session_render hands the server's LLM endpoint to the render: the
 // summary of a compaction it makes is the endpoint's.
 TEST_F(ToolsTest, SessionRenderCompactsWithTheServersEndpoint) {

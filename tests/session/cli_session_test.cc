@@ -72,9 +72,14 @@ TEST_F(CliSessionTest, SessionResumedAcrossProcesses) {
   json again = json::parse(Ok({"render", "run1", "--budget", "20000"}));
   EXPECT_EQ(again["request"], rendered["request"]);
   EXPECT_EQ(again["record"], 2);
-  // A recorded render replays byte for byte.
-  EXPECT_EQ(json::parse(Ok({"render", "run1", "--at", "1"}))["request"],
-            rendered["request"]);
+  // A recorded render replays byte for byte, with the same report.
+  json replayed = json::parse(Ok({"render", "run1", "--at", "1"}));
+  EXPECT_EQ(replayed["request"], rendered["request"]);
+  EXPECT_EQ(replayed["conflicts"], rendered["conflicts"]);
+  json report = rendered;
+  report.erase("request");
+  replayed.erase("request");
+  EXPECT_EQ(replayed, report);
   EXPECT_EQ(Run({"render", "run1", "--at", "9"}).exit_code, 1);
   EXPECT_EQ(Run({"render", "run1"}).exit_code, 2);
 
@@ -151,6 +156,32 @@ TEST_F(CliSessionTest, AppendCompactDiffAndExpand) {
                 "--append", "--format", "anthropic"});
   EXPECT_NE(r.exit_code, 0);
   EXPECT_EQ(Ok({"--json", "session", "show", "c1"}), before);
+}
+
+// A value that is not UTF-8, bad in its first line or after it: activated,
+// pinned and rendered (each ill-formed sequence shown as U+FFFD), and the
+// render replays; the value itself still reads back byte for byte.
+TEST_F(CliSessionTest, ValuesThatAreNotUtf8RenderAndReplay) {
+  const std::string first = "caf\xe9\n", later = "ok line\ncaf\xe9 more\n";
+  Ok({"session", "new", "u"});
+  Ok({"set", "first", "-"}, first);
+  Ok({"set", "later", "-"}, later);
+  EXPECT_EQ(Ok({"session", "activate", "u", "first"}), "activated\n");
+  Ok({"session", "pin", "u", "later"});
+  json show = Json({"session", "show", "u"});
+  ASSERT_EQ(show["entries"].size(), 2u);
+  EXPECT_EQ(show["entries"][0]["title"], "caf\xef\xbf\xbd");
+  const std::string out = Ok({"render", "u", "--budget", "5000"});
+  json rendered = json::parse(out);
+  const std::string request = rendered["request"].dump();
+  EXPECT_NE(request.find("caf\xef\xbf\xbd\\n"), std::string::npos) << request;
+  EXPECT_NE(request.find("caf\xef\xbf\xbd more"), std::string::npos) << request;
+  json replayed = json::parse(Ok({"render", "u", "--at", "1"}));
+  EXPECT_EQ(replayed["request"], rendered["request"]);
+  EXPECT_EQ(Ok({"get", "first"}), first);
+  EXPECT_EQ(Ok({"get", "later"}), later);
+  Ok({"session", "deactivate", "u", "first"});
+  Ok({"render", "u", "--budget", "5000", "--format", "anthropic"});
 }
 
 }  // namespace
