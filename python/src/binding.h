@@ -78,7 +78,7 @@ auto Call(Fn&& fn) {
 }
 
 // A C++ object that is not thread-safe (Session, Notebook,
-// ContextManager), shared by Python threads: Run(fn) calls fn(object)
+// ToolOutputCapture), shared by Python threads: Run(fn) calls fn(object)
 // without the GIL, one call at a time, and unwraps its Result/Status.
 template <typename T>
 class Serialized {

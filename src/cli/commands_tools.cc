@@ -49,8 +49,8 @@ std::string LogPath(const Context& ctx) {
   return home.ok() ? ExecutionLogPath(*home) : "";
 }
 
-Result<std::unique_ptr<ContextManager>> OpenManager(Context& ctx,
-                                                    const ToolsArgs& a) {
+Result<std::unique_ptr<ToolOutputCapture>> OpenCapture(Context& ctx,
+                                                       const ToolsArgs& a) {
   Result<View*> view = ctx.OpenView();
   if (!view.ok()) return view.status();
   CaptureOptions o;
@@ -58,7 +58,7 @@ Result<std::unique_ptr<ContextManager>> OpenManager(Context& ctx,
   if (!root.ok()) return root.status();
   o.root = *root;
   o.memory_threshold_bytes = a.threshold;
-  return ContextManager::Open(**view, o);
+  return ToolOutputCapture::Open(**view, o);
 }
 
 // The toolcall object a pointer names, as this command's view sees it.
@@ -93,7 +93,7 @@ int RunSave(Context& ctx, const ToolsArgs& a, notes::Invocation& inv) {
           ? *in
           : nlohmann::json(*in).dump(-1, ' ', false,
                                      nlohmann::json::error_handler_t::replace);
-  Result<std::unique_ptr<ContextManager>> cm = OpenManager(ctx, a);
+  Result<std::unique_ptr<ToolOutputCapture>> cm = OpenCapture(ctx, a);
   if (!cm.ok()) return ReportError(cm.status());
   Result<std::string> p =
       (*cm)->SaveContext(a.tool, a.args, result, a.task, a.query_id);
@@ -110,7 +110,7 @@ int RunLoad(Context& ctx, const ToolsArgs& a, notes::Invocation& inv) {
   inv.agent = ctx.options().agent;
   inv.session_id = ctx.session();
   inv.input = a.pointer;
-  Result<std::unique_ptr<ContextManager>> cm = OpenManager(ctx, a);
+  Result<std::unique_ptr<ToolOutputCapture>> cm = OpenCapture(ctx, a);
   if (!cm.ok()) return ReportError(cm.status());
   Result<LoadedContext> c = (*cm)->LoadContext(a.pointer);
   if (!c.ok()) return ReportError(c.status());
@@ -129,7 +129,7 @@ int RunLoad(Context& ctx, const ToolsArgs& a, notes::Invocation& inv) {
 int RunLs(Context& ctx, const ToolsArgs& a, notes::Invocation& inv) {
   inv.agent = ctx.options().agent;
   inv.session_id = ctx.session();
-  Result<std::unique_ptr<ContextManager>> cm = OpenManager(ctx, a);
+  Result<std::unique_ptr<ToolOutputCapture>> cm = OpenCapture(ctx, a);
   if (!cm.ok()) return ReportError(cm.status());
   std::string session = a.session.empty() ? (*cm)->session_id() : a.session;
   inv.input = "session=" + session;
@@ -156,7 +156,7 @@ int RunLs(Context& ctx, const ToolsArgs& a, notes::Invocation& inv) {
 int RunClear(Context& ctx, const ToolsArgs& a, notes::Invocation& inv) {
   inv.agent = ctx.options().agent;
   inv.session_id = ctx.session();
-  Result<std::unique_ptr<ContextManager>> cm = OpenManager(ctx, a);
+  Result<std::unique_ptr<ToolOutputCapture>> cm = OpenCapture(ctx, a);
   if (!cm.ok()) return ReportError(cm.status());
   Result<uint64_t> n = (*cm)->ClearContexts();
   if (!n.ok()) return ReportError(n.status());
@@ -173,7 +173,7 @@ int RunSelect(Context& ctx, const ToolsArgs& a, notes::Invocation& inv) {
   inv.agent = ctx.options().agent;
   inv.session_id = ctx.session();
   inv.input = a.text;
-  Result<std::unique_ptr<ContextManager>> cm = OpenManager(ctx, a);
+  Result<std::unique_ptr<ToolOutputCapture>> cm = OpenCapture(ctx, a);
   if (!cm.ok()) return ReportError(cm.status());
   Result<std::vector<ContextPointer>> list =
       (*cm)->ListContexts((*cm)->session_id());
