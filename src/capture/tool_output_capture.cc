@@ -17,6 +17,7 @@
 
 #include "capture/context_file.h"
 #include "capture/selection.h"
+#include "core/clock.h"
 #include "core/encoding.h"
 #include "core/mutex.h"
 #include "core/sha256.h"
@@ -115,7 +116,8 @@ std::optional<Record> ParseRecord(const std::string& text) {
   r.fields.task_id = j.value("taskId", "");
   r.pointer.filepath = j["pointer"].get<std::string>();
   r.pointer.tool_name = r.fields.tool_name;
-  r.pointer.timestamp = capture::IsoToMillis(r.fields.timestamp);
+  r.pointer.timestamp =
+      core::ParseIso8601Millis(r.fields.timestamp).value_or(0);
   r.pointer.size_bytes = j.value("sizeBytes", uint64_t{0});
   r.pointer.query_id = r.fields.query_id;
   r.pointer.in_memory = j.value("inMemory", false);
@@ -302,7 +304,8 @@ Result<std::string> ToolOutputCapture::SaveContext(std::string_view tool_name,
   rec.fields.session_id = impl_->session;
   rec.fields.task_id = std::string(task_id);
   rec.pointer.tool_name = call.tool;
-  rec.pointer.timestamp = capture::IsoToMillis(rec.fields.timestamp);
+  rec.pointer.timestamp =
+      core::ParseIso8601Millis(rec.fields.timestamp).value_or(0);
   rec.pointer.query_id = rec.fields.query_id;
   rec.result_is_string = result.is_string();
 
@@ -417,7 +420,7 @@ Result<std::vector<ContextPointer>> ToolOutputCapture::ListContexts(
     ContextPointer p;
     p.filepath = path;
     p.tool_name = c.tool_name;
-    p.timestamp = capture::IsoToMillis(c.timestamp);
+    p.timestamp = core::ParseIso8601Millis(c.timestamp).value_or(0);
     struct stat st;
     p.size_bytes = ::stat(path.c_str(), &st) == 0 ? st.st_size : 0;
     p.query_id = c.query_id;
