@@ -87,7 +87,11 @@ int RunSave(Context& ctx, const ToolsArgs& a, notes::Invocation& inv) {
   inv.input = "tool=" + a.tool + " args=" + a.args;
   Result<std::string> in = ReadStdin();
   if (!in.ok()) return ReportError(in.status());
-  // JSON results are kept as JSON; anything else is a JSON string.
+  // JSON results are kept as JSON; anything else is a JSON string. The test
+  // is nlohmann's lenient accept(), not text::CheckJson: input that looks
+  // like JSON but breaks ctxkit's rules (nested past 512 levels, a raw NUL
+  // byte) goes on as JSON, so SaveContext's check refuses it as a usage
+  // error instead of saving it as a string.
   std::string result =
       nlohmann::json::accept(*in)
           ? *in
