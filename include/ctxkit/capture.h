@@ -2,8 +2,9 @@
 // pointer; in the answer phase it selects the relevant outputs and loads
 // only those.
 //
-//   auto cm = ctxkit::ContextManager::Open(view, {.root = dir});  // view has a
-//   session auto p = cm->SaveContext("search_code", R"({"query":"TODO"})",
+//   auto cm = ctxkit::ToolOutputCapture::Open(view, {.root = dir});  // view
+//   has a session auto p = cm->SaveContext("search_code",
+//   R"({"query":"TODO"})",
 //                            big_json_result);         // a pointer
 //   auto pointers = cm->ListContexts(cm->session_id());
 //   auto chosen = cm->Select("where are the TODOs?", *pointers);
@@ -11,7 +12,7 @@
 //   cm->ClearContexts();                               // session end
 //
 // Storage. A result whose JSON text is smaller than
-// CaptureOptions::memory_threshold_bytes (32 KiB) stays in this manager's
+// CaptureOptions::memory_threshold_bytes (32 KiB) stays in this capture's
 // memory for the session; a larger one is written as a JSON file
 //
 //   <root>/session-<sid>-<tool>-<hash>.json
@@ -37,7 +38,7 @@
 // Concurrency. Files are written to a hidden temp file, fsynced and
 // renamed (readers see all or nothing) under a shared flock of
 // <root>/.ctxkit-capture.lock; ClearContexts takes it exclusively, so it
-// never races a save in progress from any process. A manager is
+// never races a save in progress from any process. A capture is
 // thread-safe.
 //
 // Errors. No exceptions. InvalidArgument for a bad tool name, args that
@@ -118,17 +119,17 @@ struct Selection {
 // surrounding whitespace removed and ASCII letters lower-cased.
 std::string HashQuery(std::string_view query);
 
-class ContextManagerImpl;
+class ToolOutputCaptureImpl;
 
-class ContextManager {
+class ToolOutputCapture {
  public:
-  // A manager for `view`'s session (InvalidArgument when the view has
-  // none). The view must outlive the manager.
-  static Result<std::unique_ptr<ContextManager>> Open(
+  // A capture for `view`'s session (InvalidArgument when the view has
+  // none). The view must outlive the capture.
+  static Result<std::unique_ptr<ToolOutputCapture>> Open(
       View& view, const CaptureOptions& options);
-  ~ContextManager();
-  ContextManager(const ContextManager&) = delete;
-  ContextManager& operator=(const ContextManager&) = delete;
+  ~ToolOutputCapture();
+  ToolOutputCapture(const ToolOutputCapture&) = delete;
+  ToolOutputCapture& operator=(const ToolOutputCapture&) = delete;
 
   const std::string& session_id() const;
   const std::string& root() const;
@@ -148,7 +149,7 @@ class ContextManager {
   Result<LoadedContext> LoadContext(std::string_view pointer);
 
   // The outputs of `session_id`, oldest first: its files under the root
-  // (any session) plus, for this manager's own session, the in-memory
+  // (any session) plus, for this capture's own session, the in-memory
   // ones.
   Result<std::vector<ContextPointer>> ListContexts(std::string_view session_id);
 
@@ -164,8 +165,8 @@ class ContextManager {
                            const SelectOptions& options = {});
 
  private:
-  explicit ContextManager(std::unique_ptr<ContextManagerImpl> impl);
-  std::unique_ptr<ContextManagerImpl> impl_;
+  explicit ToolOutputCapture(std::unique_ptr<ToolOutputCaptureImpl> impl);
+  std::unique_ptr<ToolOutputCaptureImpl> impl_;
 };
 
 }  // namespace ctxkit

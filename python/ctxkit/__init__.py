@@ -41,7 +41,6 @@ from ctxkit._ctxkit import (
     ChunkList,
     ChunkRange,
     CompactionInfo,
-    ContextManager,
     ContextPointer,
     ContextVariable,
     DeferredSummary,
@@ -85,6 +84,7 @@ from ctxkit._ctxkit import (
     Store,
     StoreStats,
     Summary,
+    ToolOutputCapture,
     VariableLen,
     VariableMatch,
     VariableMember,
@@ -134,7 +134,7 @@ del _cls, _names, _name
 
 __all__ = [
     "AlreadyExistsError", "ChunkList", "ChunkRange", "CompactionInfo",
-    "ContextManager", "ContextPointer", "ContextVariable", "CorruptionError",
+    "ContextPointer", "ContextVariable", "CorruptionError",
     "DeferredSummary", "EmbeddingsConfig", "Error", "ExternalizedContext",
     "FailedPreconditionError", "FindHit", "FindResult", "GarbageReport",
     "IngestReport", "InternalError", "InvalidArgumentError", "IoError",
@@ -147,8 +147,9 @@ __all__ = [
     "ResourceExhaustedError", "RootPrompt", "ScanStats", "SearchMatch",
     "SearchResult", "Selection", "Session", "SessionPolicy", "SessionSnapshot",
     "SizeWarning", "SpawnedAgent", "Store", "StoreStats", "Summary",
-    "UnavailableError", "VariableLen", "VariableMatch", "VariableMember",
-    "VariablePeek", "VariableSearch", "VersionMeta", "View", "collect_result",
+    "ToolOutputCapture", "UnavailableError", "VariableLen", "VariableMatch",
+    "VariableMember", "VariablePeek", "VariableSearch", "VersionMeta", "View",
+    "collect_result",
     "count_tokens", "decode", "encode", "load_manifest", "open_child_view",
     "resolve_context_ref", "set_result", "spawn", "repl", "rlm",
 ]

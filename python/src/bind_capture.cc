@@ -1,4 +1,4 @@
-// ctxkit.ContextManager: tool-output capture (save a tool's output, get a
+// ctxkit.ToolOutputCapture: tool-output capture (save a tool's output, get a
 // pointer; load, list, clear, select the relevant ones for a question).
 #include "binding.h"
 #include "ctxkit/capture.h"
@@ -6,7 +6,7 @@
 namespace ctxkit::python {
 namespace {
 
-using PyContextManager = Serialized<ContextManager>;
+using PyToolOutputCapture = Serialized<ToolOutputCapture>;
 
 void BindCaptureTypes(py::module_& m) {
   py::class_<ContextPointer>(m, "ContextPointer", "A saved tool output.")
@@ -42,11 +42,11 @@ void BindCaptureTypes(py::module_& m) {
 
 void BindCapture(py::module_& m) {
   BindCaptureTypes(m);
-  py::class_<PyContextManager>(m, "ContextManager", R"doc(
+  py::class_<PyToolOutputCapture>(m, "ToolOutputCapture", R"doc(
 Tool-output capture for the view's session: save(tool, args, result)
 returns a pointer (a ref for small outputs, else a JSON file under the
 root, default <store home>/tool-outputs as the CLI). Calls on one
-ContextManager are serialized.)doc")
+ToolOutputCapture are serialized.)doc")
       .def_static(
           "open",
           [](View& view, const std::optional<std::string>& root,
@@ -54,8 +54,8 @@ ContextManager are serialized.)doc")
             CaptureOptions options{
                 .root = DefaultRoot(view, root, "tool-outputs"),
                 .memory_threshold_bytes = memory_threshold_bytes};
-            return std::make_unique<PyContextManager>(
-                Call([&] { return ContextManager::Open(view, options); }));
+            return std::make_unique<PyToolOutputCapture>(
+                Call([&] { return ToolOutputCapture::Open(view, options); }));
           },
           py::arg("view"), py::arg("root") = py::none(), py::kw_only(),
           py::arg("memory_threshold_bytes") =
@@ -63,17 +63,17 @@ ContextManager are serialized.)doc")
           py::keep_alive<0, 1>())
       .def_property_readonly(
           "session_id",
-          [](const PyContextManager& c) { return c.get().session_id(); })
+          [](const PyToolOutputCapture& c) { return c.get().session_id(); })
       .def_property_readonly(
-          "root", [](const PyContextManager& c) { return c.get().root(); })
+          "root", [](const PyToolOutputCapture& c) { return c.get().root(); })
       .def(
           "save",
-          [](PyContextManager& c, const std::string& tool_name,
+          [](PyToolOutputCapture& c, const std::string& tool_name,
              const py::object& args, const py::object& result,
              const std::string& task_id, const std::string& query_id) {
             std::string args_json = JsonText(args);
             std::string result_json = JsonText(result);
-            return c.Run([&](ContextManager& x) {
+            return c.Run([&](ToolOutputCapture& x) {
               return x.SaveContext(tool_name, args_json, result_json, task_id,
                                    query_id);
             });
@@ -84,33 +84,36 @@ ContextManager are serialized.)doc")
           "text); returns its pointer.")
       .def(
           "load",
-          [](PyContextManager& c, const std::string& pointer) {
+          [](PyToolOutputCapture& c, const std::string& pointer) {
             return c.Run(
-                [&](ContextManager& x) { return x.LoadContext(pointer); });
+                [&](ToolOutputCapture& x) { return x.LoadContext(pointer); });
           },
           py::arg("pointer"))
       .def(
           "list",
-          [](PyContextManager& c, const std::optional<std::string>& session) {
+          [](PyToolOutputCapture& c,
+             const std::optional<std::string>& session) {
             std::string id = session.value_or(c.get().session_id());
-            return c.Run([&](ContextManager& x) { return x.ListContexts(id); });
+            return c.Run(
+                [&](ToolOutputCapture& x) { return x.ListContexts(id); });
           },
           py::arg("session") = py::none(),
           "The saved outputs of a session (default: own).")
       .def("clear",
-           [](PyContextManager& c) {
-             return c.Run([](ContextManager& x) { return x.ClearContexts(); });
+           [](PyToolOutputCapture& c) {
+             return c.Run(
+                 [](ToolOutputCapture& x) { return x.ClearContexts(); });
            })
       .def(
           "select",
-          [](PyContextManager& c, const std::string& question,
+          [](PyToolOutputCapture& c, const std::string& question,
              std::optional<std::vector<ContextPointer>> pointers,
              size_t max_selected, std::optional<LlmEndpoint> llm) {
             SelectOptions options;
             options.max_selected = max_selected;
             options.use_llm = llm.has_value();
             if (llm) options.llm = *llm;
-            return c.Run([&](ContextManager& x) -> Result<Selection> {
+            return c.Run([&](ToolOutputCapture& x) -> Result<Selection> {
               std::vector<ContextPointer> all;
               if (!pointers) {
                 Result<std::vector<ContextPointer>> listed =

@@ -16,13 +16,13 @@
 #include <pybind11/stl.h>
 
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
 #include <variant>
 
+#include "core/mutex.h"
 #include "ctxkit/ref.h"
 #include "ctxkit/status.h"
 #include "ctxkit/store.h"
@@ -78,7 +78,7 @@ auto Call(Fn&& fn) {
 }
 
 // A C++ object that is not thread-safe (Session, Notebook,
-// ContextManager), shared by Python threads: Run(fn) calls fn(object)
+// ToolOutputCapture), shared by Python threads: Run(fn) calls fn(object)
 // without the GIL, one call at a time, and unwraps its Result/Status.
 template <typename T>
 class Serialized {
@@ -88,18 +88,18 @@ class Serialized {
   Serialized& operator=(const Serialized&) = delete;
 
   template <typename Fn>
-  auto Run(Fn&& fn) {
+  auto Run(Fn&& fn) EXCLUDES(mu_) {
     return Call([&] {
-      std::lock_guard<std::mutex> lock(mu_);
+      core::MutexLock lock(&mu_);
       return fn(*object_);
     });
   }
   // For accessors of immutable state (ids, roots): no lock needed.
-  const T& get() const { return *object_; }
+  const T& get() const NO_THREAD_SAFETY_ANALYSIS { return *object_; }
 
  private:
-  std::mutex mu_;
-  std::unique_ptr<T> object_;
+  core::Mutex mu_;
+  const std::unique_ptr<T> object_ PT_GUARDED_BY(mu_);
 };
 
 // The LookupOptions of the `version=` and `scope=` keyword arguments.

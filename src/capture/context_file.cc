@@ -1,9 +1,6 @@
 #include "capture/context_file.h"
 
-#include <time.h>
-
 #include <atomic>
-#include <cstdio>
 #include <string>
 
 #include "core/clock.h"
@@ -88,30 +85,6 @@ Result<LoadedContext> ParseContextFile(std::string_view bytes) {
   return c;
 }
 
-int64_t IsoToMillis(const std::string& iso) {
-  int y, mo, d, h, mi, s;
-  int consumed = 0;
-  if (std::sscanf(iso.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%n", &y, &mo, &d, &h,
-                  &mi, &s, &consumed) != 6) {
-    return 0;
-  }
-  // Optional ".mmm" (what NowIsoMillis writes; files of earlier builds
-  // have whole seconds).
-  int ms = 0;
-  if (iso.size() >= static_cast<size_t>(consumed) + 4 &&
-      iso[static_cast<size_t>(consumed)] == '.') {
-    std::sscanf(iso.c_str() + consumed + 1, "%3d", &ms);
-  }
-  struct tm tm = {};
-  tm.tm_year = y - 1900;
-  tm.tm_mon = mo - 1;
-  tm.tm_mday = d;
-  tm.tm_hour = h;
-  tm.tm_min = mi;
-  tm.tm_sec = s;
-  return static_cast<int64_t>(timegm(&tm)) * 1000 + ms;
-}
-
 std::string NowIsoMillis() {
   // Strictly increasing within the process, so outputs saved in the same
   // millisecond still list in the order they were saved.
@@ -121,14 +94,7 @@ std::string NowIsoMillis() {
   do {
     if (now <= prev) now = prev + 1;
   } while (!last_ms.compare_exchange_weak(prev, now));
-  time_t t = static_cast<time_t>(now / 1000);
-  struct tm tm;
-  gmtime_r(&t, &tm);
-  char buf[40];
-  const size_t n = std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
-  std::snprintf(buf + n, sizeof buf - n, ".%03dZ",
-                static_cast<int>(now % 1000));
-  return buf;
+  return core::FormatIso8601(now * 1'000'000);
 }
 
 }  // namespace ctxkit::capture

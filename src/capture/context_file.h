@@ -30,10 +30,6 @@ std::string RenderContextFile(const LoadedContext& c,
 // Parses a file's bytes. Corruption when it is not a tool-output file.
 Result<LoadedContext> ParseContextFile(std::string_view bytes);
 
-// ISO 8601 UTC ("2024-01-15T10:30:00Z", optionally with ".mmm" before the
-// Z) to Unix milliseconds; 0 when malformed.
-int64_t IsoToMillis(const std::string& iso);
-
 // "2024-01-15T10:30:00.123Z" for now; strictly increasing within the
 // process (a call in the same millisecond as the last gets the next one).
 std::string NowIsoMillis();

@@ -50,8 +50,8 @@ std::string LogPath(const Context& ctx) {
   return home.ok() ? ExecutionLogPath(*home) : "";
 }
 
-Result<std::unique_ptr<ContextManager>> OpenManager(Context& ctx,
-                                                    const ToolsArgs& a) {
+Result<std::unique_ptr<ToolOutputCapture>> OpenCapture(Context& ctx,
+                                                       const ToolsArgs& a) {
   Result<View*> view = ctx.OpenView();
   if (!view.ok()) return view.status();
   CaptureOptions o;
@@ -59,7 +59,7 @@ Result<std::unique_ptr<ContextManager>> OpenManager(Context& ctx,
   if (!root.ok()) return root.status();
   o.root = *root;
   o.memory_threshold_bytes = a.threshold;
-  return ContextManager::Open(**view, o);
+  return ToolOutputCapture::Open(**view, o);
 }
 
 // The toolcall object a pointer names, as this command's view sees it.
@@ -88,13 +88,17 @@ int RunSave(Context& ctx, const ToolsArgs& a, notes::Invocation& inv) {
   inv.input = "tool=" + a.tool + " args=" + a.args;
   Result<std::string> in = ReadStdin();
   if (!in.ok()) return ReportError(in.status());
-  // JSON results are kept as JSON; anything else is a JSON string.
+  // JSON results are kept as JSON; anything else is a JSON string. The test
+  // is nlohmann's lenient accept(), not text::CheckJson: input that looks
+  // like JSON but breaks ctxkit's rules (nested past 512 levels, a raw NUL
+  // byte) goes on as JSON, so SaveContext's check refuses it as a usage
+  // error instead of saving it as a string.
   std::string result =
       nlohmann::json::accept(*in)
           ? *in
           : nlohmann::json(*in).dump(-1, ' ', false,
                                      nlohmann::json::error_handler_t::replace);
-  Result<std::unique_ptr<ContextManager>> cm = OpenManager(ctx, a);
+  Result<std::unique_ptr<ToolOutputCapture>> cm = OpenCapture(ctx, a);
   if (!cm.ok()) return ReportError(cm.status());
   Result<std::string> p =
       (*cm)->SaveContext(a.tool, a.args, result, a.task, a.query_id);
@@ -111,7 +115,7 @@ int RunLoad(Context& ctx, const ToolsArgs& a, notes::Invocation& inv) {
   inv.agent = ctx.options().agent;
   inv.session_id = ctx.session();
   inv.input = a.pointer;
-  Result<std::unique_ptr<ContextManager>> cm = OpenManager(ctx, a);
+  Result<std::unique_ptr<ToolOutputCapture>> cm = OpenCapture(ctx, a);
   if (!cm.ok()) return ReportError(cm.status());
   Result<LoadedContext> c = (*cm)->LoadContext(a.pointer);
   if (!c.ok()) return ReportError(c.status());
@@ -130,7 +134,7 @@ int RunLoad(Context& ctx, const ToolsArgs& a, notes::Invocation& inv) {
 int RunLs(Context& ctx, const ToolsArgs& a, notes::Invocation& inv) {
   inv.agent = ctx.options().agent;
   inv.session_id = ctx.session();
-  Result<std::unique_ptr<ContextManager>> cm = OpenManager(ctx, a);
+  Result<std::unique_ptr<ToolOutputCapture>> cm = OpenCapture(ctx, a);
   if (!cm.ok()) return ReportError(cm.status());
   std::string session = a.session.empty() ? (*cm)->session_id() : a.session;
   inv.input = "session=" + session;
@@ -157,7 +161,7 @@ int RunLs(Context& ctx, const ToolsArgs& a, notes::Invocation& inv) {
 int RunClear(Context& ctx, const ToolsArgs& a, notes::Invocation& inv) {
   inv.agent = ctx.options().agent;
   inv.session_id = ctx.session();
-  Result<std::unique_ptr<ContextManager>> cm = OpenManager(ctx, a);
+  Result<std::unique_ptr<ToolOutputCapture>> cm = OpenCapture(ctx, a);
   if (!cm.ok()) return ReportError(cm.status());
   Result<uint64_t> n = (*cm)->ClearContexts();
   if (!n.ok()) return ReportError(n.status());
@@ -174,7 +178,7 @@ int RunSelect(Context& ctx, const ToolsArgs& a, notes::Invocation& inv) {
   inv.agent = ctx.options().agent;
   inv.session_id = ctx.session();
   inv.input = a.text;
-  Result<std::unique_ptr<ContextManager>> cm = OpenManager(ctx, a);
+  Result<std::unique_ptr<ToolOutputCapture>> cm = OpenCapture(ctx, a);
   if (!cm.ok()) return ReportError(cm.status());
   Result<std::vector<ContextPointer>> list =
       (*cm)->ListContexts((*cm)->session_id());

@@ -29,6 +29,32 @@ std::string FormatIso8601(int64_t unix_ns) {
   return buf;
 }
 
+std::optional<int64_t> ParseIso8601Millis(std::string_view iso) {
+  const std::string text(iso);  // sscanf wants a terminated string.
+  int y, mo, d, h, mi, s;
+  int consumed = 0;
+  if (std::sscanf(text.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%n", &y, &mo, &d, &h,
+                  &mi, &s, &consumed) != 6) {
+    return std::nullopt;
+  }
+  const size_t end = static_cast<size_t>(consumed);
+  int ms = 0;
+  if (text.size() >= end + 4 && text[end] == '.') {
+    for (size_t i = end + 1; i < end + 4 && text[i] >= '0' && text[i] <= '9';
+         ++i) {
+      ms = ms * 10 + (text[i] - '0');
+    }
+  }
+  std::tm tm{};
+  tm.tm_year = y - 1900;
+  tm.tm_mon = mo - 1;
+  tm.tm_mday = d;
+  tm.tm_hour = h;
+  tm.tm_min = mi;
+  tm.tm_sec = s;
+  return static_cast<int64_t>(timegm(&tm)) * 1000 + ms;
+}
+
 std::string FormatRfc3339Nanos(int64_t unix_ns) {
   if (unix_ns == 0) return "";
   std::time_t secs = static_cast<std::time_t>(unix_ns / 1000000000);

@@ -33,8 +33,8 @@ Status Capture(const std::string& tmp, Store& store, const DemoSay& say) {
   if (!view.ok()) return view.status();
   CaptureOptions options;
   options.root = tmp + "/agent-context";
-  CTXKIT_ASSIGN_OR_RETURN(std::unique_ptr<ContextManager> tools,
-                          ContextManager::Open(*view, options));
+  CTXKIT_ASSIGN_OR_RETURN(std::unique_ptr<ToolOutputCapture> tools,
+                          ToolOutputCapture::Open(*view, options));
   // Over 32 KiB: a JSON file in the spec's layout; under: kept in memory.
   CTXKIT_ASSIGN_OR_RETURN(std::string big,
                           tools->SaveContext("grep", R"({"pattern":"error"})",

@@ -158,8 +158,8 @@ Result<json> SessionToolOutputs(const Request& r, const std::string& id) {
   }
   CTXKIT_ASSIGN_OR_RETURN(View view, r.store.OpenView("", id));
   CTXKIT_ASSIGN_OR_RETURN(
-      std::unique_ptr<ContextManager> cm,
-      ContextManager::Open(view, {.root = root, .read_only = true}));
+      std::unique_ptr<ToolOutputCapture> cm,
+      ToolOutputCapture::Open(view, {.root = root, .read_only = true}));
   CTXKIT_ASSIGN_OR_RETURN(std::vector<ContextPointer> pointers,
                           cm->ListContexts(id));
   for (const ContextPointer& p : pointers) {

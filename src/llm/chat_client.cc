@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "core/status_macros.h"
 #include "llm/http_post.h"
 
 namespace ctxkit::llm {
@@ -29,15 +30,8 @@ std::string ChatRequestBody(const ChatConfig& config,
 }
 
 Result<ChatResponse> ParseChatResponse(const std::string& body) {
-  nlohmann::json j = nlohmann::json::parse(body, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) {
-    return Status::Corruption("chat-completions reply is not a JSON object: " +
-                              Snippet(body));
-  }
-  if (j.contains("error")) {
-    std::string msg = ErrorText(j["error"]);
-    return Status::Unavailable("chat-completions error: " + Snippet(msg));
-  }
+  CTXKIT_ASSIGN_OR_RETURN(nlohmann::json j,
+                          ParseReplyObject(body, "chat-completions"));
   auto choices = j.find("choices");
   if (choices == j.end() || !choices->is_array() || choices->empty() ||
       !(*choices)[0].is_object()) {
@@ -71,14 +65,9 @@ Result<ChatResponse> ChatComplete(const ChatConfig& config,
     return Status::FailedPrecondition(
         "no LLM endpoint configured (CTXKIT_LLM_BASE_URL, CTXKIT_LLM_MODEL)");
   }
-  PostOptions post;
-  post.api_key = config.api_key;
-  post.timeout_ms = config.timeout_ms;
-  post.connect_timeout_ms = config.connect_timeout_ms;
-  post.max_response_bytes = config.max_response_bytes;
-  Result<std::string> reply =
-      PostJson(ChatCompletionsUrl(config.base_url),
-               ChatRequestBody(config, request), post, "chat-completions");
+  Result<std::string> reply = PostJson(
+      ChatCompletionsUrl(config.base_url), ChatRequestBody(config, request),
+      PostOptionsOf(config), "chat-completions");
   if (!reply.ok()) return reply.status();
   Result<ChatResponse> parsed = ParseChatResponse(*reply);
   if (!parsed.ok()) return parsed.status();

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "core/status_macros.h"
 #include "llm/http_post.h"
 
 namespace ctxkit::llm {
@@ -22,15 +23,8 @@ std::string EmbeddingsRequestBody(const EmbedConfig& config,
 
 Result<std::vector<std::vector<float>>> ParseEmbeddingsResponse(
     const std::string& body, size_t expected) {
-  nlohmann::json j = nlohmann::json::parse(body, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) {
-    return Status::Corruption("embeddings reply is not a JSON object: " +
-                              Snippet(body));
-  }
-  if (j.contains("error")) {
-    std::string msg = ErrorText(j["error"]);
-    return Status::Unavailable("embeddings error: " + Snippet(msg));
-  }
+  CTXKIT_ASSIGN_OR_RETURN(nlohmann::json j,
+                          ParseReplyObject(body, "embeddings"));
   auto data = j.find("data");
   if (data == j.end() || !data->is_array() || data->size() != expected) {
     return Status::Corruption("embeddings reply has no data list of " +
@@ -74,14 +68,9 @@ Result<std::vector<std::vector<float>>> Embed(
         "CTXKIT_EMBED_MODEL)");
   }
   if (inputs.empty()) return std::vector<std::vector<float>>{};
-  PostOptions post;
-  post.api_key = config.api_key;
-  post.timeout_ms = config.timeout_ms;
-  post.connect_timeout_ms = config.connect_timeout_ms;
-  post.max_response_bytes = config.max_response_bytes;
-  Result<std::string> reply =
-      PostJson(EmbeddingsUrl(config.base_url),
-               EmbeddingsRequestBody(config, inputs), post, "embeddings");
+  Result<std::string> reply = PostJson(EmbeddingsUrl(config.base_url),
+                                       EmbeddingsRequestBody(config, inputs),
+                                       PostOptionsOf(config), "embeddings");
   if (!reply.ok()) return reply.status();
   return ParseEmbeddingsResponse(*reply, inputs.size());
 }

@@ -4,6 +4,7 @@
 
 #include "core/status_macros.h"
 #include "llm/curl_api.h"
+#include "text/json_parse.h"
 
 namespace ctxkit::llm {
 namespace {
@@ -133,6 +134,20 @@ std::string ErrorText(const nlohmann::json& error) {
     return error["message"].get<std::string>();
   }
   return DumpJson(error);
+}
+
+Result<nlohmann::json> ParseReplyObject(const std::string& body,
+                                        std::string_view what) {
+  nlohmann::json j = text::ParseJsonOrDiscarded(body);
+  if (j.is_discarded() || !j.is_object()) {
+    return Status::Corruption(std::string(what) +
+                              " reply is not a JSON object: " + Snippet(body));
+  }
+  if (auto error = j.find("error"); error != j.end()) {
+    return Status::Unavailable(std::string(what) +
+                               " error: " + Snippet(ErrorText(*error)));
+  }
+  return j;
 }
 
 }  // namespace ctxkit::llm

@@ -45,6 +45,26 @@ std::string DumpJson(const nlohmann::json& body);
 // member itself as JSON.
 std::string ErrorText(const nlohmann::json& error);
 
+// A 2xx reply of the `what` endpoint ("chat-completions", "embeddings") as
+// the JSON object it must be, parsed as outside JSON (text/json_parse.h:
+// depth-bounded, no NUL bytes). Corruption "<what> reply is not a JSON
+// object: <snippet>" when it is not one; Unavailable "<what> error:
+// <message>" when it carries an "error" member.
+Result<nlohmann::json> ParseReplyObject(const std::string& body,
+                                        std::string_view what);
+
+// The transfer options of a client's config (ChatConfig, EmbedConfig: the
+// api_key, timeout_ms, connect_timeout_ms and max_response_bytes fields).
+template <typename Config>
+PostOptions PostOptionsOf(const Config& config) {
+  PostOptions post;
+  post.api_key = config.api_key;
+  post.timeout_ms = config.timeout_ms;
+  post.connect_timeout_ms = config.connect_timeout_ms;
+  post.max_response_bytes = config.max_response_bytes;
+  return post;
+}
+
 }  // namespace ctxkit::llm
 
 #endif  // CTXKIT_LLM_HTTP_POST_H_

@@ -72,7 +72,7 @@ ClientState::ClientState(Store* store_in, std::string home_in,
       watch(std::move(watch_in)),
       notify_(std::move(notify)) {}
 
-Result<ContextManager*> ClientState::Capture() {
+Result<ToolOutputCapture*> ClientState::Capture() {
   core::MutexLock lock(&open_mu_);
   if (capture_ == nullptr) {
     CaptureOptions o;
@@ -83,7 +83,8 @@ Result<ContextManager*> ClientState::Capture() {
     } else {
       o.root = options.capture_root;
     }
-    Result<std::unique_ptr<ContextManager>> cm = ContextManager::Open(view, o);
+    Result<std::unique_ptr<ToolOutputCapture>> cm =
+        ToolOutputCapture::Open(view, o);
     if (!cm.ok()) return cm.status();
     capture_ = std::move(*cm);
   }

@@ -76,9 +76,9 @@ class ClientState {
   View view;  // Thread-safe; bound to binding.agent / binding.session.
   const std::shared_ptr<WatchSignal> watch;  // Told of each subscription.
 
-  // The tool-output capture manager and notebook of this client, opened on
+  // The tool-output capture and notebook of this client, opened on
   // first use (both are thread-safe once open).
-  Result<ContextManager*> Capture() EXCLUDES(open_mu_);
+  Result<ToolOutputCapture*> Capture() EXCLUDES(open_mu_);
   Result<Notebook*> Notes() EXCLUDES(open_mu_);
 
   // Sends a message unless the connection is closed. Never called with
@@ -100,7 +100,7 @@ class ClientState {
 
  private:
   core::Mutex open_mu_;  // Guards the two lazily opened helpers.
-  std::unique_ptr<ContextManager> capture_ GUARDED_BY(open_mu_);
+  std::unique_ptr<ToolOutputCapture> capture_ GUARDED_BY(open_mu_);
   std::unique_ptr<Notebook> notes_ GUARDED_BY(open_mu_);
 
   core::Mutex notify_mu_;  // Held while notifying, so Close waits for it.

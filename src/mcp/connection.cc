@@ -336,7 +336,7 @@ std::optional<std::string> ConnectionImpl::Handle(std::string_view message) {
           {kInvalidRequest, "message nested deeper than " +
                                 std::to_string(kMaxJsonDepth) + " levels"});
     }
-    Json msg = Json::parse(message, nullptr, false);
+    Json msg = ctxkit::text::ParseJsonOrDiscarded(message);
     if (msg.is_discarded()) {
       return ErrorMessage(nullptr, {kParseError,
                                     "parse error: the message is not "

@@ -4,6 +4,7 @@
 
 #include "mcp/resource_uri.h"
 #include "mcp/resources.h"
+#include "text/json_parse.h"
 
 namespace ctxkit::mcp {
 
@@ -11,7 +12,7 @@ namespace {
 
 // `text` parsed; discarded (not an exception) when it is not JSON.
 Json Parse(const std::string& text) {
-  return Json::parse(text, nullptr, /*allow_exceptions=*/false);
+  return ctxkit::text::ParseJsonOrDiscarded(text);
 }
 
 bool IsArrayOfObjects(const Json& j) {

@@ -1,6 +1,6 @@
 // Tool-output tools: save a large tool output and keep only its pointer;
 // later select the outputs relevant to a question (include/ctxkit/
-// capture.h). Each client has its own capture manager, bound to its
+// capture.h). Each client has its own tool-output capture, bound to its
 // session, so in-memory outputs live as long as the connection.
 
 #include <string>
@@ -20,7 +20,7 @@ namespace ctxkit::mcp {
 namespace {
 
 Result<ToolResult> RunSave(ClientState& c, const Json& a) {
-  Result<ContextManager*> cm = c.Capture();
+  Result<ToolOutputCapture*> cm = c.Capture();
   if (!cm.ok()) return cm.status();
   std::string args = a.contains("args") ? Serialize(a["args"]) : "{}";
   std::string result = Serialize(a["result"]);
@@ -42,7 +42,7 @@ Result<ToolResult> RunSave(ClientState& c, const Json& a) {
 }
 
 Result<ToolResult> RunLoad(ClientState& c, const Json& a) {
-  Result<ContextManager*> cm = c.Capture();
+  Result<ToolOutputCapture*> cm = c.Capture();
   if (!cm.ok()) return cm.status();
   std::string pointer = StrArg(a, "pointer");
   Result<LoadedContext> l = (*cm)->LoadContext(pointer);
@@ -60,7 +60,7 @@ Result<ToolResult> RunLoad(ClientState& c, const Json& a) {
 }
 
 Result<ToolResult> RunSelect(ClientState& c, const Json& a) {
-  Result<ContextManager*> cm = c.Capture();
+  Result<ToolOutputCapture*> cm = c.Capture();
   if (!cm.ok()) return cm.status();
   Result<std::vector<ContextPointer>> all =
       (*cm)->ListContexts((*cm)->session_id());

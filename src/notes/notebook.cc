@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -79,19 +80,9 @@ Clock Now() {
 
 // Seconds since the epoch of an ISO 8601 UTC stamp; -1 when unparsable.
 int64_t ParseIso(const std::string& s) {
-  int y, mo, d, h, mi, sec;
-  if (std::sscanf(s.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d", &y, &mo, &d, &h, &mi,
-                  &sec) != 6) {
-    return -1;
-  }
-  struct tm tm = {};
-  tm.tm_year = y - 1900;
-  tm.tm_mon = mo - 1;
-  tm.tm_mday = d;
-  tm.tm_hour = h;
-  tm.tm_min = mi;
-  tm.tm_sec = sec;
-  return static_cast<int64_t>(timegm(&tm));
+  const std::optional<int64_t> ms = core::ParseIso8601Millis(s);
+  if (!ms) return -1;
+  return *ms / 1000 - (*ms % 1000 < 0 ? 1 : 0);  // Floor: whole seconds.
 }
 
 // Cut at a UTF-8 character boundary.

@@ -72,7 +72,7 @@ Status CheckCallId(const std::string& id, const std::string& path) {
 // argument text is kept verbatim as a JSON string.
 std::string ArgumentsJson(const std::string& text) {
   if (text.empty()) return "{}";
-  if (json::accept(text)) return text;
+  if (ctxkit::text::CheckJson(text, "arguments").ok()) return text;
   return json(text).dump();
 }
 

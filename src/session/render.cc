@@ -27,8 +27,8 @@ namespace {
 using nlohmann::json;
 using session::Block;
 using session::ChatMessage;
-using session::IndexBlock;
 using session::Layout;
+using session::MetadataIndexBlock;
 using session::Shown;
 using session::TailBlock;
 using session::ToolMode;
@@ -207,11 +207,11 @@ Status GatherCompactions(SessionImpl& s, Layout* layout) {
   return Status::Ok();
 }
 
-// The index lines that fit the policy's cap, counted apart (each line's
-// count cached per entry version).
-IndexBlock CollectIndexLines(SessionImpl& s) {
+// The metadata index lines that fit the policy's cap, counted apart (each
+// line's count cached per entry version).
+MetadataIndexBlock CollectMetadataIndexLines(SessionImpl& s) {
   const session::State& st = s.state();
-  IndexBlock index;
+  MetadataIndexBlock index;
   auto& cache = s.index_lines();
   uint64_t used = s.Tokens(index.Text(0, false));
   for (const std::string& id : s.IndexIds()) {
@@ -233,13 +233,13 @@ IndexBlock CollectIndexLines(SessionImpl& s) {
 }
 
 // The metadata index block within the policy's cap.
-Result<IndexBlock> BuildIndex(SessionImpl& s) {
-  IndexBlock index = CollectIndexLines(s);
+Result<MetadataIndexBlock> BuildMetadataIndex(SessionImpl& s) {
+  MetadataIndexBlock index = CollectMetadataIndexLines(s);
   while (!index.more && !s.state().complete &&
          s.state().listed_through != UINT64_MAX) {
     // The cap holds more lines than the load brought: read more.
     CTXKIT_RETURN_IF_ERROR(s.LoadMoreListed());
-    index = CollectIndexLines(s);
+    index = CollectMetadataIndexLines(s);
   }
   index.listed = index.lines.size();
   index.present = !index.lines.empty() || index.more;
@@ -315,8 +315,8 @@ uint64_t DropOldestContent(SessionImpl& s, uint64_t budget, Layout* layout,
 
 // Still over budget: lists fewer index entries (the largest count that
 // fits), then none. Returns the layout's total.
-uint64_t ShrinkIndex(SessionImpl& s, uint64_t budget, uint64_t tokens,
-                     IndexBlock* index) {
+uint64_t ShrinkMetadataIndex(SessionImpl& s, uint64_t budget, uint64_t tokens,
+                             MetadataIndexBlock* index) {
   if (tokens <= budget || !index->present) return tokens;
   const uint64_t rest = tokens - index->block.tokens;
   auto fits = [&](size_t k) {
@@ -349,7 +349,7 @@ uint64_t ShrinkIndex(SessionImpl& s, uint64_t budget, uint64_t tokens,
 Result<uint64_t> FitBudget(SessionImpl& s, uint64_t budget, Layout* layout,
                            RenderResult* result) {
   uint64_t tokens = DropOldestContent(s, budget, layout, result);
-  tokens = ShrinkIndex(s, budget, tokens, &layout->index);
+  tokens = ShrinkMetadataIndex(s, budget, tokens, &layout->metadata_index);
   if (tokens > budget) {
     // Everything droppable is gone and the chat is compacted down to its
     // last turn, so `tokens` is the smallest budget this session renders
@@ -380,7 +380,7 @@ Result<Layout> GatherLayout(SessionImpl& s, bool anthropic,
   CTXKIT_ASSIGN_OR_RETURN(auto chat_latest, GatherActive(s, &layout, result));
   CTXKIT_RETURN_IF_ERROR(GatherChat(s, anthropic, chat_latest, &layout));
   CTXKIT_RETURN_IF_ERROR(GatherCompactions(s, &layout));
-  CTXKIT_ASSIGN_OR_RETURN(layout.index, BuildIndex(s));
+  CTXKIT_ASSIGN_OR_RETURN(layout.metadata_index, BuildMetadataIndex(s));
   return layout;
 }
 
@@ -433,7 +433,8 @@ Result<RenderResult> Session::Render(const RenderOptions& options) {
     tokens = *fit;
     return Status::Ok();
   }));
-  result.index_listed = layout.index.present ? layout.index.listed : 0;
+  result.index_listed =
+      layout.metadata_index.present ? layout.metadata_index.listed : 0;
   result.index_total = s.IndexTotal();
   result.compacted_messages = s.state().compacted_end();
 

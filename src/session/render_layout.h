@@ -39,7 +39,7 @@ struct Shown {
 };
 
 // The metadata index block: lines in join order up to the policy's cap.
-struct IndexBlock {
+struct MetadataIndexBlock {
   std::vector<const std::string*> lines;  // Into SessionImpl::index_lines().
   size_t listed = 0;                      // Lines shown.
   bool more = false;                      // The "more objects" line shown.
@@ -110,7 +110,7 @@ struct Layout {
   std::string system_ref;  // "" when there is no system prompt.
   std::vector<Block> pinned;
   std::vector<PinnedSpec> pinned_specs;
-  IndexBlock index;
+  MetadataIndexBlock metadata_index;
   std::vector<Block> compactions;
   std::vector<std::string> compaction_refs;
   // The chat; messages [first, size) are rendered (earlier ones are in the

@@ -65,9 +65,9 @@ Result<json> EncodeRecord(SessionImpl& s, const Layout& layout,
     pinned.push_back({p.ref, p.key, p.kind});
   }
   std::string index_ref;
-  if (layout.index.present) {
+  if (layout.metadata_index.present) {
     CTXKIT_ASSIGN_OR_RETURN(index_ref,
-                            IndexSnapshot(s, layout.index.block.text));
+                            IndexSnapshot(s, layout.metadata_index.block.text));
   }
   json shown = json::array(), pinned_out = json::array();
   for (size_t rel = 0; rel < layout.modes.size(); ++rel) {
@@ -261,8 +261,9 @@ Result<Layout> RebuildLayout(SessionImpl& s, const json& rec, uint64_t n) {
   }
   const std::string index = rec.value("index", std::string());
   if (!index.empty()) {
-    layout.index.present = true;
-    CTXKIT_ASSIGN_OR_RETURN(layout.index.block.text, ReadRef(view, index));
+    layout.metadata_index.present = true;
+    CTXKIT_ASSIGN_OR_RETURN(layout.metadata_index.block.text,
+                            ReadRef(view, index));
   }
   for (const json& c : rec.at("compactions")) {
     CTXKIT_ASSIGN_OR_RETURN(const std::string* text,

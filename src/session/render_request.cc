@@ -54,7 +54,8 @@ class Emitter {
 std::vector<const std::string*> PrefixTexts(const Layout& layout) {
   std::vector<const std::string*> texts = {&layout.system.text};
   for (const Block& b : layout.pinned) texts.push_back(&b.text);
-  if (layout.index.present) texts.push_back(&layout.index.block.text);
+  if (layout.metadata_index.present)
+    texts.push_back(&layout.metadata_index.block.text);
   for (const Block& b : layout.compactions) texts.push_back(&b.text);
   return texts;
 }
@@ -260,7 +261,7 @@ std::string AnthropicRequest(const Layout& layout, Emitter& emit) {
 
 }  // namespace
 
-std::string IndexBlock::Text(size_t k, bool more_line) const {
+std::string MetadataIndexBlock::Text(size_t k, bool more_line) const {
   std::string t = kIndexHeader;
   for (size_t i = 0; i < k; ++i) t += "\n" + *lines[i];
   if (more_line) t += std::string("\n") + kIndexMore;
@@ -268,7 +269,8 @@ std::string IndexBlock::Text(size_t k, bool more_line) const {
 }
 
 uint64_t Layout::Total() const {
-  uint64_t t = system.tokens + (index.present ? index.block.tokens : 0);
+  uint64_t t = system.tokens +
+               (metadata_index.present ? metadata_index.block.tokens : 0);
   for (const Block& b : pinned) t += b.tokens;
   for (const Block& b : compactions) t += b.tokens;
   for (const Block& b : chat_text) t += b.tokens;
@@ -281,7 +283,7 @@ RenderBreakdown Layout::Breakdown() const {
   RenderBreakdown b;
   b.system = system.tokens;
   for (const Block& p : pinned) b.pinned += p.tokens;
-  b.index = index.present ? index.block.tokens : 0;
+  b.index = metadata_index.present ? metadata_index.block.tokens : 0;
   for (const Block& c : compactions) b.compactions += c.tokens;
   for (size_t rel = 0; rel < chat_text.size(); ++rel) {
     b.chat += call_tokens[rel];

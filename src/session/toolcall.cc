@@ -50,6 +50,10 @@ std::string CutUtf8(std::string_view text, size_t max) {
   return std::string(text.substr(0, end));
 }
 
+// nlohmann's lenient accept(), not text::CheckJson: an output that looks
+// like JSON but breaks ctxkit's rules (nested past 512 levels, a raw NUL
+// byte) is written as json, and the store's own check refuses it, rather
+// than being kept as text under another type.
 bool IsJsonContainer(std::string_view text) {
   size_t i = text.find_first_not_of(" \t\r\n");
   if (i == std::string_view::npos) return false;
@@ -136,7 +140,7 @@ Status ValidateToolCall(const ToolCall& call) {
         "toolcall tool name must be UTF-8 without control characters");
   }
   if (!call.arguments_json.empty() &&
-      !nlohmann::json::accept(call.arguments_json)) {
+      !ctxkit::text::CheckJson(call.arguments_json, "arguments_json").ok()) {
     return Status::InvalidArgument("toolcall '" + call.call_id +
                                    "': arguments_json is not valid JSON");
   }

@@ -46,6 +46,15 @@ void AppendNameKey(const Scope& scope, std::string_view key, std::string* out) {
   *out += key;
 }
 
+// A ref to version `version` of the object `meta` describes (0: the
+// dynamic ref, which resolves the latest): StaticRefOf's fields with
+// another version.
+Ref RefAtVersion(const ObjectMeta& meta, uint64_t version) {
+  Ref ref = StaticRefOf(meta);
+  ref.version = version;
+  return ref;
+}
+
 std::string NameKey(const Scope& scope, std::string_view key) {
   std::string name;
   AppendNameKey(scope, key, &name);
@@ -437,7 +446,7 @@ Ref StoreImpl::PinnedRef(const Located& where, const Target& target) {
   ObjectMeta meta = MetaOf(where);
   meta.type = target.type;
   meta.size_bytes = target.size_bytes;
-  return MakeRef(meta, target.version);
+  return RefAtVersion(meta, target.version);
 }
 
 Result<Ref> StoreImpl::Pin(const ViewIdentity& view, std::string_view key,
@@ -723,7 +732,7 @@ Result<Ref> StoreImpl::Promote(const ViewIdentity& view, std::string_view key) {
   core::MutexLock lock(&mu_);
   records_.erase(NameKey(where->record.scope, key));
   Remember(moved);  // Also clears the ref memo.
-  return MakeRef(MetaOf(backend_.get(), moved), 0);
+  return RefAtVersion(MetaOf(backend_.get(), moved), 0);
 }
 
 Result<Ref> StoreImpl::Rename(const ViewIdentity& view,
@@ -749,7 +758,7 @@ Result<Ref> StoreImpl::Rename(const ViewIdentity& view,
   core::MutexLock lock(&mu_);
   records_.erase(NameKey(scope, from_key));
   Remember(renamed);  // Replaces a cached absence of `to_key`; clears memos.
-  return MakeRef(MetaOf(backend_.get(), renamed), 0);
+  return RefAtVersion(MetaOf(backend_.get(), renamed), 0);
 }
 
 Result<uint64_t> StoreImpl::CountTokens(const ViewIdentity& view,
@@ -828,7 +837,7 @@ std::optional<Result<Ref>> StoreImpl::CachedRefLocked(const ScopeList& scopes,
   thread_local std::string name;
   for (const Scope& scope : scopes) {
     if (auto live = session_engine_->FindLive(scope, key)) {
-      return Result<Ref>(MakeRef(MetaOf(session_engine_.get(), *live), 0));
+      return Result<Ref>(RefAtVersion(MetaOf(session_engine_.get(), *live), 0));
     }
     name.clear();
     AppendNameKey(scope, key, &name);
@@ -887,7 +896,7 @@ Result<Ref> StoreImpl::RefOf(const ViewIdentity& view, std::string_view key,
     meta.type = target.type;
     meta.size_bytes = target.size_bytes;
   }
-  return MakeRef(meta, options.version);
+  return RefAtVersion(meta, options.version);
 }
 
 Result<std::string> StoreImpl::ReadRange(const ViewIdentity& view,
@@ -1057,21 +1066,10 @@ Result<std::vector<UsageRow>> StoreImpl::Usage() {
 
 Ref StoreImpl::WrittenRef(const storage::Backend* engine,
                           const storage::WriteResult& written) const {
-  Ref ref = MakeRef(MetaOf(engine, written.object), written.version.version);
+  Ref ref =
+      RefAtVersion(MetaOf(engine, written.object), written.version.version);
   ref.type = written.version.type;
   ref.size_bytes = written.version.size_bytes;
-  return ref;
-}
-
-Ref StoreImpl::MakeRef(const ObjectMeta& meta, uint64_t pinned_version) {
-  Ref ref;
-  ref.id = meta.id;
-  ref.key = meta.key;
-  ref.scope = meta.scope;
-  ref.type = meta.type;
-  ref.size_bytes = meta.size_bytes;
-  ref.version = pinned_version;
-  ref.tag = meta.ref_tag;
   return ref;
 }
 

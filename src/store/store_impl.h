@@ -225,7 +225,6 @@ class StoreImpl {
   // Clears the record caches when `counter` says another process committed.
   void ApplyChangeCounterLocked(const Result<uint64_t>& counter) REQUIRES(mu_);
 
-  static Ref MakeRef(const ObjectMeta& meta, uint64_t pinned_version);
   std::string TagFor(std::string_view id, const Scope& scope,
                      std::string_view key) const;
   static VersionMeta VersionMetaOf(const storage::VersionRecord& record);

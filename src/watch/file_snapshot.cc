@@ -7,10 +7,10 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <nlohmann/json.hpp>
 
 #include "core/encoding.h"
 #include "core/sha256.h"
+#include "text/json_parse.h"
 
 namespace ctxkit::watch {
 
@@ -90,7 +90,8 @@ Result<FileSnapshot> ReadFileSnapshot(const std::string& path,
                          std::min(used, kBinaryProbeBytes));
   if (probe.find('\0') != std::string_view::npos) return Skip("binary");
   snap.hash_hex = core::ToHex(core::Sha256(snap.content));
-  if (path.ends_with(".json") && nlohmann::json::accept(snap.content)) {
+  if (path.ends_with(".json") &&
+      ctxkit::text::CheckJson(snap.content, path).ok()) {
     snap.type = ValueType::kJson;
   }
   return snap;

@@ -39,11 +39,11 @@ class CaptureTest : public ::testing::Test {
     cm_ = Open(*view_, 1024);
   }
 
-  std::unique_ptr<ContextManager> Open(View& view, uint64_t threshold) {
+  std::unique_ptr<ToolOutputCapture> Open(View& view, uint64_t threshold) {
     CaptureOptions c;
     c.root = root_;
     c.memory_threshold_bytes = threshold;
-    auto cm = ContextManager::Open(view, c);
+    auto cm = ToolOutputCapture::Open(view, c);
     EXPECT_TRUE(cm.ok()) << cm.status().ToString();
     return cm.ok() ? std::move(*cm) : nullptr;
   }
@@ -65,7 +65,7 @@ class CaptureTest : public ::testing::Test {
   std::string root_;
   std::unique_ptr<Store> store_;
   std::unique_ptr<View> view_;
-  std::unique_ptr<ContextManager> cm_;
+  std::unique_ptr<ToolOutputCapture> cm_;
 };
 
 TEST_F(CaptureTest, LargeOutputIsAFileInTheSpecLayout) {
@@ -268,10 +268,11 @@ TEST_F(CaptureTest, BadInputsAreRejected) {
   View no_session = *store_->OpenView("agent", "");
   CaptureOptions c;
   c.root = root_;
-  EXPECT_TRUE(ContextManager::Open(no_session, c).status().IsInvalidArgument());
+  EXPECT_TRUE(
+      ToolOutputCapture::Open(no_session, c).status().IsInvalidArgument());
 }
 
-TEST_F(CaptureTest, AReadOnlyManagerListsAndChangesNothing) {
+TEST_F(CaptureTest, AReadOnlyCaptureListsAndChangesNothing) {
   std::string saved = Save("grep", R"({"pattern":"x"})", Big("read only"));
   // A temp file of a writer long gone: a writable open would clear it.
   const std::string stale = root_ + "/.tmp-999999999-abcdef";
@@ -279,7 +280,7 @@ TEST_F(CaptureTest, AReadOnlyManagerListsAndChangesNothing) {
   CaptureOptions c;
   c.root = root_;
   c.read_only = true;
-  auto ro = ContextManager::Open(*view_, c);
+  auto ro = ToolOutputCapture::Open(*view_, c);
   ASSERT_TRUE(ro.ok()) << ro.status().ToString();
   auto listed = (*ro)->ListContexts("abc123");
   ASSERT_TRUE(listed.ok());
@@ -292,7 +293,7 @@ TEST_F(CaptureTest, AReadOnlyManagerListsAndChangesNothing) {
   EXPECT_TRUE(fs::exists(stale));
   // A missing root is not created.
   c.root = tmp_.path() + "/nowhere";
-  EXPECT_FALSE(ContextManager::Open(*view_, c).ok());
+  EXPECT_FALSE(ToolOutputCapture::Open(*view_, c).ok());
   EXPECT_FALSE(fs::exists(c.root));
 }
 

@@ -7,7 +7,6 @@
 
 #include <fcntl.h>
 #include <signal.h>
-#include <sqlite3.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -22,6 +21,7 @@
 #include <vector>
 
 #include "cli/cli_test_util.h"
+#include "common/sqlite_integrity.h"
 #include "ctxkit/store.h"
 #include "mcp_http/http_test_client.h"
 
@@ -74,27 +74,6 @@ std::string Value(std::mt19937_64& rng, const std::string& key) {
   return v;
 }
 
-// Opened for writing, as the next writer opens it: a writer killed while
-// making the database (its first transaction, which switches it to WAL,
-// runs with a rollback journal) leaves a hot journal that only a writer
-// may roll back; a read-only connection cannot open it until then.
-std::string IntegrityCheck(const std::string& path) {
-  sqlite3* db = nullptr;
-  std::string out = "cannot open";
-  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE, nullptr) ==
-      SQLITE_OK) {
-    sqlite3_stmt* q = nullptr;
-    if (sqlite3_prepare_v2(db, "PRAGMA integrity_check", -1, &q, nullptr) ==
-            SQLITE_OK &&
-        sqlite3_step(q) == SQLITE_ROW) {
-      out = reinterpret_cast<const char*>(sqlite3_column_text(q, 0));
-    }
-    sqlite3_finalize(q);
-  }
-  sqlite3_close(db);
-  return out;
-}
-
 class CrashTest : public CliTest {
  protected:
   void SetUp() override {
@@ -114,7 +93,7 @@ class CrashTest : public CliTest {
       EXPECT_TRUE(acked_.empty());
       return;
     }
-    EXPECT_EQ(IntegrityCheck(db), "ok");
+    EXPECT_EQ(ctxkit::testing::SqliteIntegrityCheck(db), "ok");
     Options o;
     o.home = home_;
     Result<std::unique_ptr<Store>> store = Store::Open(o);

@@ -1,44 +1,18 @@
 // The peek, search and len verbs through the real binary.
 
 #include <gtest/gtest.h>
-#include <stdio.h>
-#include <sys/wait.h>
 
-#include <array>
-#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
+
+#include "common/cli_shell_test.h"
 
 namespace ctxkit::testing {
 namespace {
 
-class CliExploreTest : public ::testing::Test {
+class CliExploreTest : public CliShellTest {
  protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/ctxkit-explore-cli-XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl), nullptr);
-    home_ = tmpl;
-  }
-  void TearDown() override { std::filesystem::remove_all(home_); }
-
-  // Runs ctxkit with `args` (shell words); returns stdout, sets *code.
-  std::string Run(const std::string& args, int* code,
-                  const std::string& input = "") {
-    const std::string cmd = (input.empty() ? "" : "printf '" + input + "' | ") +
-                            std::string(CTXKIT_BINARY) + " --home " + home_ +
-                            " " + args + " 2>/dev/null";
-    FILE* p = popen(cmd.c_str(), "r");
-    std::string out;
-    std::array<char, 4096> buf;
-    size_t n;
-    while ((n = fread(buf.data(), 1, buf.size(), p)) > 0)
-      out.append(buf.data(), n);
-    const int status = pclose(p);
-    *code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    return out;
-  }
-
-  std::string home_;
+  CliExploreTest() : CliShellTest("ctxkit-explore-cli") {}
 };
 
 TEST_F(CliExploreTest, PeekSearchLen) {

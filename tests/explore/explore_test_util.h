@@ -1,17 +1,14 @@
 // Fixture for the explore tests: a store in a fresh temp home and a view
-// ("alice", "s1").
+// ("alice", "s1") (common/view_test.h), and helpers to write values.
 
 #ifndef CTXKIT_TESTS_EXPLORE_EXPLORE_TEST_UTIL_H_
 #define CTXKIT_TESTS_EXPLORE_EXPLORE_TEST_UTIL_H_
 
 #include <gtest/gtest.h>
-#include <stdlib.h>
 
-#include <filesystem>
-#include <memory>
-#include <optional>
 #include <string>
 
+#include "common/view_test.h"
 #include "ctxkit/explore.h"
 #include "ctxkit/store.h"
 
@@ -25,34 +22,10 @@ namespace ctxkit::testing {
 #define EXPLORE_CONCAT_(a, b) EXPLORE_CONCAT_INNER_(a, b)
 #define EXPLORE_CONCAT_INNER_(a, b) a##b
 
-class ExploreTest : public ::testing::Test {
+class ExploreTest : public ViewTest {
  protected:
-  void SetUp() override {
-    const char* tmp = getenv("TMPDIR");
-    std::string pattern =
-        std::string(tmp != nullptr ? tmp : "/tmp") + "/ctxkit-explore-XXXXXX";
-    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
-    Options o;
-    o.home = dir_ + "/home";
-    o.durability = Durability::kProcess;
-    Tune(&o);
-    auto store = Store::Open(o);
-    ASSERT_TRUE(store.ok()) << store.status().ToString();
-    store_ = std::move(*store);
-    auto view = store_->OpenView("alice", "s1");
-    ASSERT_TRUE(view.ok());
-    view_.emplace(std::move(*view));
-  }
-  void TearDown() override {
-    view_.reset();
-    store_.reset();
-    std::error_code ec;
-    std::filesystem::remove_all(dir_, ec);
-  }
-  virtual void Tune(Options*) {}
+  ExploreTest() : ViewTest("ctxkit-explore") {}
 
-  View& view() { return *view_; }
   View Other(const std::string& agent, const std::string& session) {
     return *store_->OpenView(agent, session);
   }
@@ -64,10 +37,6 @@ class ExploreTest : public ::testing::Test {
     auto r = view().Set(key, value, o);
     ASSERT_TRUE(r.ok()) << r.status().ToString();
   }
-
-  std::string dir_;
-  std::unique_ptr<Store> store_;
-  std::optional<View> view_;
 };
 
 }  // namespace ctxkit::testing

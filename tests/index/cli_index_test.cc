@@ -1,43 +1,18 @@
 // The find verb through the real binary.
 
 #include <gtest/gtest.h>
-#include <stdio.h>
-#include <sys/wait.h>
 
-#include <array>
-#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
+
+#include "common/cli_shell_test.h"
 
 namespace ctxkit::testing {
 namespace {
 
-class CliIndexTest : public ::testing::Test {
+class CliIndexTest : public CliShellTest {
  protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/ctxkit-index-cli-XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl), nullptr);
-    home_ = tmpl;
-  }
-  void TearDown() override { std::filesystem::remove_all(home_); }
-
-  std::string Run(const std::string& args, int* code) {
-    const std::string cmd = "env -u CTXKIT_EMBED_URL " +
-                            std::string(CTXKIT_BINARY) + " --home " + home_ +
-                            " " + args + " 2>/dev/null";
-    FILE* p = popen(cmd.c_str(), "r");
-    std::string out;
-    std::array<char, 4096> buf;
-    size_t n;
-    while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) {
-      out.append(buf.data(), n);
-    }
-    const int status = pclose(p);
-    *code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    return out;
-  }
-
-  std::string home_;
+  CliIndexTest() : CliShellTest("ctxkit-index-cli") {}
 };
 
 TEST_F(CliIndexTest, FindPrintsRefsAndJson) {

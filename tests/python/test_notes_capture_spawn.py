@@ -29,7 +29,7 @@ def test_notes_add_search_update_show(store: ctxkit.Store, home: str) -> None:
 
 def test_capture_save_load_select(store: ctxkit.Store) -> None:
     view = store.view(agent="a", session="tools")
-    tools = ctxkit.ContextManager.open(view)
+    tools = ctxkit.ToolOutputCapture.open(view)
     small = tools.save("grep", {"pattern": "TODO"}, {"matches": ["a.cc:1: TODO fix"]})
     big = tools.save("cat", {"path": "log"}, {"text": "disk full on /var\n" * 5000})
     assert small.startswith("ck:") and not big.startswith("ck:")

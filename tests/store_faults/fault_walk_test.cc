@@ -7,7 +7,6 @@
 // either wholly there or wholly absent, and the next write working.
 
 #include <gtest/gtest.h>
-#include <sqlite3.h>
 #include <stdlib.h>
 
 #include <cstdio>
@@ -20,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "common/sqlite_integrity.h"
 #include "ctxkit/store.h"
 #include "storage/fault_injection.h"
 
@@ -92,23 +92,6 @@ std::vector<Step> Sequence() {
        },
        [file](Model& m) { m["file"] = file; }},
   };
-}
-
-std::string IntegrityCheck(const std::string& db_path) {
-  sqlite3* db = nullptr;
-  std::string out = "cannot open";
-  if (sqlite3_open_v2(db_path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) ==
-      SQLITE_OK) {
-    sqlite3_stmt* q = nullptr;
-    if (sqlite3_prepare_v2(db, "PRAGMA integrity_check", -1, &q, nullptr) ==
-            SQLITE_OK &&
-        sqlite3_step(q) == SQLITE_ROW) {
-      out = reinterpret_cast<const char*>(sqlite3_column_text(q, 0));
-    }
-    sqlite3_finalize(q);
-  }
-  sqlite3_close(db);
-  return out;
 }
 
 class FaultWalkTest : public ::testing::Test {
@@ -223,7 +206,7 @@ TEST_F(FaultWalkTest, EveryFailedWriteFsyncOrRenameLeavesAConsistentStore) {
     }
     EXPECT_TRUE(view->Set("after", "works").ok());
     store->reset();
-    EXPECT_EQ(IntegrityCheck(home + "/ctxkit.db"), "ok");
+    EXPECT_EQ(testing::SqliteIntegrityCheck(home + "/ctxkit.db"), "ok");
     std::filesystem::remove_all(home);
   }
   std::printf("%llu I/O operations walked; %d made a step fail\n",

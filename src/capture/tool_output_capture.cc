@@ -1,4 +1,4 @@
-// ContextManager: saving tool outputs in memory or as JSON files, loading
+// ToolOutputCapture: saving tool outputs in memory or as JSON files, loading
 // them back by pointer, listing, clearing and selecting them.
 
 #include <dirent.h>
@@ -17,6 +17,7 @@
 
 #include "capture/context_file.h"
 #include "capture/selection.h"
+#include "core/clock.h"
 #include "core/encoding.h"
 #include "core/mutex.h"
 #include "core/sha256.h"
@@ -115,7 +116,8 @@ std::optional<Record> ParseRecord(const std::string& text) {
   r.fields.task_id = j.value("taskId", "");
   r.pointer.filepath = j["pointer"].get<std::string>();
   r.pointer.tool_name = r.fields.tool_name;
-  r.pointer.timestamp = capture::IsoToMillis(r.fields.timestamp);
+  r.pointer.timestamp =
+      core::ParseIso8601Millis(r.fields.timestamp).value_or(0);
   r.pointer.size_bytes = j.value("sizeBytes", uint64_t{0});
   r.pointer.query_id = r.fields.query_id;
   r.pointer.in_memory = j.value("inMemory", false);
@@ -138,7 +140,7 @@ std::string HashQuery(std::string_view query) {
   return "query-" + core::ToHex(core::Sha256(norm)).substr(0, 12);
 }
 
-class ContextManagerImpl {
+class ToolOutputCaptureImpl {
  public:
   View* view = nullptr;
   std::string session;
@@ -213,23 +215,27 @@ class ContextManagerImpl {
   }
 };
 
-ContextManager::ContextManager(std::unique_ptr<ContextManagerImpl> impl)
+ToolOutputCapture::ToolOutputCapture(
+    std::unique_ptr<ToolOutputCaptureImpl> impl)
     : impl_(std::move(impl)) {}
-ContextManager::~ContextManager() = default;
+ToolOutputCapture::~ToolOutputCapture() = default;
 
-const std::string& ContextManager::session_id() const { return impl_->session; }
-const std::string& ContextManager::root() const { return impl_->root; }
+const std::string& ToolOutputCapture::session_id() const {
+  return impl_->session;
+}
+const std::string& ToolOutputCapture::root() const { return impl_->root; }
 
 namespace {
 
 Status ReadOnlyRefusal() {
   return Status::FailedPrecondition(
-      "this context manager was opened read-only (CaptureOptions::read_only)");
+      "this tool-output capture was opened read-only "
+      "(CaptureOptions::read_only)");
 }
 
 }  // namespace
 
-Result<std::unique_ptr<ContextManager>> ContextManager::Open(
+Result<std::unique_ptr<ToolOutputCapture>> ToolOutputCapture::Open(
     View& view, const CaptureOptions& options) {
   if (view.session_id().empty()) {
     return Status::InvalidArgument(
@@ -238,7 +244,7 @@ Result<std::unique_ptr<ContextManager>> ContextManager::Open(
   if (options.memory_threshold_bytes > (1ull << 30)) {
     return Status::InvalidArgument("memory threshold is at most 1 GiB");
   }
-  auto impl = std::make_unique<ContextManagerImpl>();
+  auto impl = std::make_unique<ToolOutputCaptureImpl>();
   impl->view = &view;
   impl->session = view.session_id();
   impl->options = options;
@@ -256,14 +262,15 @@ Result<std::unique_ptr<ContextManager>> ContextManager::Open(
   impl->lock_path = storage::ToolOutputLockPath(impl->root);
   // Temp files of writers that died (AtomicWriteFile's) are cleared.
   if (!options.read_only) storage::RemoveStaleTempFiles(impl->root);
-  return std::unique_ptr<ContextManager>(new ContextManager(std::move(impl)));
+  return std::unique_ptr<ToolOutputCapture>(
+      new ToolOutputCapture(std::move(impl)));
 }
 
-Result<std::string> ContextManager::SaveContext(std::string_view tool_name,
-                                                std::string_view args_json,
-                                                std::string_view result_json,
-                                                std::string_view task_id,
-                                                std::string_view query_id) {
+Result<std::string> ToolOutputCapture::SaveContext(std::string_view tool_name,
+                                                   std::string_view args_json,
+                                                   std::string_view result_json,
+                                                   std::string_view task_id,
+                                                   std::string_view query_id) {
   if (impl_->options.read_only) return ReadOnlyRefusal();
   nlohmann::json args = nlohmann::json::object();
   if (!args_json.empty()) {
@@ -297,7 +304,8 @@ Result<std::string> ContextManager::SaveContext(std::string_view tool_name,
   rec.fields.session_id = impl_->session;
   rec.fields.task_id = std::string(task_id);
   rec.pointer.tool_name = call.tool;
-  rec.pointer.timestamp = capture::IsoToMillis(rec.fields.timestamp);
+  rec.pointer.timestamp =
+      core::ParseIso8601Millis(rec.fields.timestamp).value_or(0);
   rec.pointer.query_id = rec.fields.query_id;
   rec.result_is_string = result.is_string();
 
@@ -342,7 +350,7 @@ Result<std::string> ContextManager::SaveContext(std::string_view tool_name,
   return rec.pointer.filepath;
 }
 
-Result<LoadedContext> ContextManager::LoadContext(std::string_view pointer) {
+Result<LoadedContext> ToolOutputCapture::LoadContext(std::string_view pointer) {
   if (pointer.starts_with("ck:")) {
     CTXKIT_ASSIGN_OR_RETURN(Ref ref, ParseRef(pointer));
     std::string_view key = ref.key;
@@ -402,7 +410,7 @@ Result<LoadedContext> ContextManager::LoadContext(std::string_view pointer) {
   return c;
 }
 
-Result<std::vector<ContextPointer>> ContextManager::ListContexts(
+Result<std::vector<ContextPointer>> ToolOutputCapture::ListContexts(
     std::string_view session_id) {
   if (session_id.empty()) return Status::InvalidArgument("empty session id");
   std::vector<ContextPointer> out;
@@ -412,7 +420,7 @@ Result<std::vector<ContextPointer>> ContextManager::ListContexts(
     ContextPointer p;
     p.filepath = path;
     p.tool_name = c.tool_name;
-    p.timestamp = capture::IsoToMillis(c.timestamp);
+    p.timestamp = core::ParseIso8601Millis(c.timestamp).value_or(0);
     struct stat st;
     p.size_bytes = ::stat(path.c_str(), &st) == 0 ? st.st_size : 0;
     p.query_id = c.query_id;
@@ -443,7 +451,7 @@ Result<std::vector<ContextPointer>> ContextManager::ListContexts(
   return out;
 }
 
-Result<uint64_t> ContextManager::ClearContexts() {
+Result<uint64_t> ToolOutputCapture::ClearContexts() {
   if (impl_->options.read_only) return ReadOnlyRefusal();
   core::MutexLock guard(&impl_->mu);
   CTXKIT_ASSIGN_OR_RETURN(FileLock lock, impl_->Lock(true));
@@ -466,7 +474,7 @@ Result<uint64_t> ContextManager::ClearContexts() {
   return removed;
 }
 
-Result<Selection> ContextManager::Select(
+Result<Selection> ToolOutputCapture::Select(
     std::string_view question, const std::vector<ContextPointer>& pointers,
     const SelectOptions& options) {
   if (options.max_selected < 1) {
