@@ -8,6 +8,7 @@ cd "$(dirname "$0")/.."
 packages=(
   build-essential cmake ninja-build pkg-config git
   lld  # the linker (faster than GNU ld for the many test programs)
+  ccache  # compiles reused across builds and clones (CMakeLists.txt)
   libsqlite3-dev libssl-dev nlohmann-json3-dev libcli11-dev
   nettle-dev  # SHA-256, HMAC, base64 (no start-up cost, unlike libcrypto's EVP)
   libre2-dev libyaml-cpp-dev libcurl4-openssl-dev

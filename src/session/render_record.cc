@@ -152,6 +152,7 @@ std::vector<Ref> RecordRefs(const json& rec) {
     }
   }
   for (const json& d : rec.at("dropped")) add(d.at(3));
+  if (const json& made = rec.at("compacted"); made.is_array()) add(made.at(0));
   std::vector<Ref> refs;
   for (const std::string& text : texts) {
     if (Result<Ref> ref = ParseRef(text); ref.ok()) refs.push_back(*ref);
