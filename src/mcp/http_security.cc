@@ -45,7 +45,17 @@ std::string_view AuthorityOfOrigin(std::string_view normalized) {
   return normalized.substr(normalized.find("://") + 3);
 }
 
+bool IsControl(char c) {
+  const auto u = static_cast<unsigned char>(c);
+  return u < 0x20 || u == 0x7f;
+}
+
 }  // namespace
+
+bool HeaderValueIsClean(std::string_view value) {
+  return std::none_of(value.begin(), value.end(),
+                      [](char c) { return c != '\t' && IsControl(c); });
+}
 
 bool IsLoopbackBind(std::string_view address) {
   std::string a = Lower(address);

@@ -50,6 +50,12 @@ class OriginPolicy {
 // the token's content nor its length leaks through timing.
 bool BearerTokenMatches(std::string_view authorization, std::string_view token);
 
+// True when a header value holds no control byte: none below 0x20 but a
+// horizontal tab, and no DEL. A NUL (and the junk after it, which a reader
+// stopping at the NUL would not see), a CR or an LF is never part of a
+// value the server acts on.
+bool HeaderValueIsClean(std::string_view value);
+
 }  // namespace ctxkit::mcp
 
 #endif  // CTXKIT_MCP_HTTP_SECURITY_H_

@@ -113,6 +113,31 @@ class InflightBytes {
   uint64_t held_ = 0;
 };
 
+struct Refusal {
+  int status = 400;
+  std::string message;
+};
+
+// Headers as parsed: %-decoded ("%00" is a NUL there) and read whole
+// (get_header_value stops at a NUL). Those the server acts on must not
+// repeat: a second Host or Origin could slip past the check of the first.
+std::optional<Refusal> RefuseHeaders(const httplib::Request& req) {
+  for (const auto& [name, value] : req.headers) {
+    if (!HeaderValueIsClean(value)) {
+      return Refusal{400, "bad request: header " + SafeForMessage(name) +
+                              " holds a control byte"};
+    }
+  }
+  for (const char* name :
+       {"Host", "Origin", "Authorization", kSessionHeader, kVersionHeader}) {
+    if (req.headers.count(name) > 1) {
+      return Refusal{
+          400, std::string("bad request: more than one ") + name + " header"};
+    }
+  }
+  return std::nullopt;
+}
+
 bool IsJsonContentType(const httplib::Request& req) {
   std::string type = req.get_header_value("Content-Type");
   type = type.substr(0, type.find(';'));
@@ -265,14 +290,8 @@ class HttpServer::Impl {
       res.set_header("Connection", "close");
       return httplib::Server::HandlerResponse::Handled;
     };
-    // Headers are read whole (get_header_value stops at a NUL) and must
-    // not repeat: a second Host or Origin could slip past the check of the
-    // first.
-    for (const char* name : {"Host", "Origin", "Authorization"}) {
-      if (req.headers.count(name) > 1) {
-        return reject(
-            400, std::string("bad request: more than one ") + name + " header");
-      }
+    if (std::optional<Refusal> r = RefuseHeaders(req)) {
+      return reject(r->status, r->message);
     }
     const std::optional<std::string> host = HeaderValue(req, "Host");
     if (!host || host->empty()) {
@@ -360,7 +379,7 @@ class HttpServer::Impl {
                "initialize first)");
       return nullptr;
     }
-    std::string id = req.get_header_value(kSessionHeader);
+    std::string id = HeaderValue(req, kSessionHeader).value_or("");
     if (!ids_.Issued(id, NowSeconds()) || sessions_.WasRemoved(id)) {
       SetSessionNotFound(res);
       return nullptr;
@@ -628,7 +647,7 @@ class HttpServer::Impl {
       SessionOf(req, res);  // The missing-header error.
       return;
     }
-    std::string id = req.get_header_value(kSessionHeader);
+    std::string id = HeaderValue(req, kSessionHeader).value_or("");
     if (!ids_.Issued(id, NowSeconds()) || sessions_.WasRemoved(id)) {
       SetSessionNotFound(res);
       return;

@@ -78,6 +78,18 @@ TEST(HttpSecurityTest, BearerTokens) {
 // nlohmann's parsers stop at a NUL byte as at the end of the input, so a
 // message with one followed by anything was classified by its prefix (found
 // by the json_rpc fuzzer): a raw NUL makes it malformed.
+TEST(HttpSecurityTest, HeaderValuesWithControlBytesAreNotClean) {
+  using namespace std::string_literals;
+  EXPECT_TRUE(HeaderValueIsClean("0123abcd"));
+  EXPECT_TRUE(HeaderValueIsClean("text/event-stream;\tq=1"));
+  EXPECT_TRUE(HeaderValueIsClean(""));
+  EXPECT_TRUE(HeaderValueIsClean("caf\xc3\xa9"));  // obs-text is not control.
+  for (const std::string& bad :
+       {"0123abcd\0junk"s, "a\rb"s, "a\nb"s, "\x01"s, "a\x7f"s, "\x1f"s}) {
+    EXPECT_FALSE(HeaderValueIsClean(bad)) << bad.size();
+  }
+}
+
 TEST(HttpMessageTest, RawNulByteIsMalformed) {
   using namespace std::string_literals;
   const std::string request =

@@ -10,6 +10,7 @@
 #include <atomic>
 #include <chrono>
 #include <filesystem>
+#include <initializer_list>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -815,14 +816,50 @@ TEST_F(HttpServerTest, RepeatedEmptyOrJunkSecurityHeadersAreRefused) {
                   {"Origin", "http://evil.example"}})
                 .status,
             400);
+  // A NUL is refused with every other control byte, before the token is
+  // compared (HeaderValuesWithNulOrControlBytesAreRefused).
   EXPECT_EQ(post({{"Authorization", std::string("Bearer s3cret-token\0x", 21)}})
                 .status,
-            401);
+            400);
   EXPECT_EQ(post({{"Authorization", "Bearer s3cret-token junk"}}).status, 401);
   EXPECT_EQ(post({{"Authorization", "Bearer s3cret-token"},
                   {"Authorization", "Bearer other"}})
                 .status,
             400);
+}
+
+// Mcp-Session-Id was read up to a NUL, so "<id>\0junk" resumed the
+// session. A header value with a control byte, sent raw or %-encoded (httplib
+// decodes values), is refused before any handler sees it, and neither the
+// session id nor the protocol version may be repeated.
+TEST_F(HttpServerTest, HeaderValuesWithNulOrControlBytesAreRefused) {
+  Serve();
+  const std::string id = Open();
+  const std::string ping = Message(2, "ping");
+  for (const std::string& junk : {id + std::string("\0junk", 5), id + "%00junk",
+                                  id + "\x01", id + "\x7f"}) {
+    HttpReply r = Post(ping, {}, junk);
+    EXPECT_EQ(r.status, 400) << r.body;
+    EXPECT_NE(r.body.find("control byte"), std::string::npos) << r.body;
+    EXPECT_EQ(HttpCall(port_, "DELETE", "", {{"Mcp-Session-Id", junk}}).status,
+              400);
+  }
+  // Nothing was ended by those: the session still answers.
+  EXPECT_EQ(Post(ping, {}, id).status, 200);
+  EXPECT_EQ(
+      Post(ping, {{"MCP-Protocol-Version", std::string("2025-06-18\0x", 12)}},
+           id)
+          .status,
+      400);
+  EXPECT_EQ(Post(ping, {{"Accept", "application/json\x01"}}, id).status, 400);
+  EXPECT_EQ(Post(ping, {{"Mcp-Session-Id", id}}, id).status, 400);
+  EXPECT_EQ(Post(ping,
+                 {{"MCP-Protocol-Version", "2025-06-18"},
+                  {"MCP-Protocol-Version", "2025-11-25"}},
+                 id)
+                .status,
+            400);
+  EXPECT_EQ(Post(ping, {}, id).status, 200);
 }
 
 // A request refused for its depth is answered with its own id.
