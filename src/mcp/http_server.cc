@@ -22,6 +22,7 @@
 #include "core/mutex.h"
 #include "inspect/api.h"
 #include "mcp/environment.h"
+#include "mcp/http_connection.h"
 #include "mcp/http_inspector.h"
 #include "mcp/http_message.h"
 #include "mcp/http_pool.h"
@@ -118,10 +119,22 @@ struct Refusal {
   std::string message;
 };
 
-// Headers as parsed: %-decoded ("%00" is a NUL there) and read whole
+// Headers as sent and as parsed. The raw head shows what httplib's parse
+// hides (it drops an empty Origin, which would pass for none); the parsed
+// values are %-decoded ("%00" is a NUL there) and read whole
 // (get_header_value stops at a NUL). Those the server acts on must not
 // repeat: a second Host or Origin could slip past the check of the first.
 std::optional<Refusal> RefuseHeaders(const httplib::Request& req) {
+  const RequestHead* head = CurrentRequestHead();
+  if (head == nullptr || !head->complete) {
+    if (head != nullptr && head->too_large) {
+      return Refusal{431, "request header fields too large"};
+    }
+    return Refusal{500, "internal error: the request head was not kept"};
+  }
+  if (std::string problem = RequestHeadProblem(head->bytes); !problem.empty()) {
+    return Refusal{400, "bad request: " + problem};
+  }
   for (const auto& [name, value] : req.headers) {
     if (!HeaderValueIsClean(value)) {
       return Refusal{400, "bad request: header " + SafeForMessage(name) +
@@ -674,7 +687,7 @@ class HttpServer::Impl {
   SessionTable sessions_;
   std::unique_ptr<inspect::Api> api_;  // The inspector's; null: --no-ui.
   std::atomic<uint64_t> inflight_{0};  // Body bytes held by ReadBody calls.
-  httplib::Server http_;
+  HeadKeepingServer http_;
   int port_ = 0;
   std::thread thread_;
   core::Mutex stop_mu_;  // Serializes Stop.

@@ -862,6 +862,53 @@ TEST_F(HttpServerTest, HeaderValuesWithNulOrControlBytesAreRefused) {
   EXPECT_EQ(Post(ping, {}, id).status, 200);
 }
 
+// httplib drops a header whose value is empty, so "Origin:" passed for a
+// request without one; docs/security.md says it is refused. So are the
+// other ways a header can be sent yet go unseen by httplib's parse: a line
+// ending in a bare LF (skipped), "Origin :" (filed under "Origin "), a
+// folded line. On /mcp and on the inspector's /api/ alike.
+TEST_F(HttpServerTest, EmptyOrHiddenOriginsAreRefused) {
+  HttpOptions o;
+  o.token = "s3cret-token";
+  Serve(o);
+  const HeaderList auth = {{"Authorization", "Bearer s3cret-token"}};
+  auto with = [&](HeaderList base, HeaderList extra) {
+    base.insert(base.end(), extra.begin(), extra.end());
+    return base;
+  };
+  const std::string ping = Message(1, "ping");
+  const std::string initialize =
+      Message(1, "initialize",
+              {{"protocolVersion", "2025-11-25"},
+               {"capabilities", Json::object()},
+               {"clientInfo", {{"name", "gtest"}, {"version", "1"}}}});
+  // Without Origin, or with a loopback one, each gets in.
+  EXPECT_EQ(
+      HttpCall(port_, "POST", initialize, with(kPostHeaders, auth)).status,
+      200);
+  EXPECT_EQ(
+      HttpCall(port_, "POST", initialize,
+               with(kPostHeaders, with(auth, {{"Origin", "http://localhost"}})))
+          .status,
+      200);
+  EXPECT_EQ(HttpCallPath(port_, "GET", "/api/store", auth).status, 200);
+  for (const HeaderList& hidden : std::initializer_list<HeaderList>{
+           {{"Origin", ""}},
+           {{"Origin", "  "}},
+           {{"Origin", "http://evil.example\nX-Other: y"}},
+           {{"Origin ", "http://evil.example"}},
+           {{"Origin", "http://localhost"}, {" evil", ""}},
+       }) {
+    HttpReply r = HttpCall(port_, "POST", initialize,
+                           with(kPostHeaders, with(auth, hidden)));
+    EXPECT_EQ(r.status, 400) << hidden[0].first << ": " << r.body;
+    EXPECT_EQ(r.Header("mcp-session-id"), "");
+    r = HttpCallPath(port_, "GET", "/api/store", with(auth, hidden));
+    EXPECT_EQ(r.status, 400) << hidden[0].first << ": " << r.body;
+  }
+  EXPECT_EQ(http_->session_count(), 2u);
+}
+
 // A request refused for its depth is answered with its own id.
 TEST_F(HttpServerTest, TooDeepRequestsAreAnsweredWithTheirId) {
   Serve();
