@@ -17,7 +17,8 @@
 find_path(CTXKIT_HTTPLIB_INCLUDE_DIR httplib.h REQUIRED)
 find_library(CTXKIT_HTTPLIB_LIBRARY cpp-httplib REQUIRED)
 
-set(ctxkit_mcp_http_files http_server.cc http_inspector.cc http_pool.cc)
+set(ctxkit_mcp_http_files http_server.cc http_connection.cc http_inspector.cc
+                          http_pool.cc)
 ctxkit_add_layer(mcp
                  DEPS capture notes session index summary explore store
                       externalize inspect face

@@ -38,8 +38,10 @@
 //
 // Errors: no exceptions. InvalidArgument for bad names, options or
 // templates; NotFound for a missing session or variable; errors of the
-// store are passed through. A failed FromSession writes nothing but
-// manifests that describe the session as it was (each write atomic).
+// store are passed through. A FromSession refused for its arguments (its
+// custom variables included) writes nothing; one failed by the store
+// writes nothing but manifests that describe the session as it was (each
+// write atomic).
 //
 // Thread safety: an ExternalizedContext is a value; const methods may be
 // called from several threads at once (as View allows).
@@ -158,6 +160,14 @@ struct SizeWarning {
 // "large_variable", "requires_chunking", "total_size_exceeded".
 std::string_view SizeWarningKindName(SizeWarning::Kind kind);
 
+// A custom variable as AddVariable takes it: the value `ref` names, as
+// `name`, labelled `custom_type` (empty: from the value).
+struct CustomVariable {
+  std::string name;
+  Ref ref;
+  std::string custom_type;
+};
+
 struct ExternalizeOptions {
   // Members named in a summary before "... and N more".
   uint32_t summary_max_members = 8;
@@ -275,9 +285,17 @@ class ExternalizedContext {
   // The query may be empty for a context used only for its helpers
   // (BuildRootPrompt then refuses it). NotFound when there is no such
   // session; InvalidArgument for bad options.
+  //
+  // `custom` variables follow the session's, as AddVariable adds them
+  // (read through `view`, errors as AddVariable's; AlreadyExists also for
+  // the name of a session variable). Every one is resolved, and every name
+  // checked, before the session's manifests are written, so a refused one
+  // (a ref `view` cannot read, a bad or taken name) leaves the store as it
+  // was.
   static Result<ExternalizedContext> FromSession(
       View& view, const std::string& home, std::string_view session_id,
-      std::string query, const ExternalizeOptions& options = {});
+      std::string query, const ExternalizeOptions& options = {},
+      const std::vector<CustomVariable>& custom = {});
 
   // A context with no session variables (add custom ones).
   static Result<ExternalizedContext> Empty(

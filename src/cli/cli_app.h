@@ -113,7 +113,7 @@ class Context {
   // "agent:<id>" when an agent is set, else "cli": recorded per version.
   std::string Producer() const;
 
-  // Where the spec directories go (mcp/environment.h): `flag`, else the
+  // Where the spec directories go (face/environment.h): `flag`, else the
   // spec's variable, else under the home when --home/CTXKIT_HOME named one,
   // else the spec's default.
   Result<std::string> NotesRoot(std::string_view flag) const;

@@ -58,17 +58,10 @@ struct VarArgs {
   uint64_t top_k = 5;
 };
 
-// Rebuilds the context of --session (the global option) with the custom
-// variables given as NAME=REF.
-Result<ExternalizedContext> Load(Context& ctx, const ContextArgs& a,
-                                 std::string query) {
-  const std::string& session = ctx.options().session;
-  if (session.empty()) {
-    return Status::InvalidArgument(
-        "--session is required: the session to externalize");
-  }
-  // Every NAME=REF is checked before the store is opened.
-  std::vector<std::pair<std::string, Ref>> custom;
+// The custom variables given as NAME=REF, each checked before the store
+// is opened.
+Result<std::vector<CustomVariable>> ParseVars(const ContextArgs& a) {
+  std::vector<CustomVariable> custom;
   for (const std::string& nv : a.vars) {
     const size_t eq = nv.find('=');
     if (eq == std::string::npos) {
@@ -77,18 +70,27 @@ Result<ExternalizedContext> Load(Context& ctx, const ContextArgs& a,
     }
     Result<Ref> ref = ParseRef(nv.substr(eq + 1));
     if (!ref.ok()) return ref.status().WithContext("--var " + nv.substr(0, eq));
-    custom.emplace_back(nv.substr(0, eq), *ref);
+    custom.push_back({nv.substr(0, eq), *ref, ""});
   }
+  return custom;
+}
+
+// Rebuilds the context of --session (the global option) with the custom
+// variables given as NAME=REF. FromSession resolves them before it writes
+// the session's manifests, so a refused one leaves the store as it was.
+Result<ExternalizedContext> Load(Context& ctx, const ContextArgs& a,
+                                 std::string query) {
+  const std::string& session = ctx.options().session;
+  if (session.empty()) {
+    return Status::InvalidArgument(
+        "--session is required: the session to externalize");
+  }
+  Result<std::vector<CustomVariable>> custom = ParseVars(a);
+  if (!custom.ok()) return custom.status();
   Result<View*> view = ctx.OpenView();
   if (!view.ok()) return view.status();
-  Result<ExternalizedContext> ext =
-      ExternalizedContext::FromSession(**view, "", session, std::move(query));
-  if (!ext.ok()) return ext.status();
-  for (auto& [name, ref] : custom) {
-    Status s = ext->AddVariable(**view, name, ref);
-    if (!s.ok()) return s.WithContext("--var " + name);
-  }
-  return ext;
+  return ExternalizedContext::FromSession(**view, "", session, std::move(query),
+                                          {}, *custom);
 }
 
 void AddContextOptions(CLI::App* sub, ContextArgs* a) {
@@ -118,6 +120,12 @@ int RunExternalize(Context& ctx, const ExternalizeArgs& a) {
       return ReportError(
           Status::InvalidArgument("--template: the file is empty"));
     }
+    // A bad template is refused before the session's manifests are
+    // written: the prompt of an empty context meets every template error.
+    Result<ExternalizedContext> empty = ExternalizedContext::Empty(a.query);
+    if (!empty.ok()) return ReportError(empty.status());
+    Status checked = BuildRootPrompt(*empty, po).status();
+    if (!checked.ok()) return ReportError(checked);
   }
   Result<ExternalizedContext> ext = Load(ctx, a.c, a.query);
   if (!ext.ok()) return ReportError(ext.status());

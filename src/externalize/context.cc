@@ -96,7 +96,65 @@ Status ValidateCustomType(std::string_view t) {
   return Status::Ok();
 }
 
+// What a JSON value's shape says: its container, item count and a note
+// for the summary; unset for a value that is no container.
+Status DescribeJsonShape(View& view, const Ref& pinned, ContextVariable* v,
+                         std::string* note) {
+  LenOptions lo;
+  lo.count = true;
+  CTXKIT_ASSIGN_OR_RETURN(LenResult len, ctxkit::Len(view, pinned, lo));
+  if (!len.items.has_value()) return Status::Ok();
+  // Which container: the first non-blank byte.
+  CTXKIT_ASSIGN_OR_RETURN(std::string head, view.ReadRange(pinned, 0, 4096));
+  const size_t at = head.find_first_not_of(" \t\r\n");
+  const bool array = at != std::string::npos && head[at] == '[';
+  // A chat not stored as an array holds one message per line: a list.
+  const bool lines = pinned.type == ValueType::kChat && !array;
+  const bool object = !lines && at != std::string::npos && head[at] == '{';
+  v->shape = object ? VariableShape::kDict : VariableShape::kList;
+  v->item_count = *len.items;
+  *note = object  ? "JSON object of " + Grouped(*len.items) + " keys"
+          : lines ? "chat of " + Grouped(*len.items) +
+                        " messages, one JSON object per line"
+                  : "JSON array of " + Grouped(*len.items) + " items";
+  return Status::Ok();
+}
+
 }  // namespace
+
+namespace externalize {
+
+Result<ContextVariable> ResolveCustomVariable(View& view,
+                                              const CustomVariable& custom) {
+  CTXKIT_RETURN_IF_ERROR(ValidateVariableName(custom.name));
+  CTXKIT_RETURN_IF_ERROR(ValidateCustomType(custom.custom_type));
+  // Pin a dynamic ref so every helper reads the version externalized.
+  CTXKIT_ASSIGN_OR_RETURN(Ref pinned, view.Pin(custom.ref));
+  ContextVariable v;
+  v.name = custom.name;
+  v.type = VariableType::kCustom;
+  v.ref = pinned;
+  v.size_bytes = pinned.size_bytes;
+  CTXKIT_ASSIGN_OR_RETURN(v.tokens, view.CountTokens(pinned));
+  const bool json =
+      pinned.type == ValueType::kJson || pinned.type == ValueType::kChat;
+  v.custom_type = !custom.custom_type.empty() ? custom.custom_type
+                  : json                      ? "json"
+                         : std::string(ValueTypeName(pinned.type));
+  std::string shape_note;
+  if (json) {
+    CTXKIT_RETURN_IF_ERROR(DescribeJsonShape(view, pinned, &v, &shape_note));
+  }
+  if (v.shape == VariableShape::kString) {
+    shape_note = std::string(ValueTypeName(pinned.type)) + " value";
+  }
+  v.summary = v.custom_type + ": " + shape_note + ", " +
+              HumanBytes(v.size_bytes) + ", " + Grouped(v.tokens) +
+              " tokens (stored as " + pinned.key + ")";
+  return v;
+}
+
+}  // namespace externalize
 
 Result<ExternalizedContext> ExternalizedContext::Empty(
     std::string query, const ExternalizeOptions& options) {
@@ -126,53 +184,15 @@ Status ExternalizedContext::AddVariable(View& view, std::string name,
                                         const Ref& ref,
                                         std::string custom_type) {
   CTXKIT_RETURN_IF_ERROR(externalize::ValidateVariableName(name));
-  CTXKIT_RETURN_IF_ERROR(ValidateCustomType(custom_type));
   for (const ContextVariable& v : variables_) {
     if (v.name == name) {
       return Status::AlreadyExists("variable '" + name + "' already exists");
     }
   }
-  // Pin a dynamic ref so every helper reads the version externalized.
-  CTXKIT_ASSIGN_OR_RETURN(Ref pinned, view.Pin(ref));
-  ContextVariable v;
-  v.name = std::move(name);
-  v.type = VariableType::kCustom;
-  v.ref = pinned;
-  v.size_bytes = pinned.size_bytes;
-  CTXKIT_ASSIGN_OR_RETURN(v.tokens, view.CountTokens(pinned));
-  const bool json =
-      pinned.type == ValueType::kJson || pinned.type == ValueType::kChat;
-  v.custom_type = !custom_type.empty() ? std::move(custom_type)
-                  : json               ? "json"
-                         : std::string(ValueTypeName(pinned.type));
-  std::string shape_note;
-  if (json) {
-    LenOptions lo;
-    lo.count = true;
-    CTXKIT_ASSIGN_OR_RETURN(LenResult len, ctxkit::Len(view, pinned, lo));
-    if (len.items.has_value()) {
-      // Which container: the first non-blank byte.
-      CTXKIT_ASSIGN_OR_RETURN(std::string head,
-                              view.ReadRange(pinned, 0, 4096));
-      const size_t at = head.find_first_not_of(" \t\r\n");
-      const bool array = at != std::string::npos && head[at] == '[';
-      // A chat not stored as an array holds one message per line: a list.
-      const bool lines = pinned.type == ValueType::kChat && !array;
-      const bool object = !lines && at != std::string::npos && head[at] == '{';
-      v.shape = object ? VariableShape::kDict : VariableShape::kList;
-      v.item_count = *len.items;
-      shape_note = object  ? "JSON object of " + Grouped(*len.items) + " keys"
-                   : lines ? "chat of " + Grouped(*len.items) +
-                                 " messages, one JSON object per line"
-                           : "JSON array of " + Grouped(*len.items) + " items";
-    }
-  }
-  if (v.shape == VariableShape::kString) {
-    shape_note = std::string(ValueTypeName(pinned.type)) + " value";
-  }
-  v.summary = v.custom_type + ": " + shape_note + ", " +
-              HumanBytes(v.size_bytes) + ", " + Grouped(v.tokens) +
-              " tokens (stored as " + pinned.key + ")";
+  CTXKIT_ASSIGN_OR_RETURN(
+      ContextVariable v,
+      externalize::ResolveCustomVariable(
+          view, {std::move(name), ref, std::move(custom_type)}));
   return AddBuilt(std::move(v));
 }
 

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <iterator>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -32,6 +33,9 @@ constexpr char kSessionPrefix[] = "ctxkit.session/";
 // The conversation is read to count roles only up to this size; above it
 // the summary gives the message count alone.
 constexpr uint64_t kChatReadLimit = 8ull << 20;
+// The variables FromSession builds, whose names custom ones cannot take.
+constexpr const char* kSessionVariables[] = {"conversation", "files",
+                                             "tool_outputs", "working_memory"};
 
 bool SameStore(const std::string& a, const std::string& b) {
   std::error_code ec1;
@@ -223,11 +227,32 @@ Result<ContextVariable> BuildConversation(View& sv,
   return v;
 }
 
+// Every custom variable, resolved and its name checked against the
+// session's variables and the others; nothing is written.
+Result<std::vector<ContextVariable>> ResolveCustom(
+    View& view, const std::vector<CustomVariable>& custom) {
+  std::set<std::string> names(std::begin(kSessionVariables),
+                              std::end(kSessionVariables));
+  std::vector<ContextVariable> out;
+  out.reserve(custom.size());
+  for (const CustomVariable& c : custom) {
+    CTXKIT_RETURN_IF_ERROR(externalize::ValidateVariableName(c.name));
+    if (!names.insert(c.name).second) {
+      return Status::AlreadyExists("variable '" + c.name + "' already exists");
+    }
+    Result<ContextVariable> v = externalize::ResolveCustomVariable(view, c);
+    if (!v.ok()) return v.status().WithContext("variable " + c.name);
+    out.push_back(*std::move(v));
+  }
+  return out;
+}
+
 }  // namespace
 
 Result<ExternalizedContext> ExternalizedContext::FromSession(
     View& view, const std::string& home, std::string_view session_id,
-    std::string query, const ExternalizeOptions& options) {
+    std::string query, const ExternalizeOptions& options,
+    const std::vector<CustomVariable>& custom) {
   if (!home.empty() && !SameStore(home, view.store()->home())) {
     return Status::InvalidArgument("home '" + home +
                                    "' is not the store of the view ('" +
@@ -241,6 +266,9 @@ Result<ExternalizedContext> ExternalizedContext::FromSession(
   CTXKIT_ASSIGN_OR_RETURN(std::unique_ptr<Session> session,
                           Session::Open(*view.store(), session_id));
   CTXKIT_ASSIGN_OR_RETURN(SessionSnapshot snap, session->Snapshot());
+  // Custom variables are resolved before anything is written.
+  CTXKIT_ASSIGN_OR_RETURN(std::vector<ContextVariable> customs,
+                          ResolveCustom(view, custom));
 
   // Sort the pool into the three collections, in join order.
   std::vector<VariableMember> files, outputs, memory;
@@ -350,6 +378,9 @@ Result<ExternalizedContext> ExternalizedContext::FromSession(
   CTXKIT_RETURN_IF_ERROR(ctx.AddBuilt(std::move(files_var)));
   CTXKIT_RETURN_IF_ERROR(ctx.AddBuilt(std::move(outputs_var)));
   CTXKIT_RETURN_IF_ERROR(ctx.AddBuilt(std::move(memory_var)));
+  for (ContextVariable& v : customs) {
+    CTXKIT_RETURN_IF_ERROR(ctx.AddBuilt(std::move(v)));
+  }
   return ctx;
 }
 

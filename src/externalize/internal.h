@@ -19,6 +19,13 @@ inline constexpr char kManifestPrefix[] = "ctxkit.externalize/";
 // Valid Python identifier (ASCII), not a keyword, not a helper name.
 Status ValidateVariableName(std::string_view name);
 
+// The variable `custom` describes, read through `view` (the value pinned
+// to its current version when the ref is dynamic); writes nothing. Errors
+// as ExternalizedContext::AddVariable's but AlreadyExists: names taken in
+// a context are the caller's to check.
+Result<ContextVariable> ResolveCustomVariable(View& view,
+                                              const CustomVariable& custom);
+
 // "List[Message]", "Dict[str, str]", ... as the prompt shows it.
 std::string PythonTypeName(const ContextVariable& v);
 

@@ -45,7 +45,90 @@ std::string_view AuthorityOfOrigin(std::string_view normalized) {
   return normalized.substr(normalized.find("://") + 3);
 }
 
+bool IsControl(char c) {
+  const auto u = static_cast<unsigned char>(c);
+  return u < 0x20 || u == 0x7f;
+}
+
+// RFC 9110's tchar: what a header name is made of.
+bool IsTokenChar(char c) {
+  const auto u = static_cast<unsigned char>(c);
+  return std::isalnum(u) != 0 ||
+         std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos;
+}
+
+std::string_view TrimSpaceAndTab(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) {
+    s.remove_prefix(1);
+  }
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) {
+    s.remove_suffix(1);
+  }
+  return s;
+}
+
+// The headers whose absence the server acts on (a default, "no origin"):
+// present but empty, they must not pass for absent.
+bool MustNotBeEmpty(std::string_view name) {
+  const std::string n = Lower(name);
+  return n == "host" || n == "origin" || n == "authorization" ||
+         n == "mcp-session-id";
+}
+
+// One header line without its CRLF; "" when well formed.
+std::string HeaderLineProblem(std::string_view line) {
+  const size_t colon = line.find(':');
+  if (colon == std::string_view::npos || colon == 0) {
+    return "a header line is not 'name: value'";
+  }
+  const std::string_view name = line.substr(0, colon);
+  if (!std::all_of(name.begin(), name.end(), IsTokenChar)) {
+    return "a header name holds a space or another byte not allowed in a "
+           "name (no folded lines, no space before the colon)";
+  }
+  const std::string shown(name.substr(0, 64));
+  const std::string_view value = TrimSpaceAndTab(line.substr(colon + 1));
+  if (!HeaderValueIsClean(value)) {
+    return "header " + shown + " holds a control byte";
+  }
+  if (value.empty() && MustNotBeEmpty(name)) {
+    return "header " + shown + " is empty";
+  }
+  return "";
+}
+
 }  // namespace
+
+bool HeaderValueIsClean(std::string_view value) {
+  return std::none_of(value.begin(), value.end(),
+                      [](char c) { return c != '\t' && IsControl(c); });
+}
+
+std::string RequestHeadProblem(std::string_view head) {
+  bool request_line = true;
+  size_t at = 0;
+  while (at < head.size()) {
+    const size_t lf = head.find('\n', at);
+    if (lf == std::string_view::npos) break;
+    std::string_view line = head.substr(at, lf - at);
+    at = lf + 1;
+    if (line.empty() || line.back() != '\r') {
+      return "a line of the request head does not end in CRLF";
+    }
+    line.remove_suffix(1);
+    if (request_line) {
+      if (std::any_of(line.begin(), line.end(), IsControl)) {
+        return "the request line holds a control byte";
+      }
+      request_line = false;
+      continue;
+    }
+    if (line.empty()) return "";  // The blank line: the head is whole.
+    std::string problem = HeaderLineProblem(line);
+    if (!problem.empty()) return problem;
+  }
+  return "the request head is cut short";
+}
 
 bool IsLoopbackBind(std::string_view address) {
   std::string a = Lower(address);

@@ -50,6 +50,24 @@ class OriginPolicy {
 // the token's content nor its length leaks through timing.
 bool BearerTokenMatches(std::string_view authorization, std::string_view token);
 
+// True when a header value holds no control byte: none below 0x20 but a
+// horizontal tab, and no DEL. A NUL (and the junk after it, which a reader
+// stopping at the NUL would not see), a CR or an LF is never part of a
+// value the server acts on.
+bool HeaderValueIsClean(std::string_view value);
+
+// What the raw request head (the request line and header lines as the
+// client sent them, CRLFs included, up to and with the blank line) holds
+// that cpp-httplib's parsed headers hide. httplib drops a header whose
+// value is empty, skips a line not ending in CRLF, files "Name : v" under
+// "Name " and drops a folded line, so a security header could be sent yet
+// go unseen. Returns "" when the head ends with its blank line, every line
+// ends in CRLF, the request line holds no control byte, every header line
+// is "name: value" with a token name and a clean value (HeaderValueIsClean),
+// and no Host, Origin, Authorization or Mcp-Session-Id header is empty;
+// otherwise what is wrong, in words fit for a 400 answer.
+std::string RequestHeadProblem(std::string_view head);
+
 }  // namespace ctxkit::mcp
 
 #endif  // CTXKIT_MCP_HTTP_SECURITY_H_

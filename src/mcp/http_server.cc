@@ -22,6 +22,7 @@
 #include "core/mutex.h"
 #include "inspect/api.h"
 #include "face/environment.h"
+#include "mcp/http_connection.h"
 #include "mcp/http_inspector.h"
 #include "mcp/http_message.h"
 #include "mcp/http_pool.h"
@@ -112,6 +113,43 @@ class InflightBytes {
   std::atomic<uint64_t>* const total_;
   uint64_t held_ = 0;
 };
+
+struct Refusal {
+  int status = 400;
+  std::string message;
+};
+
+// Headers as sent and as parsed. The raw head shows what httplib's parse
+// hides (it drops an empty Origin, which would pass for none); the parsed
+// values are %-decoded ("%00" is a NUL there) and read whole
+// (get_header_value stops at a NUL). Those the server acts on must not
+// repeat: a second Host or Origin could slip past the check of the first.
+std::optional<Refusal> RefuseHeaders(const httplib::Request& req) {
+  const RequestHead* head = CurrentRequestHead();
+  if (head == nullptr || !head->complete) {
+    if (head != nullptr && head->too_large) {
+      return Refusal{431, "request header fields too large"};
+    }
+    return Refusal{500, "internal error: the request head was not kept"};
+  }
+  if (std::string problem = RequestHeadProblem(head->bytes); !problem.empty()) {
+    return Refusal{400, "bad request: " + problem};
+  }
+  for (const auto& [name, value] : req.headers) {
+    if (!HeaderValueIsClean(value)) {
+      return Refusal{400, "bad request: header " + SafeForMessage(name) +
+                              " holds a control byte"};
+    }
+  }
+  for (const char* name :
+       {"Host", "Origin", "Authorization", kSessionHeader, kVersionHeader}) {
+    if (req.headers.count(name) > 1) {
+      return Refusal{
+          400, std::string("bad request: more than one ") + name + " header"};
+    }
+  }
+  return std::nullopt;
+}
 
 bool IsJsonContentType(const httplib::Request& req) {
   std::string type = req.get_header_value("Content-Type");
@@ -265,14 +303,8 @@ class HttpServer::Impl {
       res.set_header("Connection", "close");
       return httplib::Server::HandlerResponse::Handled;
     };
-    // Headers are read whole (get_header_value stops at a NUL) and must
-    // not repeat: a second Host or Origin could slip past the check of the
-    // first.
-    for (const char* name : {"Host", "Origin", "Authorization"}) {
-      if (req.headers.count(name) > 1) {
-        return reject(
-            400, std::string("bad request: more than one ") + name + " header");
-      }
+    if (std::optional<Refusal> r = RefuseHeaders(req)) {
+      return reject(r->status, r->message);
     }
     const std::optional<std::string> host = HeaderValue(req, "Host");
     if (!host || host->empty()) {
@@ -360,7 +392,7 @@ class HttpServer::Impl {
                "initialize first)");
       return nullptr;
     }
-    std::string id = req.get_header_value(kSessionHeader);
+    std::string id = HeaderValue(req, kSessionHeader).value_or("");
     if (!ids_.Issued(id, NowSeconds()) || sessions_.WasRemoved(id)) {
       SetSessionNotFound(res);
       return nullptr;
@@ -628,7 +660,7 @@ class HttpServer::Impl {
       SessionOf(req, res);  // The missing-header error.
       return;
     }
-    std::string id = req.get_header_value(kSessionHeader);
+    std::string id = HeaderValue(req, kSessionHeader).value_or("");
     if (!ids_.Issued(id, NowSeconds()) || sessions_.WasRemoved(id)) {
       SetSessionNotFound(res);
       return;
@@ -655,7 +687,7 @@ class HttpServer::Impl {
   SessionTable sessions_;
   std::unique_ptr<inspect::Api> api_;  // The inspector's; null: --no-ui.
   std::atomic<uint64_t> inflight_{0};  // Body bytes held by ReadBody calls.
-  httplib::Server http_;
+  HeadKeepingServer http_;
   int port_ = 0;
   std::thread thread_;
   core::Mutex stop_mu_;  // Serializes Stop.

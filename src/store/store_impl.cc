@@ -377,23 +377,25 @@ Result<StoreImpl::Target> StoreImpl::TargetOfRef(const ViewIdentity& view,
   return target;
 }
 
-Status StoreImpl::Authorize(const ViewIdentity& view, const Ref& ref,
-                            const storage::ObjectRecord& record) const {
+bool StoreImpl::MayRead(const ViewIdentity& view, const Ref& ref,
+                        const storage::ObjectRecord& record) const {
   const Scope& scope = record.scope;
   const bool own =
       scope.is_global() ||
       (scope.kind == Scope::Kind::kAgent && scope.id == view.agent) ||
       (scope.kind == Scope::Kind::kSession && scope.id == view.session);
-  if (own) return Status::Ok();
-  if (tagger_ != nullptr && ref.scope == scope && tagger_->Verify(ref)) {
-    return Status::Ok();
-  }
-  return Status::PermissionDenied(
-      "ref to '" + ref.key + "' names an object of " + scope.ToString() +
-      ", outside this view's scopes, and " +
-      (ref.tag.empty() ? std::string("carries no capability tag")
-                       : std::string("its capability tag does not verify")) +
-      " (pass the ref exactly as the store gave it)");
+  if (own) return true;
+  return tagger_ != nullptr && ref.scope == scope && tagger_->Verify(ref);
+}
+
+Status StoreImpl::UnresolvedRef(const Ref& ref) {
+  // Built from the ref alone: the same text whatever the store holds.
+  return Status::NotFound(
+      "ref to '" + ref.key +
+      "' names nothing this view can read: no object has its id and key, "
+      "or the object is outside this view's scopes and the ref's "
+      "capability tag does not verify (pass the ref exactly as the store "
+      "gave it; a session-only value ends with its session)");
 }
 
 Result<StoreImpl::Located> StoreImpl::LocateRef(const ViewIdentity& view,
@@ -419,18 +421,13 @@ Result<StoreImpl::Located> StoreImpl::LocateRef(const ViewIdentity& view,
   }
   Result<storage::ObjectRecord> record =
       where.engine->GetObject(static_cast<int64_t>(*id));
-  // The key check catches a ref taken from a different store whose id
-  // happens to exist here.
-  if (!record.ok() || record->key != ref.key) {
-    if (!record.ok() && !record.status().IsNotFound()) return record.status();
-    if (InMemory(where.engine)) {
-      return Status::NotFound("session-only value '" + ref.key +
-                              "' is gone (its session ended)");
-    }
-    return Status::NotFound("ref to '" + ref.key +
-                            "' does not name an object in this store");
+  if (!record.ok() && !record.status().IsNotFound()) return record.status();
+  // No object, another key's (a ref of a different store whose id exists
+  // here, or a guess) and one this view may not read get one answer, so a
+  // refusal does not tell what exists.
+  if (!record.ok() || record->key != ref.key || !MayRead(view, ref, *record)) {
+    return UnresolvedRef(ref);
   }
-  CTXKIT_RETURN_IF_ERROR(Authorize(view, ref, *record));
   if (ref.version == 0 && record->deleted) {
     return Status::NotFound("'" + ref.key + "' was removed");
   }

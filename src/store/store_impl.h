@@ -161,14 +161,19 @@ class StoreImpl {
   // version it pins.
   static Status CheckPinnedFields(const Ref& ref, const Target& target);
   Result<std::vector<VersionMeta>> VersionsOf(const Located& where);
-  // The object a ref names, by id (a capability: any scope). NotFound when
-  // it is gone, removed (dynamic refs) or the key disagrees (another
-  // store's ref); Unavailable for another instance's session-only value.
+  // The object a ref names, by id (a capability: any scope). NotFound,
+  // as UnresolvedRef, when no object has the ref's id and key or the view
+  // may not read it (MayRead); NotFound when a dynamic ref's object was
+  // removed; Unavailable for another instance's session-only value.
   Result<Located> LocateRef(const ViewIdentity& view, const Ref& ref);
-  // OK when `view` may read `record` through `ref`: the object is in one
+  // True when `view` may read `record` through `ref`: the object is in one
   // of the view's scopes, or the ref carries its capability tag.
-  Status Authorize(const ViewIdentity& view, const Ref& ref,
-                   const storage::ObjectRecord& record) const;
+  bool MayRead(const ViewIdentity& view, const Ref& ref,
+               const storage::ObjectRecord& record) const;
+  // The one refusal of a ref that does not resolve for the view: its text
+  // depends on the ref alone, never on what the store holds, and names no
+  // scope or owner (docs/security.md).
+  static Status UnresolvedRef(const Ref& ref);
   Result<std::string> ReadTarget(const Target& target, uint64_t offset,
                                  uint64_t length);
 

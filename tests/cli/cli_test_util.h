@@ -116,11 +116,17 @@ class CliTest : public ::testing::Test {
   }
 
   // Everything observable about the store, to compare before and after a
-  // rejected command.
-  std::string Snapshot(const std::vector<std::string>& keys) {
-    std::string snap = Ok({"--json", "ls", "--limit", "10000"});
+  // rejected command: through the view `view` names (global options such
+  // as {"--agent", "bob", "--session", "s1"}; none: the global scope).
+  std::string Snapshot(const std::vector<std::string>& keys,
+                       const std::vector<std::string>& view = {}) {
+    auto in_view = [&](std::vector<std::string> args) {
+      args.insert(args.begin(), view.begin(), view.end());
+      return args;
+    };
+    std::string snap = Ok(in_view({"--json", "ls", "--limit", "10000"}));
     for (const auto& k : keys) {
-      ProcessResult r = Run({"--json", "versions", k});
+      ProcessResult r = Run(in_view({"--json", "versions", k}));
       snap += std::to_string(r.exit_code) + r.out;
     }
     return snap;

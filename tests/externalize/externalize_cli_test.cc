@@ -3,8 +3,10 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "cli/cli_test_util.h"
+#include "ctxkit/ref.h"
 
 namespace ctxkit::cli::testing {
 namespace {
@@ -102,6 +104,64 @@ TEST_F(ExternalizeCliTest, ErrorsAndExitCodes) {
   EXPECT_EQ(
       Run({"var", "search", "--session", "s1", "files", "(", "-E"}).exit_code,
       2);
+}
+
+// A refused request leaves the store as it was. A forged --var used to be
+// refused only after the session's four ctxkit.externalize/* manifests
+// were written; every variable is now resolved, and the template checked,
+// before anything is.
+TEST_F(ExternalizeCliTest, RefusedRequestsLeaveTheStoreAsItWas) {
+  const std::string tagged = Chomp(Ok({"--agent", "alice", "set", "secret",
+                                       "alice's plan", "--scope", "agent"}));
+  Result<Ref> ref = ParseRef(tagged);
+  ASSERT_TRUE(ref.ok()) << tagged;
+  Ref forged = *ref;
+  forged.tag.clear();
+  const std::string bad_template = tmp_.path() + "/bad.txt";
+  std::ofstream(bad_template) << "{query} {variable_summaries} {bogus}";
+  const std::vector<std::string> bob = {"--agent", "bob", "--session", "s1"};
+  const std::vector<std::string> manifests = {
+      "ctxkit.externalize/conversation", "ctxkit.externalize/files",
+      "ctxkit.externalize/tool_outputs", "ctxkit.externalize/working_memory"};
+  const std::string before = Snapshot(manifests, bob);
+  auto as_bob = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), {"--agent", "bob"});
+    return Run(args);
+  };
+  const std::vector<std::vector<std::string>> refused = {
+      {"externalize", "--session", "s1", "--query", "q", "--var",
+       "x=" + FormatRef(forged)},
+      {"externalize", "--session", "s1", "--query", "q", "--var",
+       "ok=" + tagged, "--var", "x=" + FormatRef(forged)},
+      {"externalize", "--session", "s1", "--query", "q", "--var",
+       "files=" + tagged},
+      {"externalize", "--session", "s1", "--query", "q", "--var", "x=" + tagged,
+       "--var", "x=" + tagged},
+      {"externalize", "--session", "s1", "--query", "q", "--template",
+       bad_template},
+      {"var", "len", "--session", "s1", "x", "--var", "x=" + FormatRef(forged)},
+  };
+  for (const std::vector<std::string>& args : refused) {
+    ProcessResult r = as_bob(args);
+    EXPECT_NE(r.exit_code, 0) << Describe(args, r);
+    EXPECT_EQ(r.out, "") << Describe(args, r);
+    EXPECT_EQ(Snapshot(manifests, bob), before) << Describe(args, r);
+  }
+  // The forged ref is answered as a ref to nothing (docs/security.md).
+  ProcessResult forged_run = as_bob(refused[0]);
+  EXPECT_EQ(forged_run.exit_code, 1) << forged_run.err;
+  EXPECT_NE(forged_run.err.find("variable x"), std::string::npos)
+      << forged_run.err;
+  EXPECT_EQ(forged_run.err.find("alice"), std::string::npos) << forged_run.err;
+  // The ref as the store gave it is a capability: accepted, it writes the
+  // manifests (so the snapshot above would have seen them).
+  ProcessResult ok = as_bob({"--json", "externalize", "--session", "s1",
+                             "--query", "q", "--var", "x=" + tagged});
+  ASSERT_EQ(ok.exit_code, 0) << ok.err;
+  nlohmann::json j = nlohmann::json::parse(ok.out);
+  ASSERT_EQ(j["variables"].size(), 5u);
+  EXPECT_EQ(j["variables"][4]["name"], "x");
+  EXPECT_NE(Snapshot(manifests, bob), before);
 }
 
 TEST_F(ExternalizeCliTest, Helpers) {

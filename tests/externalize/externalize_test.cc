@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "ctxkit/tokenizer.h"
 #include "externalize/externalize_fixture.h"
@@ -98,6 +100,49 @@ TEST_F(ExternalizeTest, ManifestsAreWrittenOnlyWhenTheyChange) {
   auto ctx = Externalize("q");
   ASSERT_TRUE(ctx.ok());
   EXPECT_EQ(Var(*ctx, "files").members[0].size_bytes, 7u);
+}
+
+// FromSession resolves its custom variables before it writes a manifest:
+// one it refuses (a forged ref, a taken or bad name) leaves the session's
+// scope as it was, for every face that externalizes through it.
+TEST_F(ExternalizeTest, RefusedCustomVariablesWriteNothing) {
+  BuildSession("");
+  auto alice = store_->OpenView("alice", "");
+  ASSERT_TRUE(alice.ok());
+  auto secret = alice->Set("secret", "alice's", {.scope = "agent"});
+  ASSERT_TRUE(secret.ok());
+  Ref forged = *secret;
+  forged.tag.clear();
+  auto own = view_->Set("mine", "root's", {});
+  ASSERT_TRUE(own.ok());
+  auto manifests = [&] {
+    ListFilter f;
+    f.scope = "session";
+    f.key_prefix = "ctxkit.externalize/";
+    auto page = view_->List(f);
+    EXPECT_TRUE(page.ok()) << page.status().ToString();
+    return page.ok() ? page->items.size() : 0;
+  };
+  ASSERT_EQ(manifests(), 0u);
+  const std::vector<std::pair<std::vector<CustomVariable>, StatusCode>> cases =
+      {{{{"ok", *own, ""}, {"x", forged, ""}}, StatusCode::kNotFound},
+       {{{"files", *own, ""}}, StatusCode::kAlreadyExists},
+       {{{"x", *own, ""}, {"x", *own, ""}}, StatusCode::kAlreadyExists},
+       {{{"class", *own, ""}}, StatusCode::kInvalidArgument},
+       {{{"x", *own, std::string("bad\ntype")}}, StatusCode::kInvalidArgument}};
+  for (const auto& [custom, code] : cases) {
+    auto ctx =
+        ExternalizedContext::FromSession(*view_, "", kSession, "q", {}, custom);
+    EXPECT_EQ(ctx.status().code(), code) << ctx.status().ToString();
+    EXPECT_EQ(manifests(), 0u) << ctx.status().ToString();
+  }
+  auto ok = ExternalizedContext::FromSession(*view_, "", kSession, "q", {},
+                                             {{"x", *secret, "notes"}});
+  ASSERT_TRUE(ok.ok()) << ok.status().ToString();
+  ASSERT_EQ(ok->variables().size(), 5u);
+  EXPECT_EQ(ok->variables()[4].name, "x");
+  EXPECT_EQ(ok->variables()[4].custom_type, "notes");
+  EXPECT_EQ(manifests(), 3u);  // The chat is the conversation's own ref.
 }
 
 TEST_F(ExternalizeTest, MissingSessionAndForeignHome) {

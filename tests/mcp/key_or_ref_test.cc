@@ -98,7 +98,9 @@ TEST_F(KeyOrRefTest, RefIsACapabilityAcrossAgents) {
 
 // Another client's values cannot be read by guessing refs: the ids are
 // sequential, but only a ref carrying the store's tag for that object
-// crosses into a scope the client does not own (docs/security.md).
+// crosses into a scope the client does not own (docs/security.md). A
+// refused guess answers as a ref to nothing does, so it does not tell
+// which ids (or session-only counters) name another client's objects.
 TEST_F(KeyOrRefTest, GuessedRefsReadNothingOfAnotherClient) {
   Client& a = Ready("agent-a", "sess-a");
   Client& b = Ready("agent-b", "sess-b");
@@ -126,10 +128,20 @@ TEST_F(KeyOrRefTest, GuessedRefsReadNothingOfAnotherClient) {
     for (const std::string& tag : {std::string(), own_tag}) {
       Ref guess = *ref;
       guess.tag = tag;
-      std::string error = b.Fails("get", {{"ref", FormatRef(guess)}});
-      EXPECT_NE(error.find("capability tag"), std::string::npos) << error;
-      EXPECT_EQ(error.find("s3cret"), std::string::npos) << error;
-      b.Fails("peek", {{"ref", FormatRef(guess)}});
+      Ref nothing = guess;  // The same fields, an id no object has.
+      nothing.id = guess.is_session_only()
+                       ? guess.id.substr(0, guess.id.find('.') + 1) + "zzzz"
+                       : "zzzzzz";
+      for (const char* tool : {"get", "peek", "versions"}) {
+        std::string error = b.Fails(tool, {{"ref", FormatRef(guess)}});
+        EXPECT_NE(error.find("not_found"), std::string::npos) << error;
+        EXPECT_NE(error.find("capability tag"), std::string::npos) << error;
+        EXPECT_EQ(error.find("s3cret"), std::string::npos) << error;
+        EXPECT_EQ(error.find("agent-a"), std::string::npos) << error;
+        EXPECT_EQ(error.find("mcp-"), std::string::npos) << error;
+        EXPECT_EQ(error, b.Fails(tool, {{"ref", FormatRef(nothing)}}))
+            << tool << " " << wire;
+      }
     }
     // The ref exactly as the store gave it is the capability.
     EXPECT_EQ(Client::Text(b.Ok("get", {{"ref", wire}})).substr(0, 6),

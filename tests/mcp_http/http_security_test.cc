@@ -8,6 +8,7 @@
 #include <cctype>
 #include <chrono>
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 
 #include "mcp/http_message.h"
@@ -78,6 +79,63 @@ TEST(HttpSecurityTest, BearerTokens) {
 // nlohmann's parsers stop at a NUL byte as at the end of the input, so a
 // message with one followed by anything was classified by its prefix (found
 // by the json_rpc fuzzer): a raw NUL makes it malformed.
+TEST(HttpSecurityTest, HeaderValuesWithControlBytesAreNotClean) {
+  using namespace std::string_literals;
+  EXPECT_TRUE(HeaderValueIsClean("0123abcd"));
+  EXPECT_TRUE(HeaderValueIsClean("text/event-stream;\tq=1"));
+  EXPECT_TRUE(HeaderValueIsClean(""));
+  EXPECT_TRUE(HeaderValueIsClean("caf\xc3\xa9"));  // obs-text is not control.
+  for (const std::string& bad :
+       {"0123abcd\0junk"s, "a\rb"s, "a\nb"s, "\x01"s, "a\x7f"s, "\x1f"s}) {
+    EXPECT_FALSE(HeaderValueIsClean(bad)) << bad.size();
+  }
+}
+
+// The raw head shows what httplib's parse hides: an empty Origin (dropped,
+// so it passed for none), a line ending in a bare LF (skipped), "Name :"
+// and folded lines (misfiled or dropped), control bytes.
+TEST(HttpSecurityTest, RequestHeadsHidingHeadersAreRefused) {
+  using namespace std::string_literals;
+  const std::string line = "POST /mcp HTTP/1.1\r\n";
+  const std::string host = "Host: 127.0.0.1:8080\r\n";
+  EXPECT_EQ(RequestHeadProblem(line + host + "\r\n"), "");
+  EXPECT_EQ(RequestHeadProblem(line + host + "Origin: http://localhost\r\n" +
+                               "Accept: */*\r\nX-Empty:\r\n\r\n"),
+            "");
+  EXPECT_EQ(RequestHeadProblem(line + "\r\n"), "");
+  struct Case {
+    std::string head;
+    std::string says;
+  };
+  for (const Case& c : std::initializer_list<Case>{
+           {line + host + "Origin:\r\n\r\n", "header Origin is empty"},
+           {line + host + "origin:  \t \r\n\r\n", "header origin is empty"},
+           {line + "Host:\r\n\r\n", "header Host is empty"},
+           {line + host + "Authorization: \r\n\r\n", "is empty"},
+           {line + host + "Mcp-Session-Id:\r\n\r\n", "is empty"},
+           {line + host + "Origin: http://evil.example\nX: y\r\n\r\n",
+            "does not end in CRLF"},
+           {line + host + "Origin : http://evil.example\r\n\r\n",
+            "header name"},
+           {line + host + "Origin: http://localhost\r\n evil\r\n\r\n",
+            "not 'name: value'"},
+           {line + host + "Origin: http://localhost\r\n\tX: evil\r\n\r\n",
+            "header name"},
+           {line + host + "no colon\r\n\r\n", "not 'name: value'"},
+           {line + host + ": value\r\n\r\n", "not 'name: value'"},
+           {line + host + "Mcp-Session-Id: ab\0junk\r\n\r\n"s,
+            "header Mcp-Session-Id holds a control byte"},
+           {line + host + "X-Any: a\x01b\r\n\r\n", "control byte"},
+           {"POST /mcp\0 HTTP/1.1\r\n"s + host + "\r\n",
+            "request line holds a control byte"},
+           {line + host, "cut short"},
+           {line + host + "\r", "cut short"},
+       }) {
+    EXPECT_NE(RequestHeadProblem(c.head).find(c.says), std::string::npos)
+        << "'" << RequestHeadProblem(c.head) << "' for " << c.head;
+  }
+}
+
 TEST(HttpMessageTest, RawNulByteIsMalformed) {
   using namespace std::string_literals;
   const std::string request =

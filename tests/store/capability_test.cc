@@ -64,11 +64,11 @@ TEST_F(CapabilityTest, GuessedIdsNearYourOwnReadNothing) {
     Ref guess = secret;   // Id, key and scope as an attacker would guess.
     guess.tag = own.tag;  // A real tag, but for another object.
     for (const Status& s : ReadsThrough(bob, guess)) {
-      EXPECT_THAT(s, StatusIs(StatusCode::kPermissionDenied)) << s.ToString();
+      EXPECT_THAT(s, StatusIs(StatusCode::kNotFound)) << s.ToString();
     }
     guess.tag.clear();
     for (const Status& s : ReadsThrough(bob, guess)) {
-      EXPECT_THAT(s, StatusIs(StatusCode::kPermissionDenied)) << s.ToString();
+      EXPECT_THAT(s, StatusIs(StatusCode::kNotFound)) << s.ToString();
       EXPECT_THAT(s.message(), HasSubstr("capability tag"));
     }
   }
@@ -87,7 +87,44 @@ TEST_F(CapabilityTest, EditingAnyTaggedFieldBreaksTheTag) {
     EXPECT_FALSE(s.ok()) << FormatRef(r);
     EXPECT_NE(bob.Resolve(r).value_or(""), "secret of notes/auth");
   }
-  EXPECT_THAT(bob.Resolve(edited[0]), StatusIs(StatusCode::kPermissionDenied));
+  EXPECT_THAT(bob.Resolve(edited[0]), StatusIs(StatusCode::kNotFound));
+}
+
+// A refused guess tells nothing of what exists: a ref with the right id and
+// key of an object the view may not read gets the very answer of one whose
+// id names nothing, for durable and session-only values alike, naming no
+// scope or owner.
+TEST_F(CapabilityTest, RefusedGuessesAnswerAsIfNothingWereThere) {
+  View bob = MakeView("bob", "s2");
+  SetOptions mine;
+  mine.scope = "agent";
+  ASSERT_OK_AND_ASSIGN(Ref own, bob.Set("mine", "bob's", mine));
+  for (const Ref& secret :
+       {Secret("k-agent", "agent"), Secret("k-session", "session"),
+        Secret("k-temp", "session", /*persist=*/false)}) {
+    for (const std::string& tag : {std::string(), own.tag}) {
+      Ref guess = secret;
+      guess.tag = tag;
+      // The same fields, but an id no object has: a counter past any
+      // issued for session-only values, a far id for durable ones.
+      Ref nothing = guess;
+      nothing.id = secret.is_session_only()
+                       ? secret.id.substr(0, secret.id.find('.') + 1) + "zzzz"
+                       : "zzzzzz";
+      const std::vector<Status> refused = ReadsThrough(bob, guess);
+      const std::vector<Status> absent = ReadsThrough(bob, nothing);
+      ASSERT_EQ(refused.size(), absent.size());
+      for (size_t i = 0; i < refused.size(); ++i) {
+        EXPECT_THAT(refused[i], StatusIs(StatusCode::kNotFound))
+            << FormatRef(guess) << ": " << refused[i].ToString();
+        EXPECT_EQ(refused[i].ToString(), absent[i].ToString())
+            << FormatRef(guess);
+        for (const char* owner : {"alice", "s1", "agent:", "session:"}) {
+          EXPECT_THAT(refused[i].message(), ::testing::Not(HasSubstr(owner)));
+        }
+      }
+    }
+  }
 }
 
 TEST_F(CapabilityTest, OwnersReadTheirUntaggedRefs) {
@@ -141,7 +178,7 @@ TEST_F(CapabilityTest, StoresOfEarlierBuildsGetASecretOnOpen) {
   // A new secret: the old tag no longer verifies across scopes, but the
   // owner still reads, and new refs carry new tags that do.
   View bob = MakeView("bob", "s2");
-  EXPECT_THAT(bob.Resolve(ref), StatusIs(StatusCode::kPermissionDenied));
+  EXPECT_THAT(bob.Resolve(ref), StatusIs(StatusCode::kNotFound));
   Ref untagged = ref;
   untagged.tag.clear();
   EXPECT_OK(view().Resolve(untagged).status());
