@@ -18,8 +18,8 @@
 #include "ctxkit/index.h"
 #include "ctxkit/ref.h"
 #include "ctxkit/store.h"
-#include "index/find_hit_json.h"
 #include "face/environment.h"
+#include "index/find_hit_json.h"
 
 namespace ctxkit::cli {
 
