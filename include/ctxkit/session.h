@@ -309,8 +309,9 @@ class Session {
   // Static refs of every version the session needs kept: each pool entry's
   // described version and pinned version, the chat and the system prompt
   // at the versions its state names, its compactions and the chat versions
-  // they read, and every ref its render records name (so each recorded
-  // render replays). `ctxkit gc` never collects these.
+  // they read, every ref its render records name, and the tool outputs the
+  // chats they name refer to (so each recorded render replays). `ctxkit gc`
+  // never collects these.
   Result<std::vector<Ref>> PinnedRefs();
 
   // OBJECT is a key (looked up in the session's view: session scope, then

@@ -71,14 +71,14 @@ Result<json> EncodeRecord(SessionImpl& s, const Layout& layout,
   }
   json shown = json::array(), pinned_out = json::array();
   for (size_t rel = 0; rel < layout.modes.size(); ++rel) {
-    const ChatMessage& m = layout.message(rel);
     if (layout.modes[rel] == ToolMode::kShown) {
-      // The output's ref even when it is the one the chat's reference line
-      // names: gc keeps what records name, not what the chats they name
-      // refer to, and that version may leave the pool's entry.
-      const std::string& ref = layout.shown_refs[rel];
-      shown.push_back({rel, ref.empty() ? m.ref : ref});
+      // [i]: the version the chat's reference line names, which the
+      // session held when it ingested the output; [i, ref]: a later one.
+      shown.push_back(layout.shown_refs[rel].empty()
+                          ? json::array({rel})
+                          : json::array({rel, layout.shown_refs[rel]}));
     } else if (layout.modes[rel] == ToolMode::kPinned) {
+      const ChatMessage& m = layout.message(rel);
       pinned_out.push_back(
           {rel, s.state().entries.at(m.object_id).pinned_version});
     }

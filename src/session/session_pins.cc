@@ -12,6 +12,53 @@
 #include "text/json_parse.h"
 
 namespace ctxkit {
+namespace {
+
+// Adds the refs of the tool outputs `chat`'s reference lines name (each at
+// the version it was ingested at) that `seen` does not hold yet.
+void AddChatOutputs(const std::vector<session::ChatMessage>& chat,
+                    std::set<std::string>* seen, std::vector<Ref>* out) {
+  for (const session::ChatMessage& m : chat) {
+    if (m.role != "tool" || m.ref.empty() || !seen->insert(m.ref).second) {
+      continue;
+    }
+    Result<Ref> ref = ParseRef(m.ref);
+    if (ref.ok()) out->push_back(std::move(*ref));
+  }
+}
+
+// The tool outputs the session's chats name: the chat at the state's
+// version, and each chat version `record_chats` (named by render records)
+// that is not a prefix of it. A record shows an output at the version its
+// chat's reference line names without naming that version itself, and the
+// pool's entry may have moved on from it.
+Status AddRecordedChatOutputs(SessionImpl& impl,
+                              const std::set<std::string>& record_chats,
+                              std::set<std::string>* seen,
+                              std::vector<Ref>* out) {
+  const session::State& st = impl.state();
+  if (st.chat_version != 0) {
+    CTXKIT_ASSIGN_OR_RETURN(const auto* chat, impl.Chat());
+    AddChatOutputs(*chat, seen, out);
+  }
+  for (const std::string& wire : record_chats) {
+    CTXKIT_ASSIGN_OR_RETURN(Ref ref, ParseRef(wire));
+    // The versions of the chain the last whole write started are prefixes
+    // of the state's (SessionImpl::LoadChat reads them so too).
+    if (ref.version >= st.chat_whole_version &&
+        ref.version <= st.chat_version && st.chat_whole_version != 0) {
+      continue;
+    }
+    Result<std::string> text = impl.view().Resolve(ref);
+    if (text.status().IsNotFound()) continue;  // That record cannot replay.
+    if (!text.ok()) return text.status();
+    CTXKIT_ASSIGN_OR_RETURN(auto chat, session::DecodeChat(*text));
+    AddChatOutputs(chat, seen, out);
+  }
+  return Status::Ok();
+}
+
+}  // namespace
 
 Result<std::vector<Ref>> Session::PinnedRefs() {
   CTXKIT_ASSIGN_OR_RETURN(SessionSnapshot snap, Snapshot());
@@ -53,8 +100,8 @@ Result<std::vector<Ref>> Session::PinnedRefs() {
   Result<std::string> records = impl_->view().Get(
       impl_->state().records_key, {.scope = impl_->session_scope()});
   if (!records.ok() && !records.status().IsNotFound()) return records.status();
+  std::set<std::string> seen, record_chats;
   if (records.ok()) {
-    std::set<std::string> seen;
     std::vector<Ref> named;
     for (std::string_view rest = *records; !rest.empty();) {
       size_t end = rest.find('\n');
@@ -62,13 +109,19 @@ Result<std::vector<Ref>> Session::PinnedRefs() {
       rest = end == std::string_view::npos ? std::string_view()
                                            : rest.substr(end + 1);
       named.clear();
-      ctxkit::text::RefsInJson(ctxkit::text::ParseJsonOrDiscarded(line),
-                               &named);
+      const nlohmann::json rec = ctxkit::text::ParseJsonOrDiscarded(line);
+      ctxkit::text::RefsInJson(rec, &named);
       for (Ref& ref : named) {
         if (seen.insert(FormatRef(ref)).second) out.push_back(std::move(ref));
       }
+      if (rec.is_object() && rec.contains("chat") && rec["chat"].is_string() &&
+          !rec["chat"].get_ref<const std::string&>().empty()) {
+        record_chats.insert(rec["chat"].get<std::string>());
+      }
     }
   }
+  CTXKIT_RETURN_IF_ERROR(
+      AddRecordedChatOutputs(*impl_, record_chats, &seen, &out));
   return out;
 }
 

@@ -1,14 +1,17 @@
 // `ctxkit gc` through the real binary: what a session pins and what a spawn
 // manifest names survives; unreferenced superseded versions go; a pin made
 // by another process while gc runs is refused or kept; a store whose
-// sessions predate holds has them recorded by its first gc.
+// sessions predate holds has them recorded by its first gc (render records
+// included).
 
 #include <chrono>
+#include <fstream>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "cli/cli_test_util.h"
+#include "session/log_builders.h"
 
 namespace ctxkit::cli::testing {
 namespace {
@@ -104,6 +107,45 @@ TEST_F(CliTest, GcRecordsWhatSessionsOfAnEarlierBuildNameBeforeCollecting) {
   ASSERT_TRUE(state.ok());
   EXPECT_NE(state->out, "0\n0\n") << "no holds were recorded";
   EXPECT_EQ(state->out.substr(state->out.size() - 2), "0\n");
+}
+
+// A render record shows a chat output at the version the chat names ([i]).
+// In a store of an earlier build, once the output moved on (a new version
+// and the pool's entry with it, or a rewritten log), only a chat names that
+// version: the first gc holds it too, so the record still replays.
+TEST_F(CliTest, FirstGcOfAnEarlierBuildsStoreKeepsTheOutputsRecordsShowed) {
+  const std::string log = tmp_.path() + "/log.json";
+  std::ofstream(log) << ctxkit::testing::OpenAILog(1).dump();
+  nlohmann::json rewritten = ctxkit::testing::OpenAILog(1);
+  rewritten["messages"][1]["content"] = "Please look for another thing";
+  rewritten["messages"][3]["content"] = "another output";
+  const std::string other_log = tmp_.path() + "/rewritten.json";
+  std::ofstream(other_log) << rewritten.dump();
+  nlohmann::json first[2];
+  for (int i = 0; i < 2; ++i) {
+    const std::string id = i == 0 ? "moved" : "rewritten";
+    Ok({"session", "new", id});
+    Ok({"session", "ingest", id, log, "--format", "openai"});
+    first[i] = nlohmann::json::parse(Ok({"render", id, "--budget", "100000"}));
+  }
+  Ok({"--session", "moved", "set", "toolcall:call_0", "moved on", "--scope",
+      "session"});
+  Ok({"session", "track", "moved", "toolcall:call_0"});  // The entry too.
+  Ok({"session", "ingest", "rewritten", other_log, "--format", "openai"});
+  Result<ProcessResult> forget =
+      RunProcess({"sqlite3", home_ + "/ctxkit.db",
+                  "DELETE FROM holds; INSERT INTO meta(name, value) "
+                  "VALUES ('holds_pending', '1');"});
+  ASSERT_TRUE(forget.ok()) << forget.status().ToString();
+  ASSERT_EQ(forget->exit_code, 0) << forget->err;
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+  Json({"gc", "--older-than", "1s", "--apply"});
+  for (int i = 0; i < 2; ++i) {
+    const std::string id = i == 0 ? "moved" : "rewritten";
+    const nlohmann::json replay =
+        nlohmann::json::parse(Ok({"render", id, "--at", "1"}));
+    EXPECT_EQ(replay["request"], first[i]["request"]) << id;
+  }
 }
 
 }  // namespace

@@ -142,9 +142,39 @@ TEST_F(ReplayTest, ARecordReplaysAfterTheIndexChanges) {
   ExpectEveryRecordReplays(*Reopen("s"), renders, "after the index changed");
 }
 
+// A record names a chat output shown at the version the chat's reference
+// line names by its index alone (records stay small: a ref per shown
+// output tripled them), and a later version by its ref.
+TEST_F(ReplayTest, AChatOutputIsRecordedByIndexUnlessItMovedOn) {
+  ASSERT_NE(NewSession("i"), nullptr);
+  std::unique_ptr<Session> s = Reopen("i");
+  ASSERT_TRUE(s->Ingest(OpenAILog(2).dump(), LogFormat::kOpenAI).ok());
+  auto first = s->Render({.budget_tokens = 100000});
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  View sv = *store().OpenView("", "i");
+  ASSERT_TRUE(
+      sv.Set("toolcall:call_1", "output v2", {.scope = "session"}).ok());
+  auto second = s->Render({.budget_tokens = 100000});
+  ASSERT_TRUE(second.ok()) << second.status().ToString();
+  const std::vector<json> records = Records("i", 0);
+  ASSERT_EQ(records.size(), 2u);
+  ASSERT_EQ(records[0]["shown"].size(), 2u);
+  for (const json& e : records[0]["shown"]) EXPECT_EQ(e.size(), 1u) << e;
+  ASSERT_EQ(records[1]["shown"].size(), 2u);
+  EXPECT_EQ(records[1]["shown"][0].size(), 1u);
+  ASSERT_EQ(records[1]["shown"][1].size(), 2u);
+  EXPECT_EQ(ParseRef(records[1]["shown"][1][1].get<std::string>())->version,
+            2u);
+  ExpectEveryRecordReplays(*s,
+                           {{first->record, RenderedOf(*first)},
+                            {second->record, RenderedOf(*second)}},
+                           "after the output moved on");
+}
+
 // A chat output a render showed at the version the chat's reference line
 // names stays replayable after the output moved on and left the pool's
-// entry: the record names that version itself, so gc keeps it.
+// entry: the session held that version when it ingested the output, and
+// gc keeps what sessions hold.
 TEST_F(ReplayTest, GcKeepsTheChatOutputVersionARecordShowed) {
   ASSERT_NE(NewSession("g"), nullptr);
   ASSERT_TRUE(
@@ -166,6 +196,36 @@ TEST_F(ReplayTest, GcKeepsTheChatOutputVersionARecordShowed) {
   ASSERT_TRUE(gc.ok()) << gc.status().ToString();
   ExpectEveryRecordReplays(*s, {{first->record, RenderedOf(*first)}},
                            "after gc");
+}
+
+// The same when the log was rewritten since: the record's chat is no
+// longer a prefix of the session's, and names the output's old version.
+TEST_F(ReplayTest, GcKeepsWhatARecordShowedBeforeTheLogWasRewritten) {
+  ASSERT_NE(NewSession("w"), nullptr);
+  ASSERT_TRUE(
+      Reopen("w")->Ingest(OpenAILog(1).dump(), LogFormat::kOpenAI).ok());
+  auto first = Reopen("w")->Render({.budget_tokens = 100000});
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  json log = OpenAILog(1);
+  log["messages"][1]["content"] = "Please look for another thing";
+  log["messages"][3]["content"] = "another output";
+  std::unique_ptr<Session> s = Reopen("w");
+  auto rewritten = s->Ingest(log.dump(), LogFormat::kOpenAI);
+  ASSERT_TRUE(rewritten.ok()) << rewritten.status().ToString();
+  ASSERT_TRUE(rewritten->reset);
+  auto second = s->Render({.budget_tokens = 100000});
+  ASSERT_TRUE(second.ok()) << second.status().ToString();
+  ASSERT_EQ(second->request_json.find("result line for query 0"),
+            std::string::npos);
+  auto keep = s->PinnedRefs();
+  ASSERT_TRUE(keep.ok()) << keep.status().ToString();
+  auto gc = store().CollectGarbage(
+      {.retention_seconds = 0, .apply = true, .keep = *keep});
+  ASSERT_TRUE(gc.ok()) << gc.status().ToString();
+  ExpectEveryRecordReplays(*s,
+                           {{first->record, RenderedOf(*first)},
+                            {second->record, RenderedOf(*second)}},
+                           "after the rewrite and gc");
 }
 
 // Issue 37: a replay reported no conflicts where its render reported one.
