@@ -21,33 +21,9 @@ void PrintJson(const json& j) {
   std::fwrite(text.data(), 1, text.size(), stdout);
 }
 
-std::string HumanBytes(uint64_t bytes) {
-  static const char* const kUnits[] = {"KiB", "MiB", "GiB", "TiB", "PiB"};
-  if (bytes < 1024) return std::to_string(bytes) + " B";
-  double v = static_cast<double>(bytes) / 1024.0;
-  size_t unit = 0;
-  while (v >= 1024.0 && unit + 1 < std::size(kUnits)) {
-    v /= 1024.0;
-    ++unit;
-  }
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "%.1f %s", v, kUnits[unit]);
-  return buf;
-}
-
 std::string ExactBytes(uint64_t bytes) {
   if (bytes < 1024) return std::to_string(bytes) + " B";
   return GroupedNumber(bytes) + " B (" + HumanBytes(bytes) + ")";
-}
-
-std::string GroupedNumber(uint64_t n) {
-  std::string digits = std::to_string(n);
-  std::string out;
-  for (size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out.push_back(',');
-    out.push_back(digits[i]);
-  }
-  return out;
 }
 
 namespace {

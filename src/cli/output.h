@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/format.h"
 #include "ctxkit/ref.h"
 #include "ctxkit/store.h"
 #include "store/json_forms.h"
@@ -30,12 +31,12 @@ using store::VersionListToJson;
 // fatal.
 void PrintJson(const nlohmann::json& j);
 
-// "1.5 KiB", "4.0 MiB", "312 B".
-std::string HumanBytes(uint64_t bytes);
+// Sizes and counts read the same in every face (core/format.h).
+using core::GroupedNumber;
+using core::HumanBytes;
+
 // "312 B", or "4,194,304 B (4.0 MiB)" from 1 KiB up.
 std::string ExactBytes(uint64_t bytes);
-// "12,345,678".
-std::string GroupedNumber(uint64_t n);
 // A kept token count for tables: "12,345", or "-" when not counted.
 std::string TokensCell(const std::optional<uint64_t>& tokens);
 // UTC "2024-05-01 12:34:56", or "-" for 0.

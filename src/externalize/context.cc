@@ -5,6 +5,7 @@
 #include <string_view>
 #include <utility>
 
+#include "core/format.h"
 #include "core/status_macros.h"
 #include "ctxkit/explore.h"
 #include "ctxkit/externalize.h"
@@ -15,9 +16,7 @@ namespace ctxkit {
 
 using externalize::CountTextTokens;
 using externalize::FitTokens;
-using externalize::HumanBytes;
 using externalize::PythonTypeName;
-using text::Grouped;
 
 std::string_view VariableTypeName(VariableType type) {
   switch (type) {
@@ -113,10 +112,11 @@ Status DescribeJsonShape(View& view, const Ref& pinned, ContextVariable* v,
   const bool object = !lines && at != std::string::npos && head[at] == '{';
   v->shape = object ? VariableShape::kDict : VariableShape::kList;
   v->item_count = *len.items;
-  *note = object  ? "JSON object of " + Grouped(*len.items) + " keys"
-          : lines ? "chat of " + Grouped(*len.items) +
-                        " messages, one JSON object per line"
-                  : "JSON array of " + Grouped(*len.items) + " items";
+  *note = object ? "JSON object of " + core::GroupedNumber(*len.items) + " keys"
+          : lines
+              ? "chat of " + core::GroupedNumber(*len.items) +
+                    " messages, one JSON object per line"
+              : "JSON array of " + core::GroupedNumber(*len.items) + " items";
   return Status::Ok();
 }
 
@@ -149,8 +149,9 @@ Result<ContextVariable> ResolveCustomVariable(View& view,
     shape_note = std::string(ValueTypeName(pinned.type)) + " value";
   }
   v.summary = v.custom_type + ": " + shape_note + ", " +
-              HumanBytes(v.size_bytes) + ", " + Grouped(v.tokens) +
-              " tokens (stored as " + pinned.key + ")";
+              core::HumanBytes(v.size_bytes) + ", " +
+              core::GroupedNumber(v.tokens) + " tokens (stored as " +
+              pinned.key + ")";
   return v;
 }
 
@@ -214,11 +215,11 @@ std::string ExternalizedContext::VariableSummaries() const {
     if (!out.empty()) out += '\n';
     out += "- " + v.name + ": " + PythonTypeName(v);
     if (v.item_count.has_value()) {
-      out += ", " + Grouped(*v.item_count) +
+      out += ", " + core::GroupedNumber(*v.item_count) +
              (*v.item_count == 1 ? " item" : " items");
     }
-    out += ", " + HumanBytes(v.size_bytes) + ", " + Grouped(v.tokens) +
-           " tokens\n  " + v.summary;
+    out += ", " + core::HumanBytes(v.size_bytes) + ", " +
+           core::GroupedNumber(v.tokens) + " tokens\n  " + v.summary;
   }
   if (out.empty()) out = "(no variables)";
   return out;

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/format.h"
 #include "core/status_macros.h"
 #include "ctxkit/externalize.h"
 #include "ctxkit/session.h"
@@ -24,9 +25,6 @@
 namespace ctxkit {
 
 namespace {
-
-using externalize::HumanBytes;
-using text::Grouped;
 
 constexpr char kChatKey[] = "ctxkit.session/chat";
 constexpr char kSessionPrefix[] = "ctxkit.session/";
@@ -129,11 +127,11 @@ std::string ListMembers(const std::vector<VariableMember>& ms, size_t max,
     if (i > 0) out += ", ";
     out += ms[i].name + " (";
     if (with_label) out += ms[i].label + ", ";
-    out +=
-        HumanBytes(ms[i].size_bytes) + ", " + Grouped(ms[i].tokens) + " tok)";
+    out += core::HumanBytes(ms[i].size_bytes) + ", " +
+           core::GroupedNumber(ms[i].tokens) + " tok)";
   }
   if (ms.size() > shown)
-    out += " ... and " + Grouped(ms.size() - shown) + " more";
+    out += " ... and " + core::GroupedNumber(ms.size() - shown) + " more";
   return out;
 }
 
@@ -194,14 +192,14 @@ Result<ContextVariable> BuildConversation(View& sv,
   v.size_bytes = v.ref.size_bytes;
   CTXKIT_ASSIGN_OR_RETURN(v.tokens, sv.CountTokens(v.ref));
   v.item_count = snap.chat_messages;
-  v.summary = Grouped(snap.chat_messages) + " messages";
+  v.summary = core::GroupedNumber(snap.chat_messages) + " messages";
   if (v.size_bytes <= kChatReadLimit) {
     CTXKIT_ASSIGN_OR_RETURN(std::string chat, sv.Resolve(v.ref));
     std::optional<std::vector<nlohmann::json>> messages = ChatMessages(chat);
     if (messages.has_value()) {
       const std::vector<nlohmann::json>& j = *messages;
       v.item_count = j.size();
-      v.summary = Grouped(j.size()) + " messages";
+      v.summary = core::GroupedNumber(j.size()) + " messages";
       std::map<std::string, uint64_t> roles;
       uint64_t calls = 0;
       for (const nlohmann::json& m : j) {
@@ -215,10 +213,12 @@ Result<ContextVariable> BuildConversation(View& sv,
       }
       std::string parts;
       for (const auto& [role, n] : roles) {
-        parts += (parts.empty() ? "" : ", ") + role + " " + Grouped(n);
+        parts +=
+            (parts.empty() ? "" : ", ") + role + " " + core::GroupedNumber(n);
       }
       if (!parts.empty()) v.summary += " (" + parts + ")";
-      if (calls > 0) v.summary += ", " + Grouped(calls) + " tool calls";
+      if (calls > 0)
+        v.summary += ", " + core::GroupedNumber(calls) + " tool calls";
     }
   }
   v.summary +=
@@ -348,7 +348,7 @@ Result<ExternalizedContext> ExternalizedContext::FromSession(
     if (members.empty()) {
       v.summary = "empty";
     } else {
-      v.summary = Grouped(members.size()) + " " +
+      v.summary = core::GroupedNumber(members.size()) + " " +
                   (members.size() == 1 ? singular : what);
       if (type == VariableType::kToolOutputs) {
         v.summary += " (" + ToolCounts(members) + "): " +

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/format.h"
 #include "core/status_macros.h"
 #include "ctxkit/externalize.h"
 #include "ctxkit/index.h"
@@ -21,7 +22,6 @@ namespace {
 
 using externalize::CountTextTokens;
 using externalize::FitTokens;
-using text::Grouped;
 
 // Each member's summary gets at least this many tokens; fewer members are
 // summarized when the budget cannot give them that.
@@ -95,8 +95,8 @@ Result<Summary> DeferredVariableSummary::Get() const {
   }
   Summary out;
   out.kind = "collection";
-  std::string header =
-      variable_ + ": " + Grouped(parts_.size() + omitted_) + " items";
+  std::string header = variable_ + ": " +
+                       core::GroupedNumber(parts_.size() + omitted_) + " items";
   std::vector<std::string> lines;
   for (const auto& [key, part] : parts_) {
     CTXKIT_ASSIGN_OR_RETURN(Summary s, part.Get());
@@ -116,7 +116,7 @@ Result<Summary> DeferredVariableSummary::Get() const {
     std::string text = header;
     for (const std::string& l : lines) text += "\n" + l;
     if (omitted > 0) {
-      text += "\n(" + Grouped(omitted) + " more not summarized)";
+      text += "\n(" + core::GroupedNumber(omitted) + " more not summarized)";
     }
     if (CountTextTokens(text) <= max_tokens_) {
       out.text = std::move(text);

@@ -29,9 +29,6 @@ Result<ContextVariable> ResolveCustomVariable(View& view,
 // "List[Message]", "Dict[str, str]", ... as the prompt shows it.
 std::string PythonTypeName(const ContextVariable& v);
 
-// Human size: "812 B", "12.3 KiB", "1.2 MiB".
-std::string HumanBytes(uint64_t n);
-
 // Exact o200k_base count (the tokenizer is built in; never fails in
 // practice, 0 if it did).
 uint64_t CountTextTokens(std::string_view text);

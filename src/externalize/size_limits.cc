@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/format.h"
 #include "core/status_macros.h"
 #include "ctxkit/chunk.h"
 #include "ctxkit/externalize.h"
@@ -14,9 +15,6 @@
 namespace ctxkit {
 
 namespace {
-
-using externalize::HumanBytes;
-using text::Grouped;
 
 // AutoChunk's note starts with this, so a second AutoChunk replaces it.
 constexpr std::string_view kChunkNote = " | chunked: ";
@@ -57,16 +55,17 @@ std::vector<SizeWarning> ExternalizedContext::CheckSizeLimits(
       // as 1.
       w.suggested_chunks =
           v.size_bytes / std::max<uint64_t>(config.warn_bytes, 1) + 1;
-      w.message = "variable '" + v.name + "' is " + HumanBytes(v.size_bytes) +
-                  ", over the chunk threshold " +
-                  HumanBytes(config.chunk_bytes) + ": split it into about " +
-                  Grouped(w.suggested_chunks) + " chunks (auto_chunk)";
+      w.message =
+          "variable '" + v.name + "' is " + core::HumanBytes(v.size_bytes) +
+          ", over the chunk threshold " + core::HumanBytes(config.chunk_bytes) +
+          ": split it into about " + core::GroupedNumber(w.suggested_chunks) +
+          " chunks (auto_chunk)";
     } else if (v.size_bytes > config.warn_bytes) {
       w.kind = SizeWarning::Kind::kLargeVariable;
       w.threshold = config.warn_bytes;
-      w.message = "variable '" + v.name + "' is " + HumanBytes(v.size_bytes) +
-                  ", over the warning threshold " +
-                  HumanBytes(config.warn_bytes);
+      w.message =
+          "variable '" + v.name + "' is " + core::HumanBytes(v.size_bytes) +
+          ", over the warning threshold " + core::HumanBytes(config.warn_bytes);
     } else {
       continue;
     }
@@ -77,8 +76,9 @@ std::vector<SizeWarning> ExternalizedContext::CheckSizeLimits(
     w.kind = SizeWarning::Kind::kTotalSizeExceeded;
     w.size = total_size_bytes_;
     w.threshold = config.total_bytes;
-    w.message = "externalized context is " + HumanBytes(total_size_bytes_) +
-                ", over the total limit " + HumanBytes(config.total_bytes);
+    w.message =
+        "externalized context is " + core::HumanBytes(total_size_bytes_) +
+        ", over the total limit " + core::HumanBytes(config.total_bytes);
     out.push_back(std::move(w));
   }
   return out;
@@ -123,8 +123,8 @@ Status ExternalizedContext::AutoChunk(View& view, const SizeConfig& config) {
   }
   for (auto& [i, chunks] : done) {
     ContextVariable& v = variables_[i];
-    v.summary += std::string(kChunkNote) + Grouped(chunks.size()) +
-                 " chunks of <= " + Grouped(max_tokens) +
+    v.summary += std::string(kChunkNote) + core::GroupedNumber(chunks.size()) +
+                 " chunks of <= " + core::GroupedNumber(max_tokens) +
                  " tokens (refs to byte ranges)";
     v.chunks = std::move(chunks);
   }

@@ -112,18 +112,6 @@ std::string PythonTypeName(const ContextVariable& v) {
   return "str";
 }
 
-std::string HumanBytes(uint64_t n) {
-  if (n < 1024) return std::to_string(n) + " B";
-  char buf[32];
-  const double kib = static_cast<double>(n) / 1024.0;
-  if (kib < 1024.0) {
-    std::snprintf(buf, sizeof(buf), "%.1f KiB", kib);
-  } else {
-    std::snprintf(buf, sizeof(buf), "%.1f MiB", kib / 1024.0);
-  }
-  return buf;
-}
-
 uint64_t CountTextTokens(std::string_view text) {
   Result<const Tokenizer*> tok = Tokenizer::Get(Encoding::kO200kBase);
   return tok.ok() ? (*tok)->Count(text) : 0;

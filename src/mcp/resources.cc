@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/encoding.h"
+#include "core/format.h"
 #include "core/hmac.h"
 #include "mcp/extension.h"
 #include "mcp/resource_uri.h"
@@ -40,8 +41,9 @@ Json ResourceEntry(ClientState& c, const ObjectMeta& m) {
   std::string description = std::string(ValueTypeName(m.type)) + " in " +
                             m.scope.ToString() + ", version " +
                             std::to_string(m.version) + ", " +
-                            Grouped(m.size_bytes) + " bytes";
-  if (m.tokens) description += ", " + Grouped(*m.tokens) + " tokens";
+                            core::GroupedNumber(m.size_bytes) + " bytes";
+  if (m.tokens)
+    description += ", " + core::GroupedNumber(*m.tokens) + " tokens";
   description += "; ref " + FormatRef(StaticRefOf(m));
   return {{"uri", ScopedUri(word, m.key)},
           {"name", m.key},
@@ -112,8 +114,9 @@ RpcOutcome ReadResource(ClientState& c, const Json& params) {
   if (ref->size_bytes > c.options.max_resource_read_bytes) {
     return RpcOutcome::Fail(
         kInvalidParams,
-        "resource too large to read whole (" + Grouped(ref->size_bytes) +
-            " bytes; limit " + Grouped(c.options.max_resource_read_bytes) +
+        "resource too large to read whole (" +
+            core::GroupedNumber(ref->size_bytes) + " bytes; limit " +
+            core::GroupedNumber(c.options.max_resource_read_bytes) +
             "): call the get tool with {\"ref\": \"" + FormatRef(*ref) +
             "\", \"byte_offset\": N, \"byte_length\": M}");
   }

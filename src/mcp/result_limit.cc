@@ -4,6 +4,7 @@
 #include <string>
 #include <utility>
 
+#include "core/format.h"
 #include "ctxkit/tokenizer.h"
 #include "mcp/resource_uri.h"
 #include "mcp/tool_util.h"
@@ -71,10 +72,10 @@ ToolResult TruncatedResult(ClientState& c, const Cut& cut, uint64_t begin,
                            Json structured, const std::optional<Ref>& source) {
   uint64_t limit = c.options.result_token_limit;
   std::string note = "[ctxkit: this result is ";
-  note +=
-      tokens ? Grouped(*tokens) + " tokens (" + Grouped(end - begin) + " bytes)"
-             : Grouped(end - begin) + " bytes";
-  note += ", more than the " + Grouped(limit) +
+  note += tokens ? core::GroupedNumber(*tokens) + " tokens (" +
+                       core::GroupedNumber(end - begin) + " bytes)"
+                 : core::GroupedNumber(end - begin) + " bytes";
+  note += ", more than the " + core::GroupedNumber(limit) +
           "-token limit for one result, so it is not returned whole. Shown: "
           "bytes " +
           std::to_string(begin) + "-" + std::to_string(cut.head_end) +
@@ -98,7 +99,7 @@ ToolResult TruncatedResult(ClientState& c, const Cut& cut, uint64_t begin,
   }
   std::string text = note + "\n" + cut.head;
   if (!text.empty() && text.back() != '\n') text += '\n';
-  text += "[... " + Grouped(cut.tail_begin - cut.head_end) +
+  text += "[... " + core::GroupedNumber(cut.tail_begin - cut.head_end) +
           " bytes omitted ...]\n" + cut.tail;
   ToolResult r;
   r.content.push_back(TextContent(std::move(text)));

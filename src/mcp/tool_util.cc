@@ -183,17 +183,6 @@ Status ExplainRefGivenAsKey(const Status& status, const Json& args,
                           "' is a ref, not a key: " + how);
 }
 
-std::string Grouped(uint64_t n) {
-  std::string digits = std::to_string(n);
-  std::string out;
-  out.reserve(digits.size() + digits.size() / 3);
-  for (size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return out;
-}
-
 std::string MimeTypeFor(ValueType type) {
   switch (type) {
     case ValueType::kJson:

@@ -77,9 +77,6 @@ Result<Ref> ResolveTarget(ClientState& c, const Json& args);
 Status ExplainRefGivenAsKey(const Status& status, const Json& args,
                             bool takes_ref);
 
-// "12,345,678".
-std::string Grouped(uint64_t n);
-
 // The MIME type a value of `type` is served as (text content).
 std::string MimeTypeFor(ValueType type);
 

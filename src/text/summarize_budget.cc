@@ -137,30 +137,6 @@ std::string RenderWithinBudget(const Tokenizer& tok, std::string_view header,
   return out;
 }
 
-std::string Grouped(uint64_t n) {
-  std::string digits = std::to_string(n);
-  std::string out;
-  for (size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return out;
-}
-
-std::string Bytes(uint64_t n) {
-  if (n < 1024) return std::to_string(n) + " B";
-  const char* units[] = {"KiB", "MiB", "GiB", "TiB"};
-  double v = static_cast<double>(n) / 1024.0;
-  int u = 0;
-  while (v >= 1024.0 && u < 3) {
-    v /= 1024.0;
-    ++u;
-  }
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f %s", v, units[u]);
-  return buf;
-}
-
 bool LooksLikeText(std::string_view sample) {
   if (sample.empty()) return true;
   std::string_view probe = sample.substr(0, 64 << 10);

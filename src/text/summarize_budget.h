@@ -47,11 +47,6 @@ std::string RenderWithinBudget(const Tokenizer& tok, std::string_view header,
                                const std::vector<SummaryBlock>& blocks,
                                size_t max_tokens);
 
-// "12,345".
-std::string Grouped(uint64_t n);
-// "312 B", "1.5 KiB", "4.0 MiB".
-std::string Bytes(uint64_t n);
-
 // True when the bytes look like text: no NUL and few invalid UTF-8 or
 // control bytes.
 bool LooksLikeText(std::string_view sample);

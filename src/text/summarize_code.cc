@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/format.h"
 #include "text/summarize_budget.h"
 #include "text/summarize_structural.h"
 
@@ -326,11 +327,12 @@ bool SummarizeCode(const Tokenizer& tok, const StructuralInput& in,
   TextCounts counts = EffectiveCounts(tok, in);
   std::string header = std::string("code (") + LangName(lang) +
                        "): " + CountsPhrase(counts) + ", " +
-                       Grouped(defs.size()) +
+                       core::GroupedNumber(defs.size()) +
                        (defs.size() == 1 ? " definition" : " definitions");
-  if (imports > 0) header += ", " + Grouped(imports) + " imports";
+  if (imports > 0) header += ", " + core::GroupedNumber(imports) + " imports";
   if (in.sampled)
-    header += " (sampled: outline of the first " + Bytes(in.head.size()) + ")";
+    header += " (sampled: outline of the first " +
+              core::HumanBytes(in.head.size()) + ")";
 
   // With many definitions, the top-level ones (the least indented) first.
   size_t min_indent = SIZE_MAX;
@@ -345,7 +347,7 @@ bool SummarizeCode(const Tokenizer& tok, const StructuralInput& in,
   }
   SummaryBlock outline{"outline (line: definition):", {}, 4, false};
   if (shown.size() < defs.size()) {
-    outline.heading = "outline of " + Grouped(shown.size()) +
+    outline.heading = "outline of " + core::GroupedNumber(shown.size()) +
                       " top-level definitions (line: definition):";
   }
   for (const Def& d : shown) {

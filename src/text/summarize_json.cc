@@ -13,6 +13,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/format.h"
 #include "text/summarize_budget.h"
 #include "text/summarize_structural.h"
 
@@ -219,13 +220,14 @@ std::string TypeNames(uint8_t types) {
 
 std::string Describe(const PathStat& s) {
   std::string line = s.path + "  " + TypeNames(s.types);
-  if (s.count > 1) line += " x" + Grouped(s.count);
+  if (s.count > 1) line += " x" + core::GroupedNumber(s.count);
   if ((s.types & (kObject | kArray)) && s.max_len > 0) {
     const char* unit = (s.types & kArray) ? " items" : " keys";
     if (s.min_len == s.max_len) {
-      line += ", " + Grouped(s.max_len) + unit;
+      line += ", " + core::GroupedNumber(s.max_len) + unit;
     } else {
-      line += ", " + Grouped(s.min_len) + "-" + Grouped(s.max_len) + unit;
+      line += ", " + core::GroupedNumber(s.min_len) + "-" +
+              core::GroupedNumber(s.max_len) + unit;
     }
   }
   if (!s.samples.empty()) {
@@ -263,22 +265,22 @@ bool SummarizeJson(const Tokenizer& tok, const StructuralInput& in,
   const PathStat& root = shape.stats()[0];
   std::string header = "json: ";
   if (root.types & kObject) {
-    header += "object with " + Grouped(root.max_len) +
+    header += "object with " + core::GroupedNumber(root.max_len) +
               (root.max_len == 1 ? " key" : " keys");
   } else if (root.types & kArray) {
-    header += "array of " + Grouped(root.max_len) +
+    header += "array of " + core::GroupedNumber(root.max_len) +
               (root.max_len == 1 ? " item" : " items");
   } else {
     header += TypeNames(root.types);
   }
-  header += ", " + Bytes(in.total_bytes);
+  header += ", " + core::HumanBytes(in.total_bytes);
   if (in.counts.tokens > 0) {
     header += std::string(", ") + (in.counts.tokens_exact ? "" : "~") +
-              Grouped(in.counts.tokens) + " tokens";
+              core::GroupedNumber(in.counts.tokens) + " tokens";
   }
-  header += ", " + Grouped(shape.stats().size()) + " paths";
+  header += ", " + core::GroupedNumber(shape.stats().size()) + " paths";
   if (cut) {
-    header += " (sampled: shape of the first " + Bytes(data.size()) +
+    header += " (sampled: shape of the first " + core::HumanBytes(data.size()) +
               "; counts are lower bounds)";
   }
   if (shape.paths_dropped() > 0) header += " (path list capped)";

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/format.h"
 #include "text/summarize_budget.h"
 
 namespace ctxkit::text {
@@ -42,7 +43,7 @@ std::string_view Magic(std::string_view b) {
 
 std::string SummarizeBinary(const Tokenizer& tok, const StructuralInput& in,
                             size_t max_tokens) {
-  std::string header = "binary: " + Bytes(in.total_bytes);
+  std::string header = "binary: " + core::HumanBytes(in.total_bytes);
   std::string_view magic = Magic(in.head);
   if (!magic.empty()) header += ", " + std::string(magic);
   SummaryBlock hex{"first bytes (hex):", {}, 1, false};
@@ -64,7 +65,7 @@ std::string SummarizeStream(const Tokenizer& tok, const StructuralInput& in,
                             size_t max_tokens) {
   const uint64_t chunks = std::max<uint64_t>(in.chunk_count, in.chunks.size());
   TextCounts counts = EffectiveCounts(tok, in);
-  std::string header = "stream: " + Grouped(chunks) +
+  std::string header = "stream: " + core::GroupedNumber(chunks) +
                        (chunks == 1 ? " chunk, " : " chunks, ") +
                        CountsPhrase(counts);
   auto line_of = [](const StreamChunk& c) {
@@ -73,7 +74,7 @@ std::string SummarizeStream(const Tokenizer& tok, const StructuralInput& in,
       if (ch == '\n' || ch == '\r' || ch == '\t') ch = ' ';
     }
     return "#" + std::to_string(c.index) + " @" + std::to_string(c.offset) +
-           " +" + Bytes(c.length) + ": " + ClipLine(preview, 100);
+           " +" + core::HumanBytes(c.length) + ": " + ClipLine(preview, 100);
   };
   // The first and the last chunks; the middle ones go first when short.
   size_t half = (in.chunks.size() + 1) / 2;
@@ -83,7 +84,7 @@ std::string SummarizeStream(const Tokenizer& tok, const StructuralInput& in,
     (i < half ? first : last).lines.push_back(line_of(in.chunks[i]));
   }
   if (chunks > in.chunks.size()) {
-    last.heading = "... " + Grouped(chunks - in.chunks.size()) +
+    last.heading = "... " + core::GroupedNumber(chunks - in.chunks.size()) +
                    " chunks not listed; the last ones:";
   }
   // The latest lines, as for text.

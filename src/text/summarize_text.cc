@@ -9,6 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/format.h"
 #include "text/summarize_budget.h"
 #include "text/summarize_structural.h"
 
@@ -135,12 +136,13 @@ TextCounts TextCountsBuilder::Finish() {
 }
 
 std::string CountsPhrase(const TextCounts& c) {
-  std::string s = Grouped(c.lines) + (c.lines == 1 ? " line, " : " lines, ") +
-                  Grouped(c.words) + (c.words == 1 ? " word, " : " words, ") +
-                  Bytes(c.bytes);
+  std::string s =
+      core::GroupedNumber(c.lines) + (c.lines == 1 ? " line, " : " lines, ") +
+      core::GroupedNumber(c.words) + (c.words == 1 ? " word, " : " words, ") +
+      core::HumanBytes(c.bytes);
   if (c.tokens > 0 || c.tokens_exact) {
-    s += std::string(", ") + (c.tokens_exact ? "" : "~") + Grouped(c.tokens) +
-         " tokens";
+    s += std::string(", ") + (c.tokens_exact ? "" : "~") +
+         core::GroupedNumber(c.tokens) + " tokens";
   }
   return s;
 }
@@ -171,8 +173,8 @@ std::string SummarizeText(const Tokenizer& tok, const StructuralInput& in,
   TextCounts counts = EffectiveCounts(tok, in);
   std::string header = "text: " + CountsPhrase(counts);
   if (in.sampled) {
-    header +=
-        " (sampled: key lines from the first " + Bytes(in.head.size()) + ")";
+    header += " (sampled: key lines from the first " +
+              core::HumanBytes(in.head.size()) + ")";
   }
 
   std::vector<std::string_view> lines = SplitLines(in.head);
@@ -201,7 +203,7 @@ std::string SummarizeText(const Tokenizer& tok, const StructuralInput& in,
     head_end += run;
     if (IsBlank(line)) continue;
     std::string shown = ClipLine(line, kLineBytes);
-    if (run > 1) shown += "  [x" + Grouped(run) + "]";
+    if (run > 1) shown += "  [x" + core::GroupedNumber(run) + "]";
     head.lines.push_back(std::move(shown));
   }
 
@@ -222,7 +224,7 @@ std::string SummarizeText(const Tokenizer& tok, const StructuralInput& in,
       }
       if (IsBlank(src[i])) continue;
       std::string shown = ClipLine(src[i], kLineBytes);
-      if (run > 1) shown += "  [x" + Grouped(run) + "]";
+      if (run > 1) shown += "  [x" + core::GroupedNumber(run) + "]";
       rev.push_back(std::move(shown));
     }
     if (!in.sampled) tail_begin = i;
