@@ -346,7 +346,8 @@ Result<std::string> ExpandCompaction(SessionImpl& s,
   }
   if (!text.ok()) return text.status();
   json c = ctxkit::text::ParseJsonOrDiscarded(*text);
-  if (!c.is_object() || c.value("kind", std::string()) != "ctxkit.compaction" ||
+  if (!c.is_object() ||
+      ctxkit::text::StringOr(c, "kind", "") != "ctxkit.compaction" ||
       !c.contains("chat") || !c["chat"].is_string() || !c.contains("first") ||
       !c["first"].is_number_unsigned() || !c.contains("end") ||
       !c["end"].is_number_unsigned()) {

@@ -24,13 +24,13 @@ using nlohmann::json;
 
 RenderBreakdown BreakdownOf(const json& j) {
   RenderBreakdown b;
-  b.system = j.value("system", uint64_t{0});
-  b.pinned = j.value("pinned", uint64_t{0});
-  b.index = j.value("index", uint64_t{0});
-  b.compactions = j.value("compactions", uint64_t{0});
-  b.chat = j.value("chat", uint64_t{0});
-  b.active_outputs = j.value("active_outputs", uint64_t{0});
-  b.placeholders = j.value("placeholders", uint64_t{0});
+  b.system = ctxkit::text::UintOr(j, "system", 0);
+  b.pinned = ctxkit::text::UintOr(j, "pinned", 0);
+  b.index = ctxkit::text::UintOr(j, "index", 0);
+  b.compactions = ctxkit::text::UintOr(j, "compactions", 0);
+  b.chat = ctxkit::text::UintOr(j, "chat", 0);
+  b.active_outputs = ctxkit::text::UintOr(j, "active_outputs", 0);
+  b.placeholders = ctxkit::text::UintOr(j, "placeholders", 0);
   return b;
 }
 
@@ -186,7 +186,7 @@ Result<json> LoadRecord(SessionImpl& s, uint64_t n) {
   CTXKIT_ASSIGN_OR_RETURN(std::string line,
                           view.ReadRange(ref, offset, ref.size_bytes - offset));
   json j = ctxkit::text::ParseJsonOrDiscarded(line);
-  if (!j.is_object() || j.value("v", 0) != 1) {
+  if (ctxkit::text::UintOr(j, "v", 0) != 1) {
     return BadRecord(n, "not a record this build reads");
   }
   return j;
@@ -199,7 +199,7 @@ Result<std::string> ReadRef(View& view, const std::string& wire) {
 
 // The chat a record names, decoded (empty without one).
 Result<std::vector<ChatMessage>> RecordChat(View& view, const json& rec) {
-  const std::string ref = rec.value("chat", std::string());
+  const std::string ref = ctxkit::text::StringOr(rec, "chat", "");
   if (ref.empty()) return std::vector<ChatMessage>();
   CTXKIT_ASSIGN_OR_RETURN(std::string text, ReadRef(view, ref));
   return DecodeChat(text);
@@ -208,7 +208,7 @@ Result<std::vector<ChatMessage>> RecordChat(View& view, const json& rec) {
 Status RebuildChat(View& view, const json& rec, uint64_t n, Layout* layout) {
   CTXKIT_ASSIGN_OR_RETURN(layout->owned_chat, RecordChat(view, rec));
   layout->chat = nullptr;
-  layout->first = rec.value("first", size_t{0});
+  layout->first = ctxkit::text::UintOr(rec, "first", 0);
   if (layout->first > layout->owned_chat.size()) {
     return BadRecord(n, "first message past the chat's end");
   }
@@ -249,7 +249,7 @@ Status RebuildChat(View& view, const json& rec, uint64_t n, Layout* layout) {
 Result<Layout> RebuildLayout(SessionImpl& s, const json& rec, uint64_t n) {
   View& view = s.view();
   Layout layout;
-  const std::string system = rec.value("system", std::string());
+  const std::string system = ctxkit::text::StringOr(rec, "system", "");
   if (!system.empty()) {
     CTXKIT_ASSIGN_OR_RETURN(layout.system.text, ReadRef(view, system));
   }
@@ -260,7 +260,7 @@ Result<Layout> RebuildLayout(SessionImpl& s, const json& rec, uint64_t n) {
     CTXKIT_ASSIGN_OR_RETURN(std::string content, view.Resolve(ref));
     layout.pinned.push_back({PinnedBlockText(spec, ref.version, content), 0});
   }
-  const std::string index = rec.value("index", std::string());
+  const std::string index = ctxkit::text::StringOr(rec, "index", "");
   if (!index.empty()) {
     layout.metadata_index.present = true;
     CTXKIT_ASSIGN_OR_RETURN(layout.metadata_index.block.text,
@@ -298,7 +298,7 @@ struct ShownSets {
 
 ShownSets ShownOf(const json& rec, const std::vector<ChatMessage>& chat) {
   ShownSets sets;
-  const size_t first = rec.value("first", size_t{0});
+  const size_t first = ctxkit::text::UintOr(rec, "first", 0);
   std::set<size_t> shown_rel;
   for (const json& e : rec.at("shown")) shown_rel.insert(e.at(0).get<size_t>());
   for (size_t i = first; i < chat.size(); ++i) {
@@ -336,13 +336,15 @@ Status FillRecordFigures(SessionImpl& s, SessionSnapshot* snap) {
   if (snap->renders == 0) return Status::Ok();
   Result<json> loaded = LoadRecord(s, snap->renders);
   // The figures are a convenience: a record that cannot be read (collected
-  // by gc) must not make the session unreadable.
-  if (loaded.status().IsNotFound()) return Status::Ok();
+  // by gc, or damaged) must not make the session unreadable.
+  if (loaded.status().IsNotFound() ||
+      loaded.status().code() == StatusCode::kCorruption) {
+    return Status::Ok();
+  }
   CTXKIT_ASSIGN_OR_RETURN(json rec, std::move(loaded));
-  snap->last_render_tokens = rec.value("tokens", uint64_t{0});
-  snap->last_render_budget = rec.value("budget", uint64_t{0});
-  snap->last_render_breakdown =
-      BreakdownOf(rec.value("breakdown", json::object()));
+  snap->last_render_tokens = ctxkit::text::UintOr(rec, "tokens", 0);
+  snap->last_render_budget = ctxkit::text::UintOr(rec, "budget", 0);
+  snap->last_render_breakdown = BreakdownOf(rec.value("breakdown", json()));
   return Status::Ok();
 }
 
@@ -407,18 +409,19 @@ namespace {
 // One record's figures; throws json::exception for a field of the wrong
 // type.
 Result<RenderFigures> FiguresOf(const json& rec, uint64_t n) {
-  if (!rec.is_object() || rec.value("v", 0) != 1) {
+  if (ctxkit::text::UintOr(rec, "v", 0) != 1) {
     return BadRecord(n, "not a record this build reads");
   }
   RenderFigures f;
   f.record = n;
-  Result<LogFormat> format = ParseLogFormat(rec.value("format", std::string()));
+  Result<LogFormat> format =
+      ParseLogFormat(ctxkit::text::StringOr(rec, "format", ""));
   if (!format.ok()) return BadRecord(n, format.status().message());
   f.format = *format;
-  f.budget_tokens = rec.value("budget", uint64_t{0});
-  f.tokens = rec.value("tokens", uint64_t{0});
-  f.breakdown = BreakdownOf(rec.value("breakdown", json::object()));
-  f.bytes = rec.value("bytes", uint64_t{0});
+  f.budget_tokens = ctxkit::text::UintOr(rec, "budget", 0);
+  f.tokens = ctxkit::text::UintOr(rec, "tokens", 0);
+  f.breakdown = BreakdownOf(rec.value("breakdown", json()));
+  f.bytes = ctxkit::text::UintOr(rec, "bytes", 0);
   const json prefix = rec.value("prefix", json());
   if (prefix.is_number_unsigned()) f.prefix_bytes = prefix.get<uint64_t>();
   return f;
@@ -467,12 +470,12 @@ namespace {
 // Records of earlier builds carry no conflicts, collapses or compaction.
 // Throws json::exception for a field of the wrong type.
 void ReadReport(const json& rec, RenderResult* r) {
-  r->tokens = rec.value("tokens", uint64_t{0});
-  r->budget_tokens = rec.value("budget", uint64_t{0});
-  r->breakdown = BreakdownOf(rec.value("breakdown", json::object()));
-  r->index_listed = rec.value("index_listed", uint64_t{0});
-  r->index_total = rec.value("index_total", uint64_t{0});
-  r->compacted_messages = rec.value("first", uint64_t{0});
+  r->tokens = ctxkit::text::UintOr(rec, "tokens", 0);
+  r->budget_tokens = ctxkit::text::UintOr(rec, "budget", 0);
+  r->breakdown = BreakdownOf(rec.value("breakdown", json()));
+  r->index_listed = ctxkit::text::UintOr(rec, "index_listed", 0);
+  r->index_total = ctxkit::text::UintOr(rec, "index_total", 0);
+  r->compacted_messages = ctxkit::text::UintOr(rec, "first", 0);
   for (const json& d : rec.value("dropped", json::array())) {
     r->dropped.push_back({d.at(0).get<std::string>(), d.at(1).get<uint64_t>(),
                           d.at(2).get<uint64_t>(), d.at(3).get<std::string>()});
@@ -503,7 +506,7 @@ Result<RenderResult> ReplayRender(SessionImpl& s, uint64_t n) {
   try {
     layout = RebuildLayout(s, rec, n);
     ReadReport(rec, &r);
-    format = rec.value("format", std::string());
+    format = ctxkit::text::StringOr(rec, "format", "");
   } catch (const json::exception& e) {
     return BadRecord(n, e.what());
   }
@@ -550,17 +553,17 @@ Result<RenderDiff> DiffRenders(SessionImpl& s, uint64_t from, uint64_t to) {
       CTXKIT_ASSIGN_OR_RETURN(std::string text, ReadRef(s.view(), ref));
       json content = ctxkit::text::ParseJsonOrDiscarded(text);
       if (!content.is_object()) return BadRecord(to, "a bad compaction");
-      d.compacted.push_back({ref, content.value("first", uint64_t{0}),
-                             content.value("end", uint64_t{0}),
-                             content.value("turns", uint64_t{0})});
+      d.compacted.push_back({ref, ctxkit::text::UintOr(content, "first", 0),
+                             ctxkit::text::UintOr(content, "end", 0),
+                             ctxkit::text::UintOr(content, "turns", 0)});
     }
   } catch (const json::exception& e) {
     return BadRecord(to, e.what());
   }
-  d.from_tokens = a.value("tokens", uint64_t{0});
-  d.to_tokens = b.value("tokens", uint64_t{0});
-  d.from_breakdown = BreakdownOf(a.value("breakdown", json::object()));
-  d.to_breakdown = BreakdownOf(b.value("breakdown", json::object()));
+  d.from_tokens = ctxkit::text::UintOr(a, "tokens", 0);
+  d.to_tokens = ctxkit::text::UintOr(b, "tokens", 0);
+  d.from_breakdown = BreakdownOf(a.value("breakdown", json()));
+  d.to_breakdown = BreakdownOf(b.value("breakdown", json()));
   return d;
 }
 

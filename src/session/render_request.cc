@@ -353,13 +353,13 @@ std::string TailShownText(const std::string& key, uint64_t version,
 }
 
 std::string CompactionBlockText(const std::string& ref, const json& content) {
-  const uint64_t first = content.value("first", uint64_t{0});
-  const uint64_t end = content.value("end", uint64_t{0});
+  const uint64_t first = ctxkit::text::UintOr(content, "first", 0);
+  const uint64_t end = ctxkit::text::UintOr(content, "end", 0);
   return "[compacted: chat messages " + std::to_string(first) + "-" +
          std::to_string(end == 0 ? 0 : end - 1) + ", " +
-         std::to_string(content.value("turns", uint64_t{0})) +
+         std::to_string(ctxkit::text::UintOr(content, "turns", 0)) +
          " turns; expand " + ref + " to get them back]\n" +
-         content.value("summary", std::string());
+         ctxkit::text::StringOr(content, "summary", "");
 }
 
 const MessageParts* FragmentCache::Find(uint64_t chat_epoch, size_t index,

@@ -104,6 +104,21 @@ nlohmann::json ParseJsonOrDiscarded(std::string_view text) {
   return json::parse(text, nullptr, /*allow_exceptions=*/false);
 }
 
+uint64_t UintOr(const json& j, std::string_view key, uint64_t fallback) {
+  if (!j.is_object()) return fallback;
+  const auto it = j.find(key);
+  return it != j.end() && it->is_number_unsigned() ? it->get<uint64_t>()
+                                                   : fallback;
+}
+
+std::string StringOr(const json& j, std::string_view key,
+                     std::string_view fallback) {
+  if (!j.is_object()) return std::string(fallback);
+  const auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>()
+                                          : std::string(fallback);
+}
+
 Result<json> ParseJson(std::string_view text, std::string_view what) {
   if (JsonNestingDepth(text, kMaxJsonDepth) > kMaxJsonDepth) {
     return TooDeep(what);

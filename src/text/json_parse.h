@@ -17,7 +17,9 @@
 #ifndef CTXKIT_TEXT_JSON_PARSE_H_
 #define CTXKIT_TEXT_JSON_PARSE_H_
 
+#include <cstdint>
 #include <nlohmann/json.hpp>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -54,6 +56,15 @@ Result<nlohmann::json> ParseJson(std::string_view text, std::string_view what);
 // document, or a discarded value (is_discarded()) when `text` is not JSON
 // (a raw NUL byte included) or is nested deeper than kMaxJsonDepth.
 nlohmann::json ParseJsonOrDiscarded(std::string_view text);
+
+// Field `key` of a stored document read leniently, for documents ctxkit
+// wrote that may since have been damaged: the field when `j` is an object
+// holding a value of the asked type there, else `fallback`. Never throws
+// (nlohmann's value() throws for a field of another type).
+uint64_t UintOr(const nlohmann::json& j, std::string_view key,
+                uint64_t fallback);
+std::string StringOr(const nlohmann::json& j, std::string_view key,
+                     std::string_view fallback);
 
 // Appends every ref named in `j`: each string, at any depth, that starts
 // with "ck:" and parses as a ref (manifests, render records).

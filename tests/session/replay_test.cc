@@ -405,5 +405,71 @@ TEST_F(ReplayTest, EveryRecordReplaysThroughALongRandomSession) {
   EXPECT_FALSE(snap->compactions.empty());
 }
 
+// A render record damaged in the store (a field of another type, not an
+// object, not JSON) is reported as a corrupt record by replay, history and
+// diff, never thrown; the session stays readable and renders on, and the
+// records before it still replay.
+TEST_F(ReplayTest, ADamagedRecordIsReportedNotThrown) {
+  ASSERT_NE(NewSession("d"), nullptr);
+  ASSERT_TRUE(
+      Reopen("d")->Ingest(OpenAILog(2).dump(), LogFormat::kOpenAI).ok());
+  auto first = Reopen("d")->Render({.budget_tokens = 100000});
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  View sv = *store().OpenView("", "d");
+  auto page =
+      sv.List({.scope = "session", .key_prefix = "ctxkit.session/renders/"});
+  ASSERT_TRUE(page.ok() && page->items.size() == 1u);
+  const std::string stream = page->items.front().key;
+  const std::vector<std::string> damaged = {
+      R"({"v":"1"})",
+      R"([1,2])",
+      "not json",
+      R"({"v":1,"format":"openai","tokens":"many","budget":[],)"
+      R"("breakdown":{"chat":"x"},"first":"0","chat":3,"system":{},)"
+      R"("shown":"no","tail":5,"pinned":null,"compactions":7})",
+  };
+  uint64_t n = first->record;
+  for (const std::string& line : damaged) {
+    SCOPED_TRACE(line);
+    auto appended = sv.Append(stream, line + "\n", {.scope = "session"});
+    ASSERT_TRUE(appended.ok()) << appended.status().ToString();
+    n = appended->version;
+    std::unique_ptr<Session> s = Reopen("d");
+    auto snap = s->Snapshot();
+    ASSERT_TRUE(snap.ok()) << snap.status().ToString();
+    EXPECT_EQ(snap->renders, n);
+    EXPECT_EQ(s->Replay(n).status().code(), StatusCode::kCorruption);
+    EXPECT_EQ(s->Diff(first->record, n).status().code(),
+              StatusCode::kCorruption);
+    EXPECT_EQ(s->RenderHistory().status().code(), StatusCode::kCorruption);
+    // A render after it has no prefix to compare with, and still records.
+    auto next = s->Render({.budget_tokens = 100000});
+    ASSERT_TRUE(next.ok()) << next.status().ToString();
+    EXPECT_EQ(next->record, n + 1);
+    EXPECT_FALSE(next->prefix_bytes.has_value());
+    ExpectEveryRecordReplays(*s,
+                             {{first->record, RenderedOf(*first)},
+                              {next->record, RenderedOf(*next)}},
+                             "after a damaged record");
+  }
+}
+
+// A value that is not a compaction, whatever its fields hold, is refused
+// by Expand with InvalidArgument, never an exception.
+TEST_F(ReplayTest, ExpandRefusesWhatIsNotACompaction) {
+  ASSERT_NE(NewSession("e"), nullptr);
+  View sv = *store().OpenView("", "e");
+  for (const char* value :
+       {R"({"kind":5})", R"({"kind":"ctxkit.compaction","chat":1})",
+        R"({"kind":"ctxkit.compaction","chat":"x","first":"0","end":1})",
+        R"([1])", "plain text"}) {
+    SCOPED_TRACE(value);
+    auto ref = sv.Set("c", value, {.scope = "session"});
+    ASSERT_TRUE(ref.ok()) << ref.status().ToString();
+    EXPECT_EQ(Reopen("e")->Expand(FormatRef(*ref)).status().code(),
+              StatusCode::kInvalidArgument);
+  }
+}
+
 }  // namespace
 }  // namespace ctxkit
