@@ -56,7 +56,8 @@ Result<nlohmann::json> ParseJson(std::string_view text, std::string_view what);
 nlohmann::json ParseJsonOrDiscarded(std::string_view text);
 
 // Appends every ref named in `j`: each string, at any depth, that starts
-// with "ck:" and parses as a ref (manifests, render records).
+// with "ck:" (Target::IsRefText) and parses as a ref (manifests, render
+// records).
 void RefsInJson(const nlohmann::json& j, std::vector<Ref>* out);
 
 }  // namespace ctxkit::text
