@@ -11,6 +11,13 @@
 # of a public header ("ctxkit/store.h"); it must be the file's own layer or
 # one below it. Any violation fails, naming file, line and the allowed
 # layers. Angle-bracket includes (system and third-party) are not checked.
+#
+# Two rules ride along on the same pass: only CTXKIT_ENVIRONMENT_LAYER reads
+# the environment (getenv), and only the layers in CTXKIT_REF_TEXT_LAYERS
+# test text for a ref's "ck:" prefix (starts_with("ck:"), rfind("ck:", 0),
+# substr(0, 3) == "ck:", compare(0, 3, "ck:"), ...): every other layer asks
+# Target::Parse or Target::IsRefText (include/ctxkit/target.h), so the text
+# form of a key-or-ref is read in one place.
 
 cmake_minimum_required(VERSION 3.25)
 if(NOT DEFINED GRAPH OR NOT DEFINED ROOT)
@@ -37,7 +44,8 @@ set(violations 0)
 # Checks the quoted includes of one file of `layer`.
 function(check_file file layer)
   file(READ ${file} text)
-  if(NOT text MATCHES "#[ \t]*include[ \t]*\"" AND NOT text MATCHES "getenv")
+  if(NOT text MATCHES "#[ \t]*include[ \t]*\"" AND NOT text MATCHES "getenv"
+     AND NOT text MATCHES "\"ck:")
     return()
   endif()
   # One list element per line: neutralize what CMake lists treat specially.
@@ -61,6 +69,19 @@ function(check_file file layer)
         "${rel}:${number}: getenv: only layer "
         "'${CTXKIT_ENVIRONMENT_LAYER}' reads the environment "
         "(src/${CTXKIT_ENVIRONMENT_LAYER}/environment.h)")
+      math(EXPR count "${count} + 1")
+    endif()
+    # Only the ref-text layers test for the ref prefix; a "ck:" literal
+    # beside a comparison or a prefix test is one.
+    if(line MATCHES "\"ck:" AND
+       line MATCHES "(starts_with|rfind|compare|substr|find|strncmp|memcmp)[ \t]*\\(|[=!]=" AND
+       NOT line MATCHES "^[ \t]*//" AND
+       NOT layer IN_LIST CTXKIT_REF_TEXT_LAYERS)
+      list(JOIN CTXKIT_REF_TEXT_LAYERS ", " ref_layers)
+      message(SEND_ERROR
+        "${rel}:${number}: tests for the \"ck:\" prefix: only layers "
+        "${ref_layers} read a ref's text form; use Target::Parse or "
+        "Target::IsRefText (include/ctxkit/target.h)")
       math(EXPR count "${count} + 1")
     endif()
     if(NOT line MATCHES "^[ \t]*#[ \t]*include[ \t]*\"([^\"]+)\"")

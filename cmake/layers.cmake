@@ -37,6 +37,9 @@ endfunction()
 # The one layer that reads the process environment (getenv): every other
 # file under src/ gets it from there, unless named here with its reason.
 set(CTXKIT_ENVIRONMENT_LAYER face)
+# The layers that test text for a ref's "ck:" prefix: core (ref.cc,
+# target.cc: ParseRef, Target::Parse) and store. The rest use Target.
+set(CTXKIT_REF_TEXT_LAYERS core store)
 set_property(GLOBAL PROPERTY CTXKIT_ALLOWED_GETENV "")
 function(ctxkit_allow_getenv file reason)
   set_property(GLOBAL APPEND PROPERTY CTXKIT_ALLOWED_GETENV ${file})
@@ -99,6 +102,8 @@ function(ctxkit_add_layer_check)
   string(APPEND graph "set(CTXKIT_ALLOWED_GETENV ${getenv})\n")
   string(APPEND graph
          "set(CTXKIT_ENVIRONMENT_LAYER ${CTXKIT_ENVIRONMENT_LAYER})\n")
+  string(APPEND graph
+         "set(CTXKIT_REF_TEXT_LAYERS ${CTXKIT_REF_TEXT_LAYERS})\n")
   foreach(layer IN LISTS layers)
     get_property(deps GLOBAL PROPERTY CTXKIT_LAYER_DEPS_${layer})
     get_property(headers GLOBAL PROPERTY CTXKIT_LAYER_HEADERS_${layer})

@@ -53,7 +53,8 @@
 
 #include "ctxkit/ref.h"
 #include "ctxkit/status.h"
-#include "ctxkit/types.h"  // Durability, VersionState.
+#include "ctxkit/target.h"  // Target, LookupOptions, ScopeName.
+#include "ctxkit/types.h"   // Durability, VersionState.
 
 namespace ctxkit {
 
@@ -111,12 +112,8 @@ struct Options {
 // environment, is ResolveHome in ctxkit/environment.h.)
 Result<std::string> AbsoluteHome(std::string_view home);
 
-// Which of the view's scopes an operation names.
-//   ""           Set: global. Lookups: session, then agent, then global.
-//   "global", "agent", "session"   the view's own scope of that kind.
-//   "agent:<id>", "session:<id>"   fully qualified; PermissionDenied unless
-//                                  it is the view's own.
-using ScopeName = std::string;
+// ScopeName (which of the view's scopes an operation names) and
+// LookupOptions are in ctxkit/target.h.
 
 // The one scope a non-empty ScopeName names for a view bound to `agent_id`
 // and `session_id` (either may be empty), as every View call resolves it;
@@ -152,13 +149,6 @@ struct SetOptions {
   // version N so replaces or extends exactly N, never another writer's
   // version. 0 writes unconditionally.
   uint64_t expected_version = 0;
-};
-
-struct LookupOptions {
-  ScopeName scope;
-  // 0: the latest version. N: that version (NotFound when it does not exist
-  // or is a tombstone).
-  uint64_t version = 0;
 };
 
 struct ObjectMeta {
@@ -408,11 +398,16 @@ class View {
   // The whole value. For large values prefer ReadRange.
   Result<std::string> Get(std::string_view key,
                           const LookupOptions& options = {});
+  // The value a target names: Get(key, lookup) or Resolve(ref).
+  Result<std::string> Get(const Target& target);
 
   // A ref with metadata only; the value is not read. O(1) for objects this
   // instance has seen (an in-memory map), one indexed lookup otherwise.
   // options.version != 0 returns a static ref pinned to that version.
   Result<Ref> RefOf(std::string_view key, const LookupOptions& options = {});
+  // RefOf(key, lookup), or for a ref Pin(ref): the version it names (the
+  // latest for a dynamic ref), checked against the store.
+  Result<Ref> RefOf(const Target& target);
 
   // The one resolver: what a key, a ref, or either in text names, pinned to
   // one version. Every face (CLI, MCP, helpers) turns its arguments into a
@@ -427,13 +422,10 @@ class View {
   // a static ref must agree with the version it names (InvalidArgument when
   // its type or size does not). NotFound, Unavailable as Resolve.
   Result<Ref> Pin(const Ref& ref);
-  // Text from outside (a CLI argument, a tool argument): a string that
-  // begins with "ck:" is a ref in its wire form (InvalidArgument, with the
-  // reason, when it does not parse; options must then be empty, since a ref
-  // names its own scope and version); anything else is a key. A key that
-  // itself begins with "ck:" is read with Pin(key, options).
-  Result<Ref> PinKeyOrRef(std::string_view key_or_ref,
-                          const LookupOptions& options = {});
+  // Either: Pin(target.key(), target.lookup()) or Pin(*target.ref()). Text
+  // from outside (a CLI argument, a tool argument) becomes a Target with
+  // Target::Parse.
+  Result<Ref> Pin(const Target& target);
 
   // The value a ref names: the pinned version of a static ref, the latest of
   // a dynamic one. NotFound when the object is gone or the ref belongs to
@@ -464,6 +456,8 @@ class View {
   // latest version whatever version the ref pins. NotFound when the object
   // was removed or is gone.
   Result<ObjectMeta> Stat(const Ref& ref);
+  // Stat(key, lookup) or Stat(ref).
+  Result<ObjectMeta> Stat(const Target& target);
 
   // Writes a tombstone; NotFound when there is no live value under `key`.
   Status Remove(std::string_view key, const LookupOptions& options = {});
@@ -480,6 +474,8 @@ class View {
   // The history of the object a ref names (a capability: any scope; a
   // static ref reads it after the object was removed, too).
   Result<std::vector<VersionMeta>> Versions(const Ref& ref);
+  // Versions(key, lookup) or Versions(ref).
+  Result<std::vector<VersionMeta>> Versions(const Target& target);
 
   // The o200k_base token count of a version (the latest unless
   // options.version), kept in its metadata: the first call streams through
@@ -490,6 +486,8 @@ class View {
                                const LookupOptions& options = {});
   // The same for the version a ref names (the latest for a dynamic ref).
   Result<uint64_t> CountTokens(const Ref& ref);
+  // CountTokens(key, lookup) or CountTokens(ref).
+  Result<uint64_t> CountTokens(const Target& target);
 
   // Moves an object from the view's agent scope to global, keeping its id
   // and history. AlreadyExists when global already has a live object with

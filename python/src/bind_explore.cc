@@ -98,12 +98,9 @@ void BindViewCalls(py::class_<View>& view) {
             options.unit = Unwrap(ParsePeekUnit(unit));
             options.max_bytes = max_bytes;
             options.count_total = count_total;
-            options.lookup = Lookup(version, scope);
-            if (const Ref* ref = std::get_if<Ref>(&target)) {
-              return Call([&] { return Peek(v, *ref, options); });
-            }
-            const std::string& key = std::get<std::string>(target);
-            return Call([&] { return Peek(v, key, options); });
+            Target t = TargetOf(target, Lookup(version, scope));
+            Ref pinned = Call([&] { return v.Pin(t); });
+            return Call([&] { return Peek(v, pinned, options); });
           },
           py::arg("target"), py::arg("start") = 0, py::arg("end") = 10,
           py::kw_only(), py::arg("unit") = "auto",
@@ -150,13 +147,10 @@ void BindViewCalls(py::class_<View>& view) {
           [](View& v, const KeyOrRef& target, bool count, uint64_t version,
              const std::string& scope) {
             LenOptions options;
-            options.lookup = Lookup(version, scope);
             options.count = count;
-            if (const Ref* ref = std::get_if<Ref>(&target)) {
-              return Call([&] { return Len(v, *ref, options); });
-            }
-            const std::string& key = std::get<std::string>(target);
-            return Call([&] { return Len(v, key, options); });
+            Target t = TargetOf(target, Lookup(version, scope));
+            Ref pinned = Call([&] { return v.Pin(t); });
+            return Call([&] { return Len(v, pinned, options); });
           },
           py::arg("target"), py::kw_only(), py::arg("count") = false,
           py::arg("version") = 0, py::arg("scope") = "",

@@ -267,15 +267,8 @@ void BindValueCalls(py::class_<View>& view) {
           "get",
           [](View& v, const KeyOrRef& target, uint64_t version,
              const std::string& scope) {
-            LookupOptions lookup = Lookup(version, scope);
-            std::string value;
-            if (const Ref* ref = std::get_if<Ref>(&target)) {
-              value = Call([&] { return v.Resolve(*ref); });
-            } else {
-              const std::string& key = std::get<std::string>(target);
-              value = Call([&] { return v.Get(key, lookup); });
-            }
-            return Bytes(value);
+            Target t = TargetOf(target, Lookup(version, scope));
+            return Bytes(Call([&] { return v.Get(t); }));
           },
           py::arg("target"), py::kw_only(), py::arg("version") = 0,
           py::arg("scope") = "",
@@ -315,11 +308,8 @@ void BindValueCalls(py::class_<View>& view) {
           "pin",
           [](View& v, const KeyOrRef& target, uint64_t version,
              const std::string& scope) {
-            if (const Ref* ref = std::get_if<Ref>(&target)) {
-              return Call([&] { return v.Pin(*ref); });
-            }
-            const std::string& key = std::get<std::string>(target);
-            return Call([&] { return v.Pin(key, Lookup(version, scope)); });
+            Target t = TargetOf(target, Lookup(version, scope));
+            return Call([&] { return v.Pin(t); });
           },
           py::arg("target"), py::kw_only(), py::arg("version") = 0,
           py::arg("scope") = "",
@@ -328,11 +318,8 @@ void BindValueCalls(py::class_<View>& view) {
           "stat",
           [](View& v, const KeyOrRef& target, uint64_t version,
              const std::string& scope) {
-            if (const Ref* ref = std::get_if<Ref>(&target)) {
-              return Call([&] { return v.Stat(*ref); });
-            }
-            const std::string& key = std::get<std::string>(target);
-            return Call([&] { return v.Stat(key, Lookup(version, scope)); });
+            Target t = TargetOf(target, Lookup(version, scope));
+            return Call([&] { return v.Stat(t); });
           },
           py::arg("target"), py::kw_only(), py::arg("version") = 0,
           py::arg("scope") = "")
@@ -366,11 +353,8 @@ void BindValueCalls(py::class_<View>& view) {
       .def(
           "versions",
           [](View& v, const KeyOrRef& target, const std::string& scope) {
-            if (const Ref* ref = std::get_if<Ref>(&target)) {
-              return Call([&] { return v.Versions(*ref); });
-            }
-            const std::string& key = std::get<std::string>(target);
-            return Call([&] { return v.Versions(key, Lookup(0, scope)); });
+            Target t = TargetOf(target, Lookup(0, scope));
+            return Call([&] { return v.Versions(t); });
           },
           py::arg("target"), py::kw_only(), py::arg("scope") = "",
           "Every version, oldest first, tombstones included.")
@@ -378,12 +362,8 @@ void BindValueCalls(py::class_<View>& view) {
           "count_tokens",
           [](View& v, const KeyOrRef& target, uint64_t version,
              const std::string& scope) {
-            if (const Ref* ref = std::get_if<Ref>(&target)) {
-              return Call([&] { return v.CountTokens(*ref); });
-            }
-            const std::string& key = std::get<std::string>(target);
-            return Call(
-                [&] { return v.CountTokens(key, Lookup(version, scope)); });
+            Target t = TargetOf(target, Lookup(version, scope));
+            return Call([&] { return v.CountTokens(t); });
           },
           py::arg("target"), py::kw_only(), py::arg("version") = 0,
           py::arg("scope") = "",

@@ -137,8 +137,13 @@ std::string DefaultRoot(const View& view,
 std::string JsonText(const py::object& value);
 py::object ParseJson(const std::string& text);
 
-// A key (str) or a Ref: the first argument of most reading calls.
+// A key (str) or a Ref: the first argument of most reading calls. A str is
+// always a key (one that starts with "ck:" too: Python has Ref for refs).
 using KeyOrRef = std::variant<Ref, std::string>;
+
+// The Target a KeyOrRef names: a Ref as given (`lookup` ignored: a ref
+// names its own scope and version), a key looked up with `lookup`.
+Target TargetOf(const KeyOrRef& target, LookupOptions lookup);
 
 // The Ref a KeyOrRef names: a Ref as given, a key through View::RefOf.
 Ref RefFor(View& view, const KeyOrRef& target, const LookupOptions& lookup);

@@ -4,6 +4,11 @@
 
 namespace ctxkit::python {
 
+Target TargetOf(const KeyOrRef& target, LookupOptions lookup) {
+  if (const Ref* ref = std::get_if<Ref>(&target)) return Target(*ref);
+  return Target(std::get<std::string>(target), std::move(lookup));
+}
+
 Ref RefFor(View& view, const KeyOrRef& target, const LookupOptions& lookup) {
   if (const Ref* ref = std::get_if<Ref>(&target)) return *ref;
   const std::string& key = std::get<std::string>(target);

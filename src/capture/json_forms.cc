@@ -21,9 +21,10 @@ json StringOrNull(const std::string& s) {
 }  // namespace
 
 std::optional<Ref> OutputRef(View& view, std::string_view pointer) {
-  if (pointer.starts_with("ck:")) {
-    Result<Ref> ref = ParseRef(pointer);
-    if (ref.ok()) return *ref;
+  // A pointer is a ref (an output kept in memory) or a file path.
+  if (Target::IsRefText(pointer)) {
+    Result<Target> target = Target::Parse(pointer);
+    if (target.ok()) return *target->ref();
     return std::nullopt;
   }
   size_t dot = pointer.rfind(".json");
@@ -65,7 +66,7 @@ json SavedToJson(std::string_view pointer, uint64_t size_bytes,
                  const std::optional<Ref>& ref) {
   return json{{"pointer", std::string(pointer)},
               {"ref", RefOrNull(ref)},
-              {"in_memory", pointer.starts_with("ck:")},
+              {"in_memory", Target::IsRefText(pointer)},
               {"size_bytes", size_bytes}};
 }
 

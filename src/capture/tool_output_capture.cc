@@ -351,8 +351,9 @@ Result<std::string> ToolOutputCapture::SaveContext(std::string_view tool_name,
 }
 
 Result<LoadedContext> ToolOutputCapture::LoadContext(std::string_view pointer) {
-  if (pointer.starts_with("ck:")) {
-    CTXKIT_ASSIGN_OR_RETURN(Ref ref, ParseRef(pointer));
+  if (Target::IsRefText(pointer)) {
+    CTXKIT_ASSIGN_OR_RETURN(Target target, Target::Parse(pointer));
+    const Ref& ref = *target.ref();
     std::string_view key = ref.key;
     std::string prefix = std::string("toolcall:") + kCallPrefix;
     if (!key.starts_with(prefix) || key.find('#') != std::string_view::npos) {

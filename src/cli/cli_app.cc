@@ -69,31 +69,6 @@ int HandleParseError(const CLI::App& app, const CLI::ParseError& e) {
   return kExitUsage;
 }
 
-// A ref string given where a verb wants a key: the store answers "no key
-// 'ck:...' in <scope>". Every verb reports through ReportError, so the hint
-// saying how to pass it is added here, once.
-Status ExplainRefGivenAsKey(const Status& status) {
-  if (!status.IsNotFound()) return status;
-  const std::string& message = status.message();
-  constexpr std::string_view kNoKey = "no key '";
-  size_t begin = message.find(kNoKey);
-  size_t end = message.rfind("' in ");
-  if (begin == std::string::npos || end == std::string::npos) return status;
-  begin += kNoKey.size();
-  if (end <= begin) return status;
-  std::string text = message.substr(begin, end - begin);
-  if (!text.starts_with("ck:")) return status;
-  Result<Ref> ref = ParseRef(text);
-  if (!ref.ok()) return status;
-  std::string key_flags = "--scope " + ref->scope.ToString();
-  if (ref->is_static())
-    key_flags += " --version " + std::to_string(ref->version);
-  return Status::NotFound(message + "; '" + text +
-                          "' is a ref, not a key: read it with `ctxkit "
-                          "resolve REF`, or pass its key '" +
-                          ref->key + "' with " + key_flags);
-}
-
 }  // namespace
 
 int ExitCodeFor(const Status& status) {
@@ -123,8 +98,7 @@ int ExitCodeFor(const Status& status) {
 
 int ReportError(const Status& status) {
   std::fflush(stdout);
-  std::fprintf(stderr, "ctxkit: %s\n",
-               ExplainRefGivenAsKey(status).ToString().c_str());
+  std::fprintf(stderr, "ctxkit: %s\n", status.ToString().c_str());
   return ExitCodeFor(status);
 }
 
@@ -147,26 +121,12 @@ Status CheckScopeName(std::string_view scope, const GlobalOptions& g) {
   return resolved.status().WithContext("--scope");
 }
 
-Result<KeyOrRef> ParseKeyOrRef(const std::string& text,
-                               const std::string& scope, uint64_t version,
-                               const GlobalOptions& g) {
-  KeyOrRef out;
-  if (text.starts_with("ck:")) {
-    Result<Ref> ref = ParseRef(text);
-    if (!ref.ok()) return ref.status();
-    if (!scope.empty() || version != 0) {
-      return Status::InvalidArgument(
-          "--scope and --version apply to a key; a ref names its own scope "
-          "and version");
-    }
-    out.ref = std::move(*ref);
-    return out;
-  }
-  Status s = ValidateKey(text);
-  if (!s.ok()) return s.WithContext("key");
+Result<Target> ParseKeyOrRef(const std::string& text, const std::string& scope,
+                             uint64_t version, const GlobalOptions& g) {
+  Result<Target> target = Target::Parse(text, {scope, version});
+  if (!target.ok() || target->is_ref()) return target;
   CTXKIT_RETURN_IF_ERROR(CheckScopeName(scope, g));
-  out.key = text;
-  return out;
+  return target;
 }
 
 Result<Store*> Context::OpenStore() {

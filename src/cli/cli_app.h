@@ -78,17 +78,12 @@ struct GlobalOptions {
 Status CheckScopeName(std::string_view scope, const GlobalOptions& g);
 
 // A KEY argument of a read verb (get, peek, len, stat, versions, ref,
-// tokens, summarize, chunk, search --key), which may also be a ref in its
-// wire form: text starting with "ck:" is a ref (a capability, read whatever
-// its scope) and takes no --scope or --version; anything else is a key,
-// checked with --scope. Checked before the store is opened.
-struct KeyOrRef {
-  std::string key;         // When !ref.
-  std::optional<Ref> ref;  // When the text is a ref.
-};
-Result<KeyOrRef> ParseKeyOrRef(const std::string& text,
-                               const std::string& scope, uint64_t version,
-                               const GlobalOptions& g);
+// tokens, summarize, chunk, search --key), which may also be a ref: the
+// text form Target::Parse reads (a ref takes no --scope or --version; a
+// key is looked up with them, its --scope checked with CheckScopeName).
+// Checked before the store is opened.
+Result<Target> ParseKeyOrRef(const std::string& text, const std::string& scope,
+                             uint64_t version, const GlobalOptions& g);
 
 // What a verb runs against. The store is opened on first use so that
 // `--help` and usage errors never touch the disk.

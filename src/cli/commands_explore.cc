@@ -122,7 +122,7 @@ struct LenArgs {
 };
 
 int RunPeek(Context& ctx, const PeekArgs& a) {
-  Result<KeyOrRef> target =
+  Result<Target> target =
       ParseKeyOrRef(a.key, a.scope, a.version, ctx.options());
   if (!target.ok()) return ReportError(target.status());
   Status s;
@@ -151,11 +151,11 @@ int RunPeek(Context& ctx, const PeekArgs& a) {
   o.unit = *unit;
   o.max_bytes = a.max_bytes;
   o.count_total = a.count;
-  o.lookup = LookupOptions{a.scope, a.version};
   Result<View*> view = ctx.OpenView();
   if (!view.ok()) return ReportError(view.status());
-  Result<PeekResult> r =
-      target->ref ? Peek(**view, *target->ref, o) : Peek(**view, a.key, o);
+  Result<Ref> pinned = (*view)->Pin(*target);
+  if (!pinned.ok()) return ReportError(pinned.status());
+  Result<PeekResult> r = Peek(**view, *pinned, o);
   if (!r.ok()) return ReportError(r.status());
   if (!ctx.json()) {
     s = WriteStdout(r->text);
@@ -183,12 +183,12 @@ int RunSearch(Context& ctx, const SearchArgs& a) {
   targets.insert(targets.end(), a.key_opts.begin(), a.key_opts.end());
   for (const auto& text : targets) {
     // Keys take --scope; refs name their own.
-    Result<KeyOrRef> t = ParseKeyOrRef(text, "", 0, ctx.options());
+    Result<Target> t = ParseKeyOrRef(text, "", 0, ctx.options());
     if (!t.ok()) return ReportError(t.status());
-    if (t->ref) {
-      o.refs.push_back(*t->ref);
+    if (t->is_ref()) {
+      o.refs.push_back(*t->ref());
     } else {
-      o.keys.push_back(t->key);
+      o.keys.push_back(t->key());
     }
   }
   Status s = CheckScopeName(a.scope, ctx.options());
@@ -229,17 +229,17 @@ int RunSearch(Context& ctx, const SearchArgs& a) {
 }
 
 int RunLen(Context& ctx, const LenArgs& a) {
-  Result<KeyOrRef> target =
+  Result<Target> target =
       ParseKeyOrRef(a.key, a.scope, a.version, ctx.options());
   if (!target.ok()) return ReportError(target.status());
   Status s;
   LenOptions o;
-  o.lookup = LookupOptions{a.scope, a.version};
   o.count = a.count;
   Result<View*> view = ctx.OpenView();
   if (!view.ok()) return ReportError(view.status());
-  Result<LenResult> r =
-      target->ref ? Len(**view, *target->ref, o) : Len(**view, a.key, o);
+  Result<Ref> pinned = (*view)->Pin(*target);
+  if (!pinned.ok()) return ReportError(pinned.status());
+  Result<LenResult> r = Len(**view, *pinned, o);
   if (!r.ok()) return ReportError(r.status());
   if (ctx.json()) {
     PrintJson(explore::LenToJson(*r));

@@ -116,15 +116,9 @@ struct ChunkArgs {
 constexpr size_t kFlushBytes = 1u << 16;
 
 int RunChunk(Context& ctx, const ChunkArgs& a) {
-  if (a.target.starts_with("ck:")) {
-    Result<Ref> ref = ParseRef(a.target);
-    if (!ref.ok()) return ReportError(ref.status());
-  } else {
-    Status s = ValidateKey(a.target);
-    if (!s.ok()) return ReportError(s.WithContext("key"));
-    s = CheckScopeName(a.scope, ctx.options());
-    if (!s.ok()) return ReportError(s);
-  }
+  Result<Target> target =
+      ParseKeyOrRef(a.target, a.scope, a.version, ctx.options());
+  if (!target.ok()) return ReportError(target.status());
   if (a.max_tokens < 1 || a.max_tokens > kMaxChunkTokens) {
     return ReportError(Status::InvalidArgument(
         "--max-tokens must be 1-" + std::to_string(kMaxChunkTokens)));

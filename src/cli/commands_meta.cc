@@ -71,14 +71,13 @@ std::string TagsCell(const std::vector<std::string>& tags) {
 }
 
 int RunRef(Context& ctx, const KeyArgs& a) {
-  Result<KeyOrRef> target =
+  Result<Target> target =
       ParseKeyOrRef(a.key, a.scope, a.version, ctx.options());
   if (!target.ok()) return ReportError(target.status());
   Result<View*> view = ctx.OpenView();
   if (!view.ok()) return ReportError(view.status());
   // A key: its dynamic ref (or --version's static one); a ref: pinned.
-  Result<Ref> ref = target->ref ? (*view)->Pin(*target->ref)
-                                : (*view)->RefOf(a.key, {a.scope, a.version});
+  Result<Ref> ref = (*view)->RefOf(*target);
   if (!ref.ok()) return ReportError(ref.status());
   if (ctx.json()) {
     // Counted once, then kept with the version.
@@ -93,12 +92,11 @@ int RunRef(Context& ctx, const KeyArgs& a) {
 }
 
 int RunStat(Context& ctx, const KeyArgs& a) {
-  Result<KeyOrRef> target = ParseKeyOrRef(a.key, a.scope, 0, ctx.options());
+  Result<Target> target = ParseKeyOrRef(a.key, a.scope, 0, ctx.options());
   if (!target.ok()) return ReportError(target.status());
   Result<View*> view = ctx.OpenView();
   if (!view.ok()) return ReportError(view.status());
-  Result<ObjectMeta> meta = target->ref ? (*view)->Stat(*target->ref)
-                                        : (*view)->Stat(a.key, {a.scope, 0});
+  Result<ObjectMeta> meta = (*view)->Stat(*target);
   if (!meta.ok()) return ReportError(meta.status());
   if (!meta->tokens) {
     Status s = FillTokens(**view, &*meta, UINT64_MAX);
@@ -175,22 +173,18 @@ int RunList(Context& ctx, const ListArgs& a) {
 }
 
 int RunVersions(Context& ctx, const KeyArgs& a) {
-  Result<KeyOrRef> target = ParseKeyOrRef(a.key, a.scope, 0, ctx.options());
+  Result<Target> target = ParseKeyOrRef(a.key, a.scope, 0, ctx.options());
   if (!target.ok()) return ReportError(target.status());
   Result<View*> view = ctx.OpenView();
   if (!view.ok()) return ReportError(view.status());
-  Result<std::vector<VersionMeta>> versions =
-      target->ref ? (*view)->Versions(*target->ref)
-                  : (*view)->Versions(a.key, {a.scope, 0});
+  Result<std::vector<VersionMeta>> versions = (*view)->Versions(*target);
   if (!versions.ok()) return ReportError(versions.status());
   if (ctx.json()) {
     // The object's ref names each present version (none once removed).
-    const std::string& key = target->ref ? target->ref->key : a.key;
-    Result<Ref> object = target->ref
-                             ? Result<Ref>(target->ref->Dynamic())
-                             : (*view)->RefOf(a.key, LookupOptions{a.scope, 0});
-    PrintJson(
-        VersionListToJson(key, *versions, object.ok() ? &*object : nullptr));
+    Result<Ref> object = (*view)->RefOf(*target);
+    if (object.ok()) object = object->Dynamic();
+    PrintJson(VersionListToJson(target->key(), *versions,
+                                object.ok() ? &*object : nullptr));
     return kExitOk;
   }
   Table t({"VER", "STATE", "TYPE", "SIZE", "TOKENS", "SHA256", "CREATED",

@@ -107,8 +107,8 @@ Result<View> OpenChild(Context& ctx, Opened& o) {
   return OpenChildView(*o.store, o.manifest);
 }
 
-// NAME=REF, REF being a ref string (it starts with "ck:") or a key in the
-// parent's view, pinned to its latest version now.
+// NAME=REF, REF being a Target's text form (a ref, or a key in the
+// parent's view), pinned to its latest version now.
 Result<std::pair<std::string, Ref>> ParseRefArg(View& parent,
                                                 const std::string& arg) {
   size_t eq = arg.find('=');
@@ -120,7 +120,8 @@ Result<std::pair<std::string, Ref>> ParseRefArg(View& parent,
   std::string target = arg.substr(eq + 1);
   Status s = ValidateContextName(name);
   if (!s.ok()) return s.WithContext("--ref");
-  Result<Ref> ref = parent.PinKeyOrRef(target);
+  Result<Target> parsed = Target::Parse(target);
+  Result<Ref> ref = parsed.ok() ? parent.Pin(*parsed) : parsed.status();
   if (!ref.ok()) return ref.status().WithContext("--ref " + name);
   return std::make_pair(std::move(name), std::move(*ref));
 }

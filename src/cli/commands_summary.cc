@@ -98,16 +98,6 @@ Result<uint64_t> CountStream(std::FILE* f, const std::string& what,
   return static_cast<uint64_t>(counter.Finish());
 }
 
-// The version a count by KEY or ref is of: a static ref for keys (the
-// latest version), the ref itself for refs.
-Result<Ref> CountedRef(View& view, const std::string& target,
-                       const std::string& scope) {
-  if (target.starts_with("ck:")) return ParseRef(target);
-  Result<ObjectMeta> meta = view.Stat(target, LookupOptions{scope, 0});
-  if (!meta.ok()) return meta.status();
-  return StaticRefOf(*meta);
-}
-
 int RunTokens(Context& ctx, const TokensArgs& a) {
   Result<Encoding> encoding = ParseEncoding(a.encoding);
   if (!encoding.ok()) {
@@ -152,7 +142,9 @@ int RunTokens(Context& ctx, const TokensArgs& a) {
     count = CountValueTokens(**view, a.target, a.encoding, a.scope);
     if (count.ok() && ctx.json()) {
       // The token-count form names the version counted.
-      Result<Ref> ref = CountedRef(**view, a.target, a.scope);
+      Result<Target> target = Target::Parse(a.target, {.scope = a.scope});
+      Result<Ref> ref =
+          target.ok() ? (*view)->Pin(*target) : Result<Ref>(target.status());
       if (!ref.ok()) return ReportError(ref.status());
       j = summary::TokenCountToJson(*ref, EncodingName(*encoding), *count);
     }

@@ -181,13 +181,12 @@ int EmitValue(View* view, const Ref& ref, const ReadArgs& a) {
 }
 
 int RunGet(Context& ctx, const ReadArgs& a) {
-  Result<KeyOrRef> target =
+  Result<Target> target =
       ParseKeyOrRef(a.key, a.scope, a.version, ctx.options());
   if (!target.ok()) return ReportError(target.status());
   Result<View*> view = ctx.OpenView();
   if (!view.ok()) return ReportError(view.status());
-  Result<Ref> ref = target->ref ? (*view)->Pin(*target->ref)
-                                : (*view)->Pin(a.key, {a.scope, a.version});
+  Result<Ref> ref = (*view)->Pin(*target);
   if (!ref.ok()) return ReportError(ref.status());
   return EmitValue(*view, *ref, a);
 }

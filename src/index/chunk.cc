@@ -47,8 +47,9 @@ Status ForEachChunk(View& view, std::string_view key_or_ref,
                     uint32_t max_tokens, const ChunkVisitor& visit,
                     const ChunkOptions& options) {
   CTXKIT_RETURN_IF_ERROR(CheckBudget(max_tokens));
-  CTXKIT_ASSIGN_OR_RETURN(const Ref ref,
-                          view.PinKeyOrRef(key_or_ref, options.lookup));
+  CTXKIT_ASSIGN_OR_RETURN(const Target target,
+                          Target::Parse(key_or_ref, options.lookup));
+  CTXKIT_ASSIGN_OR_RETURN(const Ref ref, view.Pin(target));
   return ChunkPinned(view, ref, max_tokens, visit);
 }
 
@@ -56,8 +57,9 @@ Result<ChunkList> Chunk(View& view, std::string_view key_or_ref,
                         uint32_t max_tokens, const ChunkOptions& options) {
   CTXKIT_RETURN_IF_ERROR(CheckBudget(max_tokens));
   ChunkList out;
-  CTXKIT_ASSIGN_OR_RETURN(out.ref,
-                          view.PinKeyOrRef(key_or_ref, options.lookup));
+  CTXKIT_ASSIGN_OR_RETURN(const Target target,
+                          Target::Parse(key_or_ref, options.lookup));
+  CTXKIT_ASSIGN_OR_RETURN(out.ref, view.Pin(target));
   CTXKIT_RETURN_IF_ERROR(ChunkPinned(view, out.ref, max_tokens,
                                      [&](const Ref&, const ChunkRange& c) {
                                        out.total_tokens += c.tokens;

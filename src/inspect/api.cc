@@ -74,10 +74,15 @@ Result<View> RequestView(const Request& r) {
                           r.params.Get(kSession).value_or(""));
 }
 
-Result<Ref> PinRefParam(View& view, const std::string& wire) {
+Result<Target> RefParam(const std::string& wire) {
   Result<Ref> ref = ParseRef(wire);
   if (!ref.ok()) return ref.status().WithContext("parameter 'ref'");
-  return view.Pin(*ref);
+  return Target(std::move(*ref));
+}
+
+Result<Ref> PinRefParam(View& view, const std::string& wire) {
+  CTXKIT_ASSIGN_OR_RETURN(Target target, RefParam(wire));
+  return view.Pin(target);
 }
 
 namespace {

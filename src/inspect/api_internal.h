@@ -55,8 +55,10 @@ inline constexpr std::string_view kSession = "session";
 // only when both are absent).
 Result<View> RequestView(const Request& r);
 
-// A `ref` parameter pinned through `view` (InvalidArgument when it does
-// not parse).
+// A `ref` parameter as a Target (InvalidArgument, in context "parameter
+// 'ref'", when it does not parse).
+Result<Target> RefParam(const std::string& wire);
+// RefParam pinned through `view`.
 Result<Ref> PinRefParam(View& view, const std::string& wire);
 
 // Endpoints. Each checks its parameters and returns the answer's JSON.

@@ -31,17 +31,16 @@ Result<Ref> PinObject(const Request& r, View& view) {
   if (ref.has_value() == key.has_value()) {
     return Status::InvalidArgument("give either 'ref' or 'key'");
   }
-  if (ref) {
-    if (r.params.Get("scope")) {
-      return Status::InvalidArgument(
-          "'scope' goes with 'key' (a ref names its own scope)");
-    }
-    CTXKIT_ASSIGN_OR_RETURN(Ref pinned, PinRefParam(view, *ref));
-    return pinned.Dynamic();
+  if (ref && r.params.Get("scope")) {
+    return Status::InvalidArgument(
+        "'scope' goes with 'key' (a ref names its own scope)");
   }
   CTXKIT_ASSIGN_OR_RETURN(
-      Ref pinned,
-      view.Pin(*key, {.scope = r.params.Get("scope").value_or("")}));
+      Target target,
+      ref ? RefParam(*ref)
+          : Result<Target>(
+                Target(*key, {.scope = r.params.Get("scope").value_or("")})));
+  CTXKIT_ASSIGN_OR_RETURN(Ref pinned, view.Pin(target));
   return pinned.Dynamic();
 }
 

@@ -181,8 +181,7 @@ class Dispatcher {
     }
     Result<ToolResult> r = tool->run(c_, args);
     if (!r.ok()) {
-      Status failed = ExplainRefGivenAsKey(
-          r.status(), args, tool->input_schema["properties"].contains("ref"));
+      const Status& failed = r.status();
       c_.Log(LogLevel::kWarning, "ctxkit.tools",
              {{"tool", name}, {"error", failed.ToString()}});
       return RpcOutcome::Ok(

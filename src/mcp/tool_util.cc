@@ -137,50 +137,32 @@ Result<Target> ParseTarget(const Json& args) {
         "give exactly one of \"key\" (a variable name) or \"ref\" (a handle "
         "such as ck:...)");
   }
-  Target t;
-  t.lookup.version = U64Arg(args, "version", 0);
   if (has_key) {
-    t.key = StrArg(args, "key");
-    t.lookup.scope = StrArg(args, "scope");
-    return t;
+    // A key, taken as given: one that is a ref's text gets the store's
+    // hint (KeyNotFound in ctxkit/target.h).
+    return Target(StrArg(args, "key"),
+                  {StrArg(args, "scope"), U64Arg(args, "version", 0)});
   }
   if (args.contains("scope")) {
     return Status::InvalidArgument(
         "\"scope\" applies to \"key\" lookups; a ref already names its "
         "object");
   }
-  if (t.lookup.version != 0) {
+  if (U64Arg(args, "version", 0) != 0) {
     return Status::InvalidArgument(
         "\"version\" applies to \"key\" lookups; a ref names its version "
         "(take a static ref with the ref or versions tool)");
   }
   Result<Ref> ref = ParseRef(StrArg(args, "ref"));
   if (!ref.ok()) return ref.status().WithContext("ref");
-  t.ref = std::move(*ref);
-  return t;
+  return Target(std::move(*ref));
 }
 
 Result<Ref> ResolveTarget(ClientState& c, const Json& args) {
   Result<Target> t = ParseTarget(args);
   if (!t.ok()) return t.status();
   // Pinned, so every read of one call sees one version.
-  return t->ref ? c.view.Pin(*t->ref) : c.view.Pin(t->key, t->lookup);
-}
-
-Status ExplainRefGivenAsKey(const Status& status, const Json& args,
-                            bool takes_ref) {
-  if (!status.IsNotFound()) return status;
-  std::string key = StrArg(args, "key");
-  if (!key.starts_with("ck:")) return status;
-  Result<Ref> ref = ParseRef(key);
-  if (!ref.ok()) return status;
-  std::string how =
-      takes_ref ? "pass it as \"ref\" instead of \"key\" (without "
-                  "\"scope\" or \"version\": a ref names its own)"
-                : "this tool takes a key: pass the ref's key \"" + ref->key +
-                      "\" with scope \"" + ref->scope.ToString() + "\"";
-  return Status::NotFound(status.message() + "; '" + key +
-                          "' is a ref, not a key: " + how);
+  return c.view.Pin(*t);
 }
 
 std::string MimeTypeFor(ValueType type) {

@@ -51,18 +51,12 @@ std::vector<std::string> StrListArg(const Json& args, const char* name);
 
 Json TextContent(std::string text);
 
-// What a tool's arguments name: exactly one of "key" (looked up in
-// "scope", at "version") or "ref" (a capability, in its wire form).
-struct Target {
-  std::string key;         // When !ref.
-  LookupOptions lookup;    // With key: "scope" and "version".
-  std::optional<Ref> ref;  // When "ref" was given.
-};
-
-// Checks the arguments of a key-or-ref tool without touching the store.
-// InvalidArgument when both or neither of key and ref are given, when a
-// ref does not parse (the reason, in context "ref"), or when a ref comes
-// with "scope" or "version" (a ref names its own).
+// What a key-or-ref tool's arguments name: exactly one of "key" (looked up
+// in "scope", at "version") or "ref" (a capability, in its wire form), as a
+// Target (ctxkit/target.h). Touches no store. InvalidArgument when both or
+// neither of key and ref are given, when a ref does not parse (the reason,
+// in context "ref"), or when a ref comes with "scope" or "version" (a ref
+// names its own).
 Result<Target> ParseTarget(const Json& args);
 
 // The one resolver of the tools: ParseTarget, then the target pinned with
@@ -70,12 +64,6 @@ Result<Target> ParseTarget(const Json& args);
 // lookups without "version" and for dynamic refs).
 Result<Ref> ResolveTarget(ClientState& c, const Json& args);
 
-// A tool failure, with a hint when the store answered NotFound for a
-// "key" argument that is a ref in its wire form: how to pass it as "ref"
-// (`takes_ref`: the tool has a "ref" argument), else the ref's key and
-// scope to pass instead.
-Status ExplainRefGivenAsKey(const Status& status, const Json& args,
-                            bool takes_ref);
 
 // The MIME type a value of `type` is served as (text content).
 std::string MimeTypeFor(ValueType type);

@@ -28,7 +28,7 @@ Result<ToolResult> RunSave(ClientState& c, const Json& a) {
       (*cm)->SaveContext(StrArg(a, "tool_name"), args, result,
                          StrArg(a, "task_id"), StrArg(a, "query_id"));
   if (!p.ok()) return p.status();
-  bool in_memory = p->starts_with("ck:");
+  bool in_memory = Target::IsRefText(*p);
   ToolResult r;
   r.content.push_back(TextContent(
       *p + (in_memory ? "\n(in memory for this session; read it back with "

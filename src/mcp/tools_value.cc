@@ -99,8 +99,7 @@ Result<ToolResult> RunRef(ClientState& c, const Json& a) {
   Result<Ref> ref = ResolveTarget(c, a);
   if (!ref.ok()) return ref.status();
   // A version (or a static ref) pins; otherwise the ref follows the latest.
-  bool pinned = t->ref ? t->ref->is_static() : t->lookup.version != 0;
-  Ref out = pinned ? *ref : ref->Dynamic();
+  Ref out = t->pins_version() ? *ref : ref->Dynamic();
   return JsonResult(FormatRef(out), store::RefToJson(out));
 }
 
@@ -141,13 +140,10 @@ Result<ToolResult> RunList(ClientState& c, const Json& a) {
 // while it still resolves (null once it does not: no static refs then).
 Result<std::vector<VersionMeta>> VersionsOf(ClientState& c, const Target& t,
                                             Result<Ref>* dynamic) {
-  if (t.ref) {
-    Result<Ref> pinned = c.view.Pin(t.ref->Dynamic());
-    *dynamic = pinned.ok() ? Result<Ref>(pinned->Dynamic()) : pinned;
-    return c.view.Versions(*t.ref);
-  }
-  *dynamic = c.view.RefOf(t.key, t.lookup);
-  return c.view.Versions(t.key, t.lookup);
+  Result<Ref> object =
+      c.view.RefOf(t.is_ref() ? Target(t.ref()->Dynamic()) : t);
+  *dynamic = object.ok() ? Result<Ref>(object->Dynamic()) : object;
+  return c.view.Versions(t);
 }
 
 Result<ToolResult> RunVersions(ClientState& c, const Json& a) {
@@ -156,8 +152,7 @@ Result<ToolResult> RunVersions(ClientState& c, const Json& a) {
   Result<Ref> dyn = Status::NotFound("");
   Result<std::vector<VersionMeta>> vs = VersionsOf(c, *t, &dyn);
   if (!vs.ok()) return vs.status();
-  const std::string& key = t->ref ? t->ref->key : t->key;
-  Json s = store::VersionListToJson(key, *vs, dyn.ok() ? &*dyn : nullptr);
+  Json s = store::VersionListToJson(t->key(), *vs, dyn.ok() ? &*dyn : nullptr);
   std::string text;
   for (const Json& v : s["versions"]) {
     text += "v" + std::to_string(v["version"].get<uint64_t>()) + "  " +

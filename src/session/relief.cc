@@ -337,13 +337,13 @@ Result<bool> RelievePressure(SessionImpl& s, const Layout& layout,
 Result<std::string> ExpandCompaction(SessionImpl& s,
                                      std::string_view compaction) {
   View& view = s.view();
-  Result<std::string> text = Status::NotFound("");
-  if (compaction.starts_with("ck:")) {
-    CTXKIT_ASSIGN_OR_RETURN(Ref ref, ParseRef(compaction));
-    text = view.Resolve(ref);
-  } else {
-    text = view.Get(compaction, {.scope = s.session_scope()});
+  // A compaction's ref, or its key in the session's scope.
+  Result<Target> target = Target::Parse(compaction);
+  if (!target.ok()) return target.status();
+  if (!target->is_ref()) {
+    target = Target(target->key(), {.scope = s.session_scope()});
   }
+  Result<std::string> text = view.Get(*target);
   if (!text.ok()) return text.status();
   json c = ctxkit::text::ParseJsonOrDiscarded(*text);
   if (!c.is_object() ||

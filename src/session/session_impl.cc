@@ -263,18 +263,21 @@ Result<ObjectMeta> SessionImpl::Lookup(std::string_view object) {
     }
     return meta;
   }
-  if (object.starts_with("ck:")) {
-    CTXKIT_ASSIGN_OR_RETURN(Ref ref, ParseRef(object));
-    if (ref.is_session_only()) {
+  Result<Target> target = Target::Parse(object);
+  if (!target.ok()) {
+    return Target::IsRefText(object)
+               ? target.status()
+               : ValidateKey(object).WithContext("object");
+  }
+  if (target->is_ref()) {
+    if (target->ref()->is_session_only()) {
       return Status::InvalidArgument(
           "a session tracks persistent objects only; " + std::string(object) +
           " is session-only");
     }
-    return view_.Stat(ref);
+    return view_.Stat(*target);
   }
-  Status s = ValidateKey(object);
-  if (!s.ok()) return s.WithContext("object");
-  CTXKIT_ASSIGN_OR_RETURN(ObjectMeta meta, view_.Stat(object));
+  CTXKIT_ASSIGN_OR_RETURN(ObjectMeta meta, view_.Stat(*target));
   if (!meta.persistent) {
     return Status::InvalidArgument(
         "a session tracks persistent objects only; '" + std::string(object) +

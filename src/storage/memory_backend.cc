@@ -5,14 +5,14 @@
 
 #include "core/hmac.h"
 #include "core/status_macros.h"
+#include "ctxkit/target.h"
 #include "storage/engine_rules.h"
 
 namespace ctxkit::storage {
 namespace {
 
 Status NoKey(const Scope& scope, std::string_view key) {
-  return Status::NotFound("no key '" + std::string(key) + "' in " +
-                          scope.ToString());
+  return KeyNotFound(key, scope.ToString());
 }
 
 bool HasAllTags(const ObjectRecord& r, const std::vector<std::string>& tags) {

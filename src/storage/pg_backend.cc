@@ -18,6 +18,7 @@
 #include "core/mutex.h"
 #include "core/status_macros.h"
 #include "core/value_type_codes.h"
+#include "ctxkit/target.h"
 #include "storage/backend.h"
 #include "storage/engine_rules.h"
 #include "storage/pg_conn.h"
@@ -702,8 +703,7 @@ ORDER BY g.scope, g.type)sql";
     CTXKIT_ASSIGN_OR_RETURN(
         PgRows rows, conn_->Exec(sql, PgParams().Text(scope_text).Text(key)));
     if (rows.empty()) {
-      return Status::NotFound("no key '" + std::string(key) + "' in " +
-                              scope_text);
+      return KeyNotFound(key, scope_text);
     }
     return PgObjectAt(rows, 0);
   }

@@ -10,6 +10,7 @@
 #include "core/mutex.h"
 #include "core/status_macros.h"
 #include "core/value_type_codes.h"
+#include "ctxkit/target.h"
 #include "storage/backend.h"
 #include "storage/blob_checksums.h"
 #include "storage/blob_files.h"
@@ -781,8 +782,7 @@ class SqliteBackend final : public Backend {
     Result<bool> row = (*q)->Step();
     if (!row.ok()) return row.status();
     if (!*row) {
-      return Status::NotFound("no key '" + std::string(key) + "' in " +
-                              scope_text);
+      return KeyNotFound(key, scope_text);
     }
     Result<ObjectRecord> obj = ReadObjectRow(**q);
     q->reset();

@@ -208,22 +208,34 @@ Result<Ref> View::Pin(const Ref& ref) {
   return store_->impl_->Pin(IdentityOf(*this), ref);
 }
 
-Result<Ref> View::PinKeyOrRef(std::string_view key_or_ref,
-                              const LookupOptions& options) {
-  if (!key_or_ref.starts_with("ck:")) return Pin(key_or_ref, options);
-  Result<Ref> ref = ParseRef(key_or_ref);
-  if (!ref.ok()) {
-    return ref.status().WithContext("'" +
-                                    std::string(key_or_ref.substr(0, 64)) +
-                                    "' begins with ck: and is read as a ref");
-  }
-  if (!options.scope.empty() || options.version != 0) {
-    return Status::InvalidArgument(
-        "a scope or version applies to a key; a ref names its own scope and "
-        "version (take a static ref of another version with RefOf or "
-        "Versions)");
-  }
-  return Pin(*ref);
+Result<Ref> View::Pin(const Target& target) {
+  return target.is_ref() ? Pin(*target.ref())
+                         : Pin(target.key(), target.lookup());
+}
+
+Result<std::string> View::Get(const Target& target) {
+  return target.is_ref() ? Resolve(*target.ref())
+                         : Get(target.key(), target.lookup());
+}
+
+Result<Ref> View::RefOf(const Target& target) {
+  return target.is_ref() ? Pin(*target.ref())
+                         : RefOf(target.key(), target.lookup());
+}
+
+Result<ObjectMeta> View::Stat(const Target& target) {
+  return target.is_ref() ? Stat(*target.ref())
+                         : Stat(target.key(), target.lookup());
+}
+
+Result<std::vector<VersionMeta>> View::Versions(const Target& target) {
+  return target.is_ref() ? Versions(*target.ref())
+                         : Versions(target.key(), target.lookup());
+}
+
+Result<uint64_t> View::CountTokens(const Target& target) {
+  return target.is_ref() ? CountTokens(*target.ref())
+                         : CountTokens(target.key(), target.lookup());
 }
 
 Result<std::string> View::Resolve(const Ref& ref) {

@@ -13,6 +13,7 @@
 #include "core/encoding.h"
 #include "core/sha256.h"
 #include "core/status_macros.h"
+#include "ctxkit/target.h"
 #include "ctxkit/tokenizer.h"
 #include "storage/file_util.h"
 #include "storage/filename.h"
@@ -243,8 +244,7 @@ Result<storage::ObjectRecord> StoreImpl::FindDurable(const Scope& scope,
     auto it = records_.find(name);
     if (it != records_.end()) {
       if (it->second) return *it->second;
-      return Status::NotFound("no key '" + std::string(key) + "' in " +
-                              scope.ToString());
+      return KeyNotFound(key, scope.ToString());
     }
   }
   Result<storage::ObjectRecord> record = backend_->FindObject(scope, key);
@@ -339,7 +339,7 @@ Result<StoreImpl::Located> StoreImpl::Locate(const ViewIdentity& view,
   }
   std::string where = scopes.size == 1 ? scopes.front().ToString()
                                        : std::string("any visible scope");
-  return Status::NotFound("no key '" + std::string(key) + "' in " + where);
+  return KeyNotFound(key, where);
 }
 
 Result<StoreImpl::Target> StoreImpl::TargetOf(const Located& where,
@@ -851,8 +851,7 @@ std::optional<Result<Ref>> StoreImpl::CachedRefLocked(const ScopeList& scopes,
     ref.tag = TagFor(ref.id, ref.scope, ref.key);
     return Result<Ref>(std::move(ref));
   }
-  return Result<Ref>(Status::NotFound("no key '" + std::string(key) +
-                                      "' in any visible scope"));
+  return Result<Ref>(KeyNotFound(key, "any visible scope"));
 }
 
 Result<Ref> StoreImpl::RefOf(const ViewIdentity& view, std::string_view key,

@@ -16,7 +16,7 @@ std::string LlmIdentity(const LlmEndpoint& endpoint) {
 }
 
 Result<std::string> LlmSummarize(const LlmEndpoint& endpoint,
-                                 const Target& target, const Material& m,
+                                 const PinnedValue& target, const Material& m,
                                  size_t max_tokens, size_t input_tokens,
                                  const Tokenizer& tok, bool* partial_input) {
   const text::StructuralInput& in = m.input;

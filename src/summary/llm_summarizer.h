@@ -30,7 +30,7 @@ Result<std::string> LlmComplete(const LlmEndpoint& endpoint,
 // The summary text (tok.Count <= max_tokens), or the error that makes the
 // caller fall back. Sets *partial_input when only a digest was sent.
 Result<std::string> LlmSummarize(const LlmEndpoint& endpoint,
-                                 const Target& target, const Material& m,
+                                 const PinnedValue& target, const Material& m,
                                  size_t max_tokens, size_t input_tokens,
                                  const Tokenizer& tok, bool* partial_input);
 

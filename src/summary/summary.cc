@@ -22,7 +22,7 @@ constexpr char kStructuralId[] = "structural-v1";
 
 // The key's extension steers the code outline, the type the choice of
 // summarizer, the sample size what is read: all part of the cache key.
-std::string Hints(const summary::Target& t, const SummarizeOptions& o,
+std::string Hints(const summary::PinnedValue& t, const SummarizeOptions& o,
                   bool llm) {
   std::string_view key = t.ref.key;
   size_t slash = key.rfind('/');
@@ -84,10 +84,10 @@ Result<Summary> Summarize(View& view, std::string_view key_or_ref,
   const Tokenizer* tok = nullptr;
   summary::Counters& counters = summary::GlobalCounters();
 
-  Result<summary::Target> target_or =
+  Result<summary::PinnedValue> target_or =
       summary::ResolveTarget(view, key_or_ref, options.scope);
   if (!target_or.ok()) return target_or.status();
-  const summary::Target& target = *target_or;
+  const summary::PinnedValue& target = *target_or;
 
   const LlmEndpoint endpoint = options.llm.value_or(LlmEndpoint{});
   const bool want_llm =
@@ -261,22 +261,12 @@ Result<uint64_t> CountValueTokens(View& view, std::string_view key_or_ref,
                                   const ScopeName& scope) {
   Result<const Tokenizer*> tok = Tokenizer::Get(encoding_name);
   if (!tok.ok()) return tok.status();
-  Ref ref;
-  if (key_or_ref.starts_with("ck:")) {
-    Result<Ref> parsed = ParseRef(key_or_ref);
-    if (!parsed.ok()) return parsed.status();
-    ref = *parsed;
-  } else {
-    Status s = ValidateKey(key_or_ref);
-    if (!s.ok()) return s.WithContext("key");
-    Result<ObjectMeta> meta = view.Stat(key_or_ref, LookupOptions{scope, 0});
-    if (!meta.ok()) return meta.status();
-    // Pinned, so a concurrent set cannot mix two versions.
-    Result<Ref> pinned =
-        view.RefOf(key_or_ref, LookupOptions{scope, meta->version});
-    if (!pinned.ok()) return pinned.status();
-    ref = *pinned;
-  }
+  Result<Target> target = Target::Parse(key_or_ref, {.scope = scope});
+  if (!target.ok()) return target.status();
+  // Pinned, so a concurrent set cannot mix two versions.
+  Result<Ref> pinned = view.Pin(*target);
+  if (!pinned.ok()) return pinned.status();
+  const Ref& ref = *pinned;
   // The store keeps o200k_base counts in version metadata: count once.
   if ((*tok)->encoding() == Encoding::kO200kBase) return view.CountTokens(ref);
   TokenCounter counter(**tok);

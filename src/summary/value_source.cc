@@ -37,11 +37,12 @@ void AddBytesRead(uint64_t n) {
   GlobalCounters().bytes_read.fetch_add(n, std::memory_order_relaxed);
 }
 
-Result<Target> ResolveTarget(View& view, std::string_view key_or_ref,
-                             const ScopeName& scope) {
-  Target t;
-  CTXKIT_ASSIGN_OR_RETURN(t.ref,
-                          view.PinKeyOrRef(key_or_ref, LookupOptions{scope}));
+Result<PinnedValue> ResolveTarget(View& view, std::string_view key_or_ref,
+                                  const ScopeName& scope) {
+  CTXKIT_ASSIGN_OR_RETURN(ctxkit::Target named,
+                          ctxkit::Target::Parse(key_or_ref, {.scope = scope}));
+  PinnedValue t;
+  CTXKIT_ASSIGN_OR_RETURN(t.ref, view.Pin(named));
 
   // The version history (read through the pinned ref, a capability) gives
   // the content hash without reading the value.
@@ -107,9 +108,9 @@ Result<Target> ResolveTarget(View& view, std::string_view key_or_ref,
   return t;
 }
 
-Status ReadMaterial(View& view, const Target& target, uint64_t sample_bytes,
-                    uint64_t count_limit_bytes, const Tokenizer& tok,
-                    Material* out) {
+Status ReadMaterial(View& view, const PinnedValue& target,
+                    uint64_t sample_bytes, uint64_t count_limit_bytes,
+                    const Tokenizer& tok, Material* out) {
   const bool sampled = target.size > sample_bytes;
   const uint64_t head_len = std::min(target.size, sample_bytes);
   if (head_len > 0) {

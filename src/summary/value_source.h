@@ -21,7 +21,7 @@ namespace ctxkit::summary {
 void AddBytesRead(uint64_t n);
 
 // One pinned version of a value.
-struct Target {
+struct PinnedValue {
   Ref ref;  // Static: pinned to `version`.
   ValueType type = ValueType::kText;
   uint64_t size = 0;
@@ -33,12 +33,12 @@ struct Target {
   std::vector<text::StreamChunk> chunks;
 };
 
-// Resolves a ref wire form ("ck:...") or a key (looked up in `scope`) to a
-// pinned Target. The content identity comes from the version metadata; for
-// a ref the view cannot list (a capability from another scope) it is
-// computed by hashing the value while streaming it.
-Result<Target> ResolveTarget(View& view, std::string_view key_or_ref,
-                             const ScopeName& scope);
+// Resolves the text form of a Target (a ref, or a key looked up in
+// `scope`; see ctxkit/target.h) to one pinned version. The content identity
+// comes from the version metadata; for a ref the view cannot list (a capability
+// from another scope) it is computed by hashing the value while streaming it.
+Result<PinnedValue> ResolveTarget(View& view, std::string_view key_or_ref,
+                                  const ScopeName& scope);
 
 // What the structural summarizer reads: the head (up to sample_bytes), a
 // tail sample when the value is larger, whole-value counts streamed up to
@@ -52,9 +52,9 @@ struct Material {
   std::string tail;
   text::StructuralInput input;  // Views into head/tail.
 };
-Status ReadMaterial(View& view, const Target& target, uint64_t sample_bytes,
-                    uint64_t count_limit_bytes, const Tokenizer& tok,
-                    Material* out);
+Status ReadMaterial(View& view, const PinnedValue& target,
+                    uint64_t sample_bytes, uint64_t count_limit_bytes,
+                    const Tokenizer& tok, Material* out);
 
 // Streams the value through `sink` in chunks of at most `chunk` bytes,
 // stopping at `size` or at the end of the value, whichever comes first.

@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "ctxkit/target.h"
+
 namespace ctxkit::text {
 
 namespace {
@@ -136,7 +138,7 @@ Result<json> ParseJson(std::string_view text, std::string_view what) {
 void RefsInJson(const nlohmann::json& j, std::vector<Ref>* out) {
   if (j.is_string()) {
     const std::string& text = j.get_ref<const std::string&>();
-    if (text.starts_with("ck:")) {
+    if (Target::IsRefText(text)) {
       if (Result<Ref> ref = ParseRef(text); ref.ok()) out->push_back(*ref);
     }
   } else if (j.is_structured()) {

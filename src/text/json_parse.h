@@ -67,7 +67,8 @@ std::string StringOr(const nlohmann::json& j, std::string_view key,
                      std::string_view fallback);
 
 // Appends every ref named in `j`: each string, at any depth, that starts
-// with "ck:" and parses as a ref (manifests, render records).
+// with "ck:" (Target::IsRefText) and parses as a ref (manifests, render
+// records).
 void RefsInJson(const nlohmann::json& j, std::vector<Ref>* out);
 
 }  // namespace ctxkit::text

@@ -22,6 +22,7 @@ set(CTXKIT_LAYERS base mid top)
 set(CTXKIT_ALLOWED_INCLUDES src/mid/legacy.cc:top/top.h)
 set(CTXKIT_ALLOWED_GETENV src/base/pg.cc)
 set(CTXKIT_ENVIRONMENT_LAYER top)
+set(CTXKIT_REF_TEXT_LAYERS base)
 set(CTXKIT_LAYER_DEPS_base)
 set(CTXKIT_LAYER_HEADERS_base base.h)
 set(CTXKIT_LAYER_DEPS_mid base)
@@ -99,6 +100,23 @@ make_tree "$tmp/getenv_ok"  # in its layer, or a file allowed with a reason
 printf 'const char* h = getenv("HOME");\n' >"$tmp/getenv_ok/src/top/env.cc"
 printf 'const char* t = getenv("PGCONNECT_TIMEOUT");\n' >"$tmp/getenv_ok/src/base/pg.cc"
 check getenv_ok pass
+
+make_tree "$tmp/refprefix"  # a ref's "ck:" prefix tested above the ref layers
+printf '// s.starts_with("ck:") in a comment is fine\nbool r = s.starts_with("ck:");\n' >"$tmp/refprefix/src/top/target.cc"
+check refprefix fail "src/top/target.cc:2: tests for the \"ck:\" prefix: only layers base read a ref's text form"
+
+for form in 's.rfind("ck:", 0) == 0' 's.substr(0, 3) == "ck:"' \
+    's.compare(0, 3, "ck:") == 0' '"ck:" != s.substr(0, 3)'; do
+  make_tree "$tmp/refprefix_forms"
+  printf 'bool r = %s;\n' "$form" >"$tmp/refprefix_forms/src/mid/t.cc"
+  check refprefix_forms fail "src/mid/t.cc:1: tests for the \"ck:\" prefix"
+  rm -rf "$tmp/refprefix_forms"
+done
+
+make_tree "$tmp/refprefix_ok"  # in a ref layer, or a "ck:" literal in text
+printf 'bool r = s.starts_with("ck:");\n' >"$tmp/refprefix_ok/src/base/ref.cc"
+printf 'const char* help = "a ref such as \\"ck:2s:3:t:9:g:k\\"";\n' >"$tmp/refprefix_ok/src/top/help.cc"
+check refprefix_ok pass
 
 if ((failures)); then
   echo "layer check test: $failures case(s) failed"

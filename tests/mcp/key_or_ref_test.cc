@@ -188,14 +188,16 @@ TEST_F(KeyOrRefTest, RefPassedAsKeySaysHowToPassIt) {
     if (std::string(tool) == "find_relevant") args["query"] = "version";
     std::string error = c.Fails(tool, args);
     EXPECT_NE(error.find("not_found"), std::string::npos) << tool << error;
-    EXPECT_NE(error.find("is a ref, not a key: pass it as \"ref\""),
+    // The library's hint, the same in every face.
+    EXPECT_NE(error.find("is a ref, not a key: give it as a ref, or give its "
+                         "key 'doc' with scope global and version 1"),
               std::string::npos)
         << tool << ": " << error;
   }
-  // A tool that takes only a key: the ref's key and scope to pass.
+  // A tool that takes only a key: the same hint.
   std::string removing = c.Fails("remove", {{"key", v1}});
-  EXPECT_NE(removing.find("this tool takes a key: pass the ref's key \"doc\" "
-                          "with scope \"global\""),
+  EXPECT_NE(removing.find("is a ref, not a key: give it as a ref, or give its "
+                          "key 'doc' with scope global and version 1"),
             std::string::npos)
       << removing;
   // Not a ref: no hint.

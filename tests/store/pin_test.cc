@@ -171,27 +171,53 @@ TEST_F(PinTest, PinRefusesStaticRefsThatDisagreeWithTheirVersion) {
   EXPECT_OK(view().Pin(ref));  // History stays readable by static ref.
 }
 
-TEST_F(PinTest, PinKeyOrRefReadsRefsAndKeys) {
+TEST_F(PinTest, ParsedTargetsPinRefsAndKeys) {
   ASSERT_OK_AND_ASSIGN(Ref ref, view().Set("notes/plan", "ship it"));
   std::string wire = FormatRef(ref.Dynamic());
-  ASSERT_OK_AND_ASSIGN(Ref by_wire, view().PinKeyOrRef(wire));
-  EXPECT_EQ(by_wire, ref);
-  ASSERT_OK_AND_ASSIGN(Ref by_key, view().PinKeyOrRef("notes/plan"));
-  EXPECT_EQ(by_key, ref);
-  // A ref names its own scope and version.
-  EXPECT_THAT(view().PinKeyOrRef(wire, {.scope = "global"}),
-              StatusIs(StatusCode::kInvalidArgument));
-  EXPECT_THAT(view().PinKeyOrRef(wire, {.version = 1}),
-              StatusIs(StatusCode::kInvalidArgument));
-  // "ck:" that does not parse is a bad ref, with the reason.
-  Result<Ref> bad = view().PinKeyOrRef("ck:nonsense");
-  EXPECT_THAT(bad, StatusIs(StatusCode::kInvalidArgument));
-  EXPECT_NE(bad.status().message().find("read as a ref"), std::string::npos)
-      << bad.status().ToString();
+  ASSERT_OK_AND_ASSIGN(Target by_wire, Target::Parse(wire));
+  ASSERT_OK_AND_ASSIGN(Ref pinned_wire, view().Pin(by_wire));
+  EXPECT_EQ(pinned_wire, ref);
+  ASSERT_OK_AND_ASSIGN(Target by_key, Target::Parse("notes/plan"));
+  ASSERT_OK_AND_ASSIGN(Ref pinned_key, view().Pin(by_key));
+  EXPECT_EQ(pinned_key, ref);
   // A key that looks like a ref is still reachable as a key.
   ASSERT_OK(view().Set("ck:1:0:t:1:g:k", "odd key"));
-  ASSERT_OK_AND_ASSIGN(Ref odd, view().Pin("ck:1:0:t:1:g:k"));
+  ASSERT_OK_AND_ASSIGN(Ref odd, view().Pin(Target("ck:1:0:t:1:g:k")));
   EXPECT_EQ(*view().Resolve(odd), "odd key");
+}
+
+TEST_F(PinTest, EveryReadTakesATarget) {
+  ASSERT_OK_AND_ASSIGN(Ref v1, view().Set("doc", "one"));
+  ASSERT_OK_AND_ASSIGN(Ref v2, view().Set("doc", "two!"));
+  const Target by_key("doc", {.version = 1});
+  const Target by_ref = v1;
+  for (const Target& t : {by_key, by_ref}) {
+    EXPECT_EQ(*view().Get(t), "one") << t.ToString();
+    EXPECT_EQ(*view().Pin(t), v1) << t.ToString();
+    EXPECT_EQ(*view().RefOf(t), v1) << t.ToString();
+    EXPECT_EQ(view().Versions(t)->size(), 2u) << t.ToString();
+    EXPECT_EQ(view().Stat(t)->version, 2u) << t.ToString();  // The latest.
+    EXPECT_OK(view().CountTokens(t));
+  }
+  EXPECT_EQ(*view().Get(Target(v2.Dynamic())), "two!");
+  EXPECT_EQ(*view().Get(Target("doc")), "two!");
+}
+
+TEST_F(PinTest, ARefGivenAsAKeyNamesItsKey) {
+  ASSERT_OK_AND_ASSIGN(Ref ref, view().Set("notes/plan", "ship it"));
+  const std::string wire = FormatRef(ref);
+  // Every read by key that finds nothing gives the same hint.
+  Status by_get = view().Get(wire).status();
+  Status by_pin = view().Pin(Target(wire)).status();
+  Status by_remove = view().Remove(wire);
+  for (const Status& s : {by_get, by_pin, by_remove}) {
+    EXPECT_TRUE(s.IsNotFound()) << s.ToString();
+    EXPECT_NE(s.message().find("' is a ref, not a key: give it as a ref, or "
+                               "give its key 'notes/plan' with scope global "
+                               "and version 1"),
+              std::string::npos)
+        << s.ToString();
+  }
 }
 
 }  // namespace
