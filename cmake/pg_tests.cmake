@@ -39,11 +39,18 @@ set(ctxkit_pg_mcp_http_filter "HttpServerTest.SessionResume*"
     "HttpServerTest.ConcurrentRequestsResumeOneSession"
     "HttpServerTest.ForgedForeignAndTerminatedIdsAreNotResumed")
 
+# spawn, watch and notes: the state that follows the store to every
+# machine (manifests, the watch list, the execution log), seen from two
+# homes of one database; the rest of those suites is above the engine.
+set(ctxkit_pg_spawn_filter "SharedManifestsTest.*")
+set(ctxkit_pg_watch_filter "SharedWatchListTest.*")
+set(ctxkit_pg_notes_filter "SharedExecutionLogTest.*")
+
 # The suites: storage always; store, session and MCP (core and HTTP) not
 # under ASan (CI time).
 set(ctxkit_pg_suites storage)
 if(NOT CTXKIT_SANITIZE)
-  list(APPEND ctxkit_pg_suites store session mcp mcp_http)
+  list(APPEND ctxkit_pg_suites store session mcp mcp_http spawn watch notes)
 endif()
 
 # Debian's server first (HINTS: before PATH); a link to it elsewhere (e.g.

@@ -273,8 +273,12 @@ class Notebook {
 };
 
 // The execution log: one JSON line per invocation, about 500 bytes, with
-// summaries capped (docs/notes.md). Appended with O_APPEND under an flock,
-// so lines from several processes never interleave.
+// summaries capped (docs/notes.md). It lives in the store's engine (an
+// append-only log, storage::Backend::WriteRecords), so every home that
+// opens the store, on any machine, reads the same log; entries from
+// several processes never interleave or tear. The file earlier builds
+// kept, <store home>/logs/execution.jsonl, is imported once on first use
+// and renamed execution.jsonl.imported.
 struct ExecutionLogEntry {
   std::string timestamp;  // ISO 8601 UTC.
   std::string agent;
@@ -291,19 +295,17 @@ struct ExecutionLogEntry {
 
 inline constexpr size_t kLogSummaryBytes = 120;
 
-// <store home>/logs/execution.jsonl.
-std::string ExecutionLogPath(std::string_view store_home);
-
-// Appends one line (summaries capped, at a UTF-8 boundary, with "...").
-Status AppendExecutionLog(const std::string& path,
-                          const ExecutionLogEntry& entry);
+// Appends one entry (summaries capped, at a UTF-8 boundary, with "...").
+// Durable on return. PermissionDenied on a read-only store.
+Status AppendExecutionLog(Store& store, const ExecutionLogEntry& entry);
 
 // The last `limit` entries, oldest first; malformed lines are skipped. An
-// absent log is empty.
-Result<std::vector<ExecutionLogEntry>> ReadExecutionLog(const std::string& path,
+// empty log is empty. Corruption when the file of an earlier build cannot
+// be imported.
+Result<std::vector<ExecutionLogEntry>> ReadExecutionLog(Store& store,
                                                         size_t limit);
 
-// The JSON object of one line (what the log file holds).
+// The JSON object of one entry (one line of the log).
 std::string ExecutionLogLine(const ExecutionLogEntry& entry);
 
 }  // namespace ctxkit

@@ -17,13 +17,17 @@
 //   auto data = ctxkit::ResolveContextRef(*child, *manifest, "data");
 //   ctxkit::SetResult(*child, *manifest, "42 anomalies");
 //
-// The manifest. Spawn writes a small JSON file (docs/spawn.md gives the
+// The manifest. Spawn writes a small JSON document (docs/spawn.md gives the
 // format) naming the store, the prompt, the parent's and the child's
 // identities, where the result goes, and each passed ref: name -> id,
 // version, type, size, scope, key. It never holds a value, so its size
 // depends on the number of refs, not on what they name (50 refs to 1 MiB
-// values take well under 10 KiB). It is written atomically (temp file,
-// fsync, rename, directory fsync): a reader sees the whole file or none.
+// values take well under 10 KiB). Spawn keeps it twice: in the store's
+// engine, as the record of the child agent id, which every home of the
+// store reads on any machine (LoadManifest(Store&), ListManifests; gc
+// keeps what each names), and as a file for a child process to read
+// (CTXKIT_MANIFEST), written atomically (temp file, fsync, rename,
+// directory fsync): a reader sees the whole file or none.
 //
 // Capabilities. A ref is the capability to read one object. Spawn passes
 // only refs the parent itself can resolve through its view (NotFound
@@ -36,8 +40,8 @@
 // session scopes by name, and no other agent sees the child's by name.
 //
 // Failure. Every input is validated before anything is written; Spawn
-// never changes the store (it writes only the manifest file), and a failed
-// call leaves no manifest behind.
+// writes no object (it holds the passed versions and writes the manifest),
+// and a failed call leaves no manifest behind, in the store or as a file.
 //
 // Thread safety: the functions are thread-safe as far as the Store and View
 // they are given are (both are); Manifest is a plain value.
@@ -146,7 +150,8 @@ Status ValidateContextName(std::string_view name);
 //   NotFound          a ref the parent cannot resolve (removed, renamed,
 //                     another store's), the manifest path's directory;
 //   FailedPrecondition  a session-only ref;
-//   IoError           the manifest cannot be written.
+//   IoError           the manifest file cannot be written;
+//   PermissionDenied  a read-only store.
 Result<SpawnedAgent> Spawn(View& parent, std::string_view prompt,
                            const SpawnContext& context,
                            const SpawnOptions& options = {});
@@ -165,6 +170,17 @@ Result<Manifest> ParseManifest(std::string_view text);
 // exist; Corruption when it is larger than kMaxManifestBytes; otherwise as
 // ParseManifest.
 Result<Manifest> LoadManifest(const std::string& path);
+
+// The manifest the store keeps for child agent `child_agent` (the last
+// Spawn of that id, from any home of the store). NotFound when there is
+// none; Corruption when the record is not a manifest. Manifest files an
+// earlier build left under <home>/spawn are imported first, once per home
+// (they stay where they are: children started before read them).
+Result<Manifest> LoadManifest(Store& store, std::string_view child_agent);
+
+// Every manifest the store keeps, ordered by child agent id, after the
+// same import.
+Result<std::vector<Manifest>> ListManifests(Store& store);
 
 // The child's view: agent scope `child_agent`, session `child_session`.
 // FailedPrecondition when `store` is not the store the manifest names.

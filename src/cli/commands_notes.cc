@@ -49,9 +49,11 @@ struct NotesArgs {
   bool full = false;
 };
 
-std::string LogPath(const Context& ctx) {
-  Result<std::string> home = ResolveHome(ctx.options().home);
-  return home.ok() ? ExecutionLogPath(*home) : "";
+// The store the execution log goes to: the one the verb opened, or nullptr
+// when none could be (the verb reported why).
+Store* LogStore(Context& ctx) {
+  Result<Store*> store = ctx.OpenStore();
+  return store.ok() ? *store : nullptr;
 }
 
 // The notes agent: --agent on the verb, else the global --agent.
@@ -305,13 +307,10 @@ int RunScan(Context& ctx, const NotesArgs& a, notes::Invocation& inv) {
 }
 
 int RunLog(Context& ctx, uint64_t limit) {
-  std::string path = LogPath(ctx);
-  if (path.empty()) {
-    return ReportError(
-        Status::InvalidArgument("cannot resolve the store home"));
-  }
+  Result<Store*> store = ctx.OpenStore();
+  if (!store.ok()) return ReportError(store.status());
   Result<std::vector<ExecutionLogEntry>> entries =
-      ReadExecutionLog(path, limit);
+      ReadExecutionLog(**store, limit);
   if (!entries.ok()) return ReportError(entries.status());
   if (ctx.json()) {
     nlohmann::json arr = nlohmann::json::array();
@@ -335,9 +334,9 @@ void AddLogged(CommandTable& table, CLI::App* sub, const std::string& name,
                std::shared_ptr<NotesArgs> a,
                int (*fn)(Context&, const NotesArgs&, notes::Invocation&)) {
   table.Add(sub, [a, name, fn](Context& ctx) {
-    return notes::RunLogged(LogPath(ctx), name, [&](notes::Invocation& inv) {
-      return fn(ctx, *a, inv);
-    });
+    return notes::RunLogged(
+        [&ctx] { return LogStore(ctx); }, name,
+        [&](notes::Invocation& inv) { return fn(ctx, *a, inv); });
   });
 }
 

@@ -45,9 +45,11 @@ struct ToolsArgs {
   bool no_llm = false;
 };
 
-std::string LogPath(const Context& ctx) {
-  Result<std::string> home = ResolveHome(ctx.options().home);
-  return home.ok() ? ExecutionLogPath(*home) : "";
+// The store the execution log goes to: the one the verb opened, or nullptr
+// when none could be (the verb reported why).
+Store* LogStore(Context& ctx) {
+  Result<Store*> store = ctx.OpenStore();
+  return store.ok() ? *store : nullptr;
 }
 
 Result<std::unique_ptr<ToolOutputCapture>> OpenCapture(Context& ctx,
@@ -217,9 +219,9 @@ void AddLogged(CommandTable& table, CLI::App* sub, const std::string& name,
                int (*fn)(Context&, const ToolsArgs&, notes::Invocation&)) {
   table.Add(sub, [a, name, fn](Context& ctx) {
     ctx.SetDefaultSession(kDefaultToolsSession);
-    return notes::RunLogged(LogPath(ctx), name, [&](notes::Invocation& inv) {
-      return fn(ctx, *a, inv);
-    });
+    return notes::RunLogged(
+        [&ctx] { return LogStore(ctx); }, name,
+        [&](notes::Invocation& inv) { return fn(ctx, *a, inv); });
   });
 }
 

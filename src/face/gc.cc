@@ -1,7 +1,5 @@
 #include "face/gc.h"
 
-#include <dirent.h>
-
 #include <memory>
 #include <span>
 #include <string>
@@ -11,7 +9,6 @@
 #include "ctxkit/session.h"
 #include "ctxkit/spawn.h"
 #include "externalize/internal.h"
-#include "storage/filename.h"
 #include "store/store_internals.h"
 #include "text/json_parse.h"
 
@@ -70,27 +67,17 @@ Status HoldSession(Store& store, const std::string& id) {
   return HoldWhatRemains(store, storage::SessionHolder(id), refs);
 }
 
-// The manifests under <home>/spawn (a manifest written elsewhere was never
-// kept by gc either). One that cannot be read stops the recording.
+// The manifests the store keeps (those an earlier build left under this
+// home's <home>/spawn imported first). One that cannot be read stops the
+// recording.
 Status HoldSpawnManifests(Store& store) {
-  const std::string dir = storage::SpawnDir(store.home());
-  DIR* d = ::opendir(dir.c_str());
-  if (d == nullptr) return Status::Ok();  // No child was ever spawned.
-  std::vector<std::string> files;
-  while (dirent* e = ::readdir(d)) {
-    std::string name = e->d_name;
-    if (name.ends_with(".json")) files.push_back(dir + "/" + name);
-  }
-  ::closedir(d);
-  for (const std::string& file : files) {
-    Result<Manifest> manifest = LoadManifest(file);
-    if (!manifest.ok()) {
-      return manifest.status().WithContext("spawn manifest " + file);
-    }
+  CTXKIT_ASSIGN_OR_RETURN(std::vector<Manifest> manifests,
+                          ListManifests(store));
+  for (const Manifest& manifest : manifests) {
     std::vector<Ref> refs;
-    for (const ManifestRef& r : manifest->refs) refs.push_back(r.ref);
+    for (const ManifestRef& r : manifest.refs) refs.push_back(r.ref);
     CTXKIT_RETURN_IF_ERROR(
-        HoldWhatRemains(store, "spawn:" + manifest->child_agent, refs));
+        HoldWhatRemains(store, "spawn:" + manifest.child_agent, refs));
   }
   return Status::Ok();
 }

@@ -13,8 +13,9 @@ namespace ctxkit::face {
 // Store::CollectGarbage(options). On a store whose sessions or spawn
 // manifests were written by a build that did not record holds, first
 // holds what they name (pins, activations, compactions, every render
-// record's refs, externalized contexts, the manifests under
-// <home>/spawn), then marks the store recorded. A version such state names
+// record's refs, externalized contexts, the spawn manifests the store
+// keeps, those of this home's <home>/spawn imported first), then marks
+// the store recorded. A version such state names
 // that is already gone is skipped. Fails, collecting nothing, when that
 // state cannot be read: what it names is unknown.
 Result<GarbageReport> CollectGarbage(Store& store,

@@ -1,21 +1,24 @@
-// The execution log: JSONL, one short line per invocation. Lines are
-// appended with one write(2) on an O_APPEND descriptor under an flock, so
-// concurrent processes never interleave or tear a line.
+// The execution log: one short JSON line per invocation, appended to the
+// store engine's log "execution" (one transaction per entry, so
+// concurrent processes never interleave or tear one), and the one-time
+// import of the JSONL file earlier builds appended to.
 
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
-#include <deque>
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "core/encoding.h"
+#include "core/sha256.h"
 #include "core/status_macros.h"
 #include "ctxkit/notes.h"
 #include "storage/file_util.h"
 #include "storage/filename.h"
 #include "storage/posix_io.h"
+#include "store/store_internals.h"
 #include "text/json_parse.h"
 
 namespace ctxkit {
@@ -23,6 +26,8 @@ namespace ctxkit {
 namespace {
 
 constexpr uint64_t kMaxLogReadBytes = 16ull << 20;
+// The engine's log (storage::LogAppend::log) of the execution log.
+constexpr char kLogName[] = "execution";
 
 // At most `max` bytes, cut at a UTF-8 boundary, "..." marking the cut;
 // newlines flattened so a summary reads on one line.
@@ -41,11 +46,47 @@ std::string Cap(std::string_view s, size_t max) {
   return out;
 }
 
-}  // namespace
-
-std::string ExecutionLogPath(std::string_view store_home) {
-  return storage::ExecutionLogPath(store_home);
+// Moves the lines of <home>/logs/execution.jsonl (an earlier build's log)
+// into the engine's log, once: one write with a marker named by the
+// file's digest, so a second import of the same bytes (after a crash
+// before the rename, or from another process) appends nothing; then the
+// file is renamed execution.jsonl.imported. Its last kMaxLogReadBytes are
+// imported (what `notes log` of that build could show); an unfinished
+// last line is left out. Nothing to do on a read-only store.
+Status ImportExecutionLogFile(Store& store) {
+  const std::string path = storage::ExecutionLogPath(store.home());
+  if (store.read_only() || !storage::PathExists(path)) return Status::Ok();
+  storage::UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd.valid()) {
+    if (errno == ENOENT) return Status::Ok();  // Imported meanwhile.
+    return storage::ErrnoStatus("open", path);
+  }
+  struct stat st;
+  if (::fstat(fd.get(), &st) != 0) return storage::ErrnoStatus("stat", path);
+  const uint64_t size = static_cast<uint64_t>(st.st_size);
+  const uint64_t from = size > kMaxLogReadBytes ? size - kMaxLogReadBytes : 0;
+  CTXKIT_ASSIGN_OR_RETURN(std::string text,
+                          storage::ReadFileRange(path, from, size - from));
+  storage::RecordWrite write;
+  size_t pos = 0;
+  if (from > 0) pos = text.find('\n') + 1;  // Skip a partial first line.
+  while (pos < text.size()) {
+    const size_t nl = text.find('\n', pos);
+    if (nl == std::string::npos) break;  // An unfinished last line.
+    if (nl > pos)
+      write.appends.push_back({kLogName, text.substr(pos, nl - pos)});
+    pos = nl + 1;
+  }
+  CTXKIT_RETURN_IF_ERROR(
+      StoreInternals::WriteRecordsOnce(
+          store, "execution.jsonl:" + core::ToHex(core::Sha256(text)),
+          std::move(write))
+          .status()
+          .WithContext("import " + path));
+  return storage::MarkImported(path);
 }
+
+}  // namespace
 
 std::string ExecutionLogLine(const ExecutionLogEntry& e) {
   nlohmann::ordered_json j;
@@ -64,53 +105,22 @@ std::string ExecutionLogLine(const ExecutionLogEntry& e) {
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
-Status AppendExecutionLog(const std::string& path,
-                          const ExecutionLogEntry& entry) {
-  size_t slash = path.rfind('/');
-  if (slash != std::string::npos && slash > 0) {
-    CTXKIT_RETURN_IF_ERROR(storage::MakeDirs(path.substr(0, slash)));
-  }
-  std::string line = ExecutionLogLine(entry) + "\n";
-  storage::UniqueFd fd(
-      ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644));
-  if (!fd.valid()) return storage::ErrnoStatus("open", path);
-  CTXKIT_ASSIGN_OR_RETURN(storage::FileLock lock,
-                          storage::FileLock::Lock(std::move(fd), path,
-                                                  storage::LockMode::kExclusive,
-                                                  storage::LockWait::kBlock));
-  ssize_t n;
-  do {
-    n = ::write(lock.fd(), line.data(), line.size());
-  } while (n < 0 && errno == EINTR);
-  if (n != static_cast<ssize_t>(line.size())) {
-    return storage::ErrnoStatus("append to", path);
-  }
-  return Status::Ok();
+Status AppendExecutionLog(Store& store, const ExecutionLogEntry& entry) {
+  CTXKIT_RETURN_IF_ERROR(ImportExecutionLogFile(store));
+  storage::RecordWrite write;
+  write.appends.push_back({kLogName, ExecutionLogLine(entry)});
+  return StoreInternals::WriteRecords(store, std::move(write));
 }
 
-Result<std::vector<ExecutionLogEntry>> ReadExecutionLog(const std::string& path,
+Result<std::vector<ExecutionLogEntry>> ReadExecutionLog(Store& store,
                                                         size_t limit) {
+  CTXKIT_RETURN_IF_ERROR(ImportExecutionLogFile(store));
+  CTXKIT_ASSIGN_OR_RETURN(std::vector<std::string> lines,
+                          StoreInternals::ReadLog(store, kLogName, limit));
   std::vector<ExecutionLogEntry> out;
-  storage::UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (fd.get() < 0) {
-    if (errno == ENOENT) return out;
-    return storage::ErrnoStatus("open", path);
-  }
-  struct stat st;
-  if (::fstat(fd.get(), &st) != 0) return storage::ErrnoStatus("stat", path);
-  uint64_t size = static_cast<uint64_t>(st.st_size);
-  uint64_t from = size > kMaxLogReadBytes ? size - kMaxLogReadBytes : 0;
-  CTXKIT_ASSIGN_OR_RETURN(std::string text,
-                          storage::ReadFileRange(path, from, size - from));
-  std::deque<ExecutionLogEntry> last;
-  size_t pos = 0;
-  if (from > 0) pos = text.find('\n') + 1;  // Skip a partial first line.
-  while (pos < text.size()) {
-    size_t nl = text.find('\n', pos);
-    if (nl == std::string::npos) break;  // An unfinished last line.
-    nlohmann::json j = ctxkit::text::ParseJsonOrDiscarded(
-        std::string_view(text).substr(pos, nl - pos));
-    pos = nl + 1;
+  out.reserve(lines.size());
+  for (const std::string& line : lines) {
+    nlohmann::json j = ctxkit::text::ParseJsonOrDiscarded(line);
     if (!j.is_object()) continue;
     ExecutionLogEntry e;
     e.timestamp = j.value("timestamp", "");
@@ -129,10 +139,8 @@ Result<std::vector<ExecutionLogEntry>> ReadExecutionLog(const std::string& path,
         if (f.is_string()) e.context_files.push_back(f.get<std::string>());
       }
     }
-    last.push_back(std::move(e));
-    if (last.size() > limit) last.pop_front();
+    out.push_back(std::move(e));
   }
-  out.assign(last.begin(), last.end());
   return out;
 }
 

@@ -8,12 +8,13 @@
 
 namespace ctxkit::notes {
 
-int RunLogged(const std::string& log_path, const std::string& command,
+int RunLogged(const std::function<Store*()>& store, const std::string& command,
               const std::function<int(Invocation&)>& body) {
   auto start = std::chrono::steady_clock::now();
   Invocation inv;
   int code = body(inv);
-  if (log_path.empty()) return code;
+  Store* log_store = store();
+  if (log_store == nullptr) return code;
   ExecutionLogEntry e;
   e.timestamp = core::FormatIso8601(core::NowUnixNanos());
   e.agent = inv.agent;
@@ -27,7 +28,7 @@ int RunLogged(const std::string& log_path, const std::string& command,
   e.input = inv.input;
   e.output = inv.output;
   e.context_files = inv.context_files;
-  Status s = AppendExecutionLog(log_path, e);
+  Status s = AppendExecutionLog(*log_store, e);
   if (!s.ok()) {
     std::fprintf(stderr, "ctxkit: warning: execution log not written: %s\n",
                  s.ToString().c_str());

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "ctxkit/store.h"
+
 namespace ctxkit::notes {
 
 // What the verb reports about itself for its log line.
@@ -20,10 +22,12 @@ struct Invocation {
   std::vector<std::string> context_files;  // Notes written.
 };
 
-// Runs `body` and appends one line to `log_path` (skipped when empty) with
-// its exit code and duration. A failure to log is reported on stderr and
-// never changes the exit code: the work is done either way.
-int RunLogged(const std::string& log_path, const std::string& command,
+// Runs `body`, then appends one entry with its exit code and duration to
+// the execution log of the store `store()` returns (skipped when it returns
+// nullptr: no store could be opened, and the verb said so). Asked after the
+// body, so the verb opens the store first. A failure to log is reported on
+// stderr and never changes the exit code: the work is done either way.
+int RunLogged(const std::function<Store*()>& store, const std::string& command,
               const std::function<int(Invocation&)>& body);
 
 }  // namespace ctxkit::notes

@@ -3,6 +3,7 @@
 #include "ctxkit/spawn.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <filesystem>
@@ -14,6 +15,7 @@
 #include "core/clock.h"
 #include "core/encoding.h"
 #include "core/status_macros.h"
+#include "spawn/manifest_store.h"
 #include "spawn/pin_ref.h"
 #include "spawn/store_identity.h"
 #include "storage/file_util.h"
@@ -176,6 +178,14 @@ Result<SpawnedAgent> Spawn(View& parent, std::string_view prompt,
       StoreInternals::Hold(*parent.store(), "spawn:" + m.child_agent, named));
   CTXKIT_RETURN_IF_ERROR(storage::AtomicWriteFile(dir, path, FormatManifest(m),
                                                   /*sync=*/true));
+  // The store's record last: what every home of the store reads (gc's
+  // recording, ListManifests). Without it the call fails, and takes back
+  // the file it wrote.
+  Status kept = spawn::PutManifest(*parent.store(), m);
+  if (!kept.ok()) {
+    ::unlink(path.c_str());
+    return kept;
+  }
   return SpawnedAgent{std::move(child), std::move(m), std::move(path)};
 }
 

@@ -222,6 +222,50 @@ class CommitListener {
   virtual void Interrupt() = 0;
 };
 
+// Named records: small documents of the layers above the store that must
+// follow the store to every machine that opens it (spawn manifests, the
+// watch list, import markers), keyed by (kind, name). Kinds and names are
+// the callers' (UTF-8 text without NUL); bytes are opaque to the engine.
+struct StoredRecord {
+  std::string kind;
+  std::string name;
+  std::string bytes;
+  int64_t updated_unix_ns = 0;  // When this content was written.
+};
+
+struct RecordPut {
+  // What a put does when (kind, name) holds a record already.
+  enum class When : uint8_t {
+    kAlways = 0,  // Replaces it.
+    kIfAbsent,    // Keeps it; this put is skipped, not an error.
+    kCreate,      // Fails the whole write (FailedPrecondition).
+  };
+  std::string kind;
+  std::string name;
+  std::string bytes;
+  When when = When::kAlways;
+};
+
+struct RecordKey {
+  std::string kind;
+  std::string name;
+};
+
+// One entry appended to the append-only log `log` (the execution log).
+struct LogAppend {
+  std::string log;
+  std::string bytes;
+};
+
+// Changes to records and logs applied as one transaction
+// (Backend::WriteRecords): every put, removal and append, or none.
+struct RecordWrite {
+  std::vector<RecordPut> puts;     // In order.
+  std::vector<RecordKey> removes;  // A key naming no record is skipped.
+  std::vector<LogAppend> appends;  // In order, after the puts.
+  int64_t now_unix_ns = 0;         // StoredRecord::updated_unix_ns.
+};
+
 // The holder name of session `id`'s holds (Backend::AddHolds); they go
 // with the session (Backend::RemoveSession).
 inline std::string SessionHolder(std::string_view id) {
@@ -397,6 +441,28 @@ class Backend {
   // can trust ListHeld. MarkHoldsRecorded clears it.
   virtual Result<bool> HoldsPending() = 0;
   virtual Status MarkHoldsRecorded() = 0;
+
+  // ---- Named records and logs ----
+  //
+  // State of the layers above the store that is not an object but must be
+  // wherever the store is (see StoredRecord): on PostgreSQL every machine
+  // sees the same records and logs. Durable on return, like Put.
+
+  // Applies `write` in one transaction. FailedPrecondition, nothing
+  // written, when a kCreate put finds its record present;
+  // InvalidArgument, nothing written, when a kind, name or log is empty
+  // or holds NUL.
+  virtual Status WriteRecords(const RecordWrite& write) = 0;
+  // The record (kind, name); nullopt when there is none.
+  virtual Result<std::optional<StoredRecord>> GetRecord(
+      std::string_view kind, std::string_view name) = 0;
+  // Every record of `kind`, sorted by name (bytewise).
+  virtual Result<std::vector<StoredRecord>> ListRecords(
+      std::string_view kind) = 0;
+  // The last `limit` entries of log `log`, oldest first (empty when it has
+  // none). Entries keep the order their writes committed in.
+  virtual Result<std::vector<std::string>> ReadLog(std::string_view log,
+                                                   size_t limit) = 0;
 
   virtual Result<BackendStats> Stats() = 0;
   // Stored bytes grouped by scope, type and medium (a full scan: for

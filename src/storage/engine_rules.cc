@@ -4,6 +4,7 @@
 #include <string>
 
 #include "core/encoding.h"
+#include "core/status_macros.h"
 
 namespace ctxkit::storage {
 
@@ -136,6 +137,38 @@ Status HeldIsKept(int64_t object_id, uint64_t version) {
       std::to_string(object_id) +
       " is held (a session, context or manifest names it); garbage "
       "collection keeps it");
+}
+
+namespace {
+
+Status CheckRecordName(std::string_view what, std::string_view name) {
+  if (name.empty() || name.find('\0') != std::string_view::npos) {
+    return Status::InvalidArgument("record " + std::string(what) +
+                                   " must be non-empty text without NUL");
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status CheckRecordWrite(const RecordWrite& write) {
+  for (const RecordPut& put : write.puts) {
+    CTXKIT_RETURN_IF_ERROR(CheckRecordName("kind", put.kind));
+    CTXKIT_RETURN_IF_ERROR(CheckRecordName("name", put.name));
+  }
+  for (const RecordKey& key : write.removes) {
+    CTXKIT_RETURN_IF_ERROR(CheckRecordName("kind", key.kind));
+    CTXKIT_RETURN_IF_ERROR(CheckRecordName("name", key.name));
+  }
+  for (const LogAppend& append : write.appends) {
+    CTXKIT_RETURN_IF_ERROR(CheckRecordName("log", append.log));
+  }
+  return Status::Ok();
+}
+
+Status RecordExists(std::string_view kind, std::string_view name) {
+  return Status::FailedPrecondition("a " + std::string(kind) + " record '" +
+                                    std::string(name) + "' exists already");
 }
 
 Status NothingToHold(int64_t object_id, uint64_t version) {

@@ -74,6 +74,12 @@ Status RunLeftBehind(int64_t object_id, uint64_t left);
 Status HeldIsKept(int64_t object_id, uint64_t version);
 Status NothingToHold(int64_t object_id, uint64_t version);
 
+// Backend::WriteRecords' checks before anything is written: InvalidArgument
+// for an empty kind, name or log name, or one holding NUL.
+Status CheckRecordWrite(const RecordWrite& write);
+// WriteRecords' refusal of a kCreate put whose record exists.
+Status RecordExists(std::string_view kind, std::string_view name);
+
 // A stored VersionState number (0 present, 1 deleted, 2 missing).
 VersionState VersionStateFromCode(int64_t code);
 

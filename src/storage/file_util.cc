@@ -107,6 +107,19 @@ bool MayWrite(const std::string& path) {
   return errno != EACCES && errno != EPERM && errno != EROFS;
 }
 
+Status MarkImported(const std::string& path) {
+  const std::string done = path + ".imported";
+  if (::rename(path.c_str(), done.c_str()) != 0) {
+    // Another process imported and renamed it first.
+    if (errno == ENOENT && PathExists(done)) return Status::Ok();
+    return ErrnoStatus("rename", path);
+  }
+  const size_t slash = path.rfind('/');
+  return SyncDir(slash == std::string::npos || slash == 0
+                     ? std::string(slash == 0 ? "/" : ".")
+                     : path.substr(0, slash));
+}
+
 bool PathExists(const std::string& path) {
   struct stat st;
   return ::stat(path.c_str(), &st) == 0;

@@ -68,6 +68,11 @@ Result<std::string> ReadFileRange(const std::string& path, uint64_t offset,
 
 bool PathExists(const std::string& path);
 
+// Renames the local file of an earlier build whose state was imported
+// into the store's engine to `path`.imported, and fsyncs its directory:
+// kept for the record, no longer read.
+Status MarkImported(const std::string& path);
+
 // False when this process may not write `path` (permissions, a read-only
 // mount); true when it may, or when the question does not apply (it does
 // not exist, a parent is not a directory: writing then fails on its own).

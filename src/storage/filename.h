@@ -36,13 +36,19 @@ std::string SummaryCacheDir(std::string_view home);  // <home>/cache/summaries
 std::string NotesIndexDir(std::string_view home);  // <home>/notes
 std::string NotesIndexPath(std::string_view home,
                            std::string_view root_hash);  // <dir>/<hash>.db
-// The JSONL execution log (notes/).
+// The JSONL execution log of earlier builds (notes/), imported once into
+// the store's engine and renamed execution.jsonl.imported.
 std::string ExecutionLogPath(std::string_view home);  // <home>/logs/...jsonl
 
 // The watch list and its locks (watch/).
 std::string WatchDir(std::string_view home);  // <home>/watch
+// The list lives in the store's engine (watch/watch_list.h); an earlier
+// build's file is imported once and renamed watches.json.imported.
 inline constexpr char kWatchListFileName[] = "watches.json";
 std::string WatchListPath(std::string_view home);  // <watch>/watches.json
+// Rewritten after each change to the list: a running watcher on this
+// machine reloads the list when it sees the file replaced.
+inline constexpr char kWatchListHintName[] = "watches.changed";
 // Held while the list is read-modified-written.
 std::string WatchListLockPath(std::string_view home);  // <watch>/watches.lock
 // Held by the one running watcher daemon.

@@ -691,6 +691,62 @@ void MemoryBackend::DropHoldsLocked(std::string_view holder) {
   }
 }
 
+// Checked in full before anything changes: all or nothing.
+Status MemoryBackend::WriteRecords(const RecordWrite& write) {
+  CTXKIT_RETURN_IF_ERROR(CheckRecordWrite(write));
+  core::MutexLock lock(&mu_);
+  std::set<std::pair<std::string, std::string>> created;
+  for (const RecordPut& put : write.puts) {
+    if (put.when != RecordPut::When::kCreate) continue;
+    auto key = std::make_pair(put.kind, put.name);
+    if (records_.count(key) || !created.insert(key).second) {
+      return RecordExists(put.kind, put.name);
+    }
+  }
+  for (const RecordPut& put : write.puts) {
+    auto key = std::make_pair(put.kind, put.name);
+    if (put.when != RecordPut::When::kAlways && records_.count(key)) continue;
+    records_[key] =
+        StoredRecord{put.kind, put.name, put.bytes, write.now_unix_ns};
+  }
+  for (const RecordKey& key : write.removes) {
+    records_.erase(std::make_pair(key.kind, key.name));
+  }
+  for (const LogAppend& append : write.appends) {
+    logs_[append.log].push_back(append.bytes);
+  }
+  return Status::Ok();
+}
+
+Result<std::optional<StoredRecord>> MemoryBackend::GetRecord(
+    std::string_view kind, std::string_view name) {
+  core::MutexLock lock(&mu_);
+  auto it = records_.find(std::make_pair(std::string(kind), std::string(name)));
+  if (it == records_.end()) return std::optional<StoredRecord>();
+  return std::optional<StoredRecord>(it->second);
+}
+
+Result<std::vector<StoredRecord>> MemoryBackend::ListRecords(
+    std::string_view kind) {
+  core::MutexLock lock(&mu_);
+  std::vector<StoredRecord> out;
+  for (auto it = records_.lower_bound({std::string(kind), std::string()});
+       it != records_.end() && it->first.first == kind; ++it) {
+    out.push_back(it->second);
+  }
+  return out;
+}
+
+Result<std::vector<std::string>> MemoryBackend::ReadLog(std::string_view log,
+                                                        size_t limit) {
+  core::MutexLock lock(&mu_);
+  auto it = logs_.find(log);
+  if (it == logs_.end()) return std::vector<std::string>();
+  const std::vector<std::string>& all = it->second;
+  const size_t from = all.size() > limit ? all.size() - limit : 0;
+  return std::vector<std::string>(all.begin() + from, all.end());
+}
+
 Result<std::string> MemoryBackend::RefSecret() {
   core::MutexLock lock(&mu_);
   if (ref_secret_.empty()) {

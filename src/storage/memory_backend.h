@@ -28,6 +28,7 @@
 #include <set>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "core/mutex.h"
@@ -95,6 +96,12 @@ class MemoryBackend final : public Backend {
   // Nothing outlives the instance: no earlier build's state to record.
   Result<bool> HoldsPending() override { return false; }
   Status MarkHoldsRecorded() override { return Status::Ok(); }
+  Status WriteRecords(const RecordWrite& write) override;
+  Result<std::optional<StoredRecord>> GetRecord(std::string_view kind,
+                                                std::string_view name) override;
+  Result<std::vector<StoredRecord>> ListRecords(std::string_view kind) override;
+  Result<std::vector<std::string>> ReadLog(std::string_view log,
+                                           size_t limit) override;
   Result<uint64_t> ChangeCounter() override { return uint64_t{0}; }
   // Random per instance: nothing outlives it.
   Result<std::string> RefSecret() override;
@@ -179,6 +186,11 @@ class MemoryBackend final : public Backend {
   std::map<std::string, StoredSession, std::less<>> sessions_ GUARDED_BY(mu_);
   // Held version -> its holders (Backend::AddHolds).
   std::map<VersionKey, std::set<std::string>> holds_ GUARDED_BY(mu_);
+  // (kind, name) -> record (Backend::WriteRecords); log -> its entries.
+  std::map<std::pair<std::string, std::string>, StoredRecord> records_
+      GUARDED_BY(mu_);
+  std::map<std::string, std::vector<std::string>, std::less<>> logs_
+      GUARDED_BY(mu_);
 };
 
 }  // namespace ctxkit::storage

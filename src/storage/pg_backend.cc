@@ -26,6 +26,7 @@
 #include "storage/pg_gc.h"
 #include "storage/pg_holds.h"
 #include "storage/pg_listener.h"
+#include "storage/pg_records.h"
 #include "storage/pg_rows.h"
 #include "storage/pg_schema.h"
 #include "storage/pg_sessions.h"
@@ -565,6 +566,37 @@ ORDER BY g.scope, g.type)sql";
     CTXKIT_RETURN_IF_ERROR(conn_->EnsureConnected());
     return PlainTransactionLocked(
         [](PgConn* conn) { return pg_holds::ClearPending(conn); });
+  }
+
+  // Records change no object: no stamp, no notification.
+  Status WriteRecords(const RecordWrite& write) override {
+    CTXKIT_RETURN_IF_ERROR(CheckRecordWrite(write));
+    if (options_.read_only) return ReadOnlyError("record write");
+    core::MutexLock lock(&mu_);
+    CTXKIT_RETURN_IF_ERROR(conn_->EnsureConnected());
+    return PlainTransactionLocked(
+        [&](PgConn* conn) { return pg_records::Write(conn, write); });
+  }
+
+  Result<std::optional<StoredRecord>> GetRecord(
+      std::string_view kind, std::string_view name) override {
+    core::MutexLock lock(&mu_);
+    CTXKIT_RETURN_IF_ERROR(conn_->EnsureConnected());
+    return pg_records::Get(conn_.get(), kind, name);
+  }
+
+  Result<std::vector<StoredRecord>> ListRecords(
+      std::string_view kind) override {
+    core::MutexLock lock(&mu_);
+    CTXKIT_RETURN_IF_ERROR(conn_->EnsureConnected());
+    return pg_records::List(conn_.get(), kind);
+  }
+
+  Result<std::vector<std::string>> ReadLog(std::string_view log,
+                                           size_t limit) override {
+    core::MutexLock lock(&mu_);
+    CTXKIT_RETURN_IF_ERROR(conn_->EnsureConnected());
+    return pg_records::ReadLog(conn_.get(), log, limit);
   }
 
   // `body` on the connection, in a transaction that takes no change stamp;

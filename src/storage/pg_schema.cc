@@ -7,6 +7,7 @@
 #include "core/hmac.h"
 #include "core/status_macros.h"
 #include "storage/pg_holds.h"
+#include "storage/pg_records.h"
 
 namespace ctxkit::storage {
 namespace {
@@ -304,10 +305,12 @@ Status MigrateToV3(PgConn* conn) {
       "  ON CONFLICT (name) DO UPDATE SET value = excluded.value");
 }
 
-// A store below version 4 lacks columns or tables this build uses (v4:
-// holds, which every writer must record before gc may trust them).
+// A store below version 5 lacks columns or tables this build uses (v4:
+// holds, which every writer must record before gc may trust them; v5: the
+// named records and logs of spawn manifests, the watch list and the
+// execution log).
 Status CheckMigrated(const Stored& stored, const std::string& schema) {
-  if (stored.version >= 4) return Status::Ok();
+  if (stored.version >= 5) return Status::Ok();
   return Status::FailedPrecondition(
       "PostgreSQL store in schema " + schema + " has version " +
       std::to_string(stored.version) + "; this build needs version " +
@@ -372,6 +375,13 @@ Status EnsurePgSchema(PgConn* conn) {
           return CheckMigrated(stored, schema);
         }
         CTXKIT_RETURN_IF_ERROR(v4);
+      }
+      if (stored.version < 5) {
+        Status v5 = pg_records::CreateSchema(conn);
+        if (v5.code() == StatusCode::kPermissionDenied) {
+          return CheckMigrated(stored, schema);
+        }
+        CTXKIT_RETURN_IF_ERROR(v5);
       }
       return conn->Run("COMMIT");
     }();

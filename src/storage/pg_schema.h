@@ -18,7 +18,7 @@ namespace ctxkit::storage {
 // version-1 build still reads and writes it. 3 adds the session entries'
 // hot and listed flags (Backend::LoadSessionHead); builds before it would
 // write entries without them, so it is compatible since 3.
-inline constexpr int kPgSchemaVersion = 4;
+inline constexpr int kPgSchemaVersion = 5;
 
 // The LISTEN/NOTIFY channel of the store in schema `schema_sql` (a SQL
 // expression: current_schema(), TG_TABLE_SCHEMA), as a SQL expression. A

@@ -22,6 +22,7 @@
 #include "storage/sqlite_db.h"
 #include "storage/sqlite_gc.h"
 #include "storage/sqlite_holds.h"
+#include "storage/sqlite_records.h"
 #include "storage/sqlite_schema.h"
 #include "storage/sqlite_sessions.h"
 #include "storage/sqlite_usage.h"
@@ -647,6 +648,34 @@ class SqliteBackend final : public Backend {
     CTXKIT_RETURN_IF_ERROR(txn.Begin());
     CTXKIT_RETURN_IF_ERROR(sqlite_holds::ClearPending(db_.get()));
     return txn.Commit();
+  }
+
+  Status WriteRecords(const RecordWrite& write) override {
+    CTXKIT_RETURN_IF_ERROR(CheckRecordWrite(write));
+    if (options_.read_only) return ReadOnlyError("record write");
+    core::MutexLock lock(&mu_);
+    WriteTransaction txn(db_.get());
+    CTXKIT_RETURN_IF_ERROR(txn.Begin());
+    CTXKIT_RETURN_IF_ERROR(sqlite_records::WriteLocked(db_.get(), write));
+    return txn.Commit();
+  }
+
+  Result<std::optional<StoredRecord>> GetRecord(
+      std::string_view kind, std::string_view name) override {
+    core::MutexLock lock(&mu_);
+    return sqlite_records::Get(db_.get(), kind, name);
+  }
+
+  Result<std::vector<StoredRecord>> ListRecords(
+      std::string_view kind) override {
+    core::MutexLock lock(&mu_);
+    return sqlite_records::List(db_.get(), kind);
+  }
+
+  Result<std::vector<std::string>> ReadLog(std::string_view log,
+                                           size_t limit) override {
+    core::MutexLock lock(&mu_);
+    return sqlite_records::ReadLog(db_.get(), log, limit);
   }
 
   Result<std::string> RefSecret() override {

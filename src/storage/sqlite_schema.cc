@@ -8,6 +8,7 @@
 #include "core/hmac.h"
 #include "core/status_macros.h"
 #include "storage/sqlite_holds.h"
+#include "storage/sqlite_records.h"
 #include "storage/sqlite_sessions.h"
 
 namespace ctxkit::storage {
@@ -259,6 +260,13 @@ Status EnsureSchema(SqliteDb* db) {
     // Holds (Backend::AddHolds): a store with earlier state has its
     // sessions' and manifests' holds recorded before its next collection.
     s = sqlite_holds::CreateSchema(db, current != 0);
+    if (!s.ok()) return s;
+  }
+  if (current < 7) {
+    // Named records and logs (Backend::WriteRecords): state of the layers
+    // above the store that follows it (spawn manifests, the watch list,
+    // the execution log).
+    s = sqlite_records::CreateSchema(db);
     if (!s.ok()) return s;
   }
   CTXKIT_RETURN_IF_ERROR(EnsureRefSecret(db));

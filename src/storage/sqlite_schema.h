@@ -13,7 +13,7 @@ namespace ctxkit::storage {
 
 // The schema version this build writes. Bump it and add a migration step
 // whenever the schema changes.
-inline constexpr int kSchemaVersion = 6;
+inline constexpr int kSchemaVersion = 7;
 
 // Creates the schema in an empty database or migrates an older one, in one
 // write transaction; a current database is only read (no write lock).

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
-#include <filesystem>
 #include <string>
 
 #include "core/status_macros.h"
@@ -266,14 +265,10 @@ Status ImportLegacy(SqliteDb* db, const std::string& legacy_path) {
   }();
   db->Exec("DETACH DATABASE legacy").IgnoreError();
   CTXKIT_RETURN_IF_ERROR(s.WithContext("import " + legacy_path));
-  const std::string done = legacy_path + ".imported";
-  if (std::rename(legacy_path.c_str(), done.c_str()) != 0) {
-    return ErrnoStatus("rename", legacy_path);
-  }
   for (const char* suffix : {"-wal", "-shm"}) {
     std::remove((legacy_path + suffix).c_str());
   }
-  return SyncDir(std::filesystem::path(legacy_path).parent_path().string());
+  return MarkImported(legacy_path);
 }
 
 }  // namespace ctxkit::storage::sqlite_sessions

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "core/clock.h"
 #include "core/encoding.h"
 #include "core/hmac.h"
 #include "core/sha256.h"
@@ -153,6 +154,41 @@ Result<std::string> StoreInternals::Identity(Store& store) {
 Result<std::unique_ptr<storage::CommitListener>>
 StoreInternals::ListenForCommits(Store& store) {
   return store.impl_->backend().ListenForCommits();
+}
+
+Status StoreInternals::WriteRecords(Store& store, storage::RecordWrite write) {
+  if (write.now_unix_ns == 0) write.now_unix_ns = core::NowUnixNanos();
+  return store.impl_->backend().WriteRecords(write);
+}
+
+Result<std::optional<storage::StoredRecord>> StoreInternals::GetRecord(
+    Store& store, std::string_view kind, std::string_view name) {
+  return store.impl_->backend().GetRecord(kind, name);
+}
+
+Result<std::vector<storage::StoredRecord>> StoreInternals::ListRecords(
+    Store& store, std::string_view kind) {
+  return store.impl_->backend().ListRecords(kind);
+}
+
+Result<std::vector<std::string>> StoreInternals::ReadLog(Store& store,
+                                                         std::string_view log,
+                                                         size_t limit) {
+  return store.impl_->backend().ReadLog(log, limit);
+}
+
+Result<bool> StoreInternals::WriteRecordsOnce(Store& store,
+                                              std::string_view marker,
+                                              storage::RecordWrite write) {
+  write.puts.push_back(
+      {"import", std::string(marker), "", storage::RecordPut::When::kCreate});
+  Status s = WriteRecords(store, std::move(write));
+  if (s.ok()) return true;
+  if (s.code() != StatusCode::kFailedPrecondition) return s;
+  CTXKIT_ASSIGN_OR_RETURN(std::optional<storage::StoredRecord> done,
+                          GetRecord(store, "import", marker));
+  if (!done.has_value()) return s;
+  return false;
 }
 
 Result<std::string> StoreInternals::KeyFor(Store& store,

@@ -1,5 +1,6 @@
 // For ctxkit's own layers above store/ that keep durable state of their
-// own (the context manager's session state): the storage engine behind a
+// own (the context manager's session state, spawn manifests, the watch
+// list, the execution log): the storage engine behind a
 // Store, so that state goes through the Backend interface like objects do
 // and follows the store to whichever engine holds it. Not for users; the
 // public API is include/ctxkit/store.h.
@@ -90,6 +91,28 @@ class StoreInternals {
   // MarkHoldsRecorded.
   static Result<bool> HoldsPending(Store& store);
   static Status MarkHoldsRecorded(Store& store);
+  // Named records and logs of the durable engine
+  // (storage::Backend::WriteRecords, GetRecord, ListRecords, ReadLog): the
+  // state of layers above the store that must follow it to every machine
+  // that opens it (spawn manifests, the watch list, the execution log).
+  // WriteRecords stamps the write with the current time when
+  // write.now_unix_ns is 0. PermissionDenied on a read-only store.
+  static Status WriteRecords(Store& store, storage::RecordWrite write);
+  static Result<std::optional<storage::StoredRecord>> GetRecord(
+      Store& store, std::string_view kind, std::string_view name);
+  static Result<std::vector<storage::StoredRecord>> ListRecords(
+      Store& store, std::string_view kind);
+  static Result<std::vector<std::string>> ReadLog(Store& store,
+                                                  std::string_view log,
+                                                  size_t limit);
+  // WriteRecords of `write` (which has no kCreate put) together with the
+  // marker record ("import", `marker`), once: false, nothing written, when
+  // the marker is there already (this import was done, from this home or
+  // another). For moving the state of a local file of an earlier build
+  // into the engine exactly once.
+  static Result<bool> WriteRecordsOnce(Store& store, std::string_view marker,
+                                       storage::RecordWrite write);
+
   // A 32-byte key for `purpose` ("mcp session ids", ...), the same in every
   // process that opens the store and unrelated to any other purpose's key
   // (HMAC-SHA-256 of the purpose under the ref secret). Whatever the

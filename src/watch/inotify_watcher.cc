@@ -15,6 +15,8 @@
 #include "watch/catch_up.h"
 #include "watch/inotify_errors.h"
 #include "watch/tree_walk.h"
+#include "watch/watch_list.h"
+#include "watch/watch_list_file.h"
 #include "watch/watch_paths.h"
 
 namespace ctxkit {
@@ -32,6 +34,9 @@ constexpr uint32_t kDirMask = IN_CLOSE_WRITE | IN_MODIFY | IN_CREATE |
 // How long a file written without a close (IN_MODIFY only: a log kept
 // open, a truncate) must stay quiet before it is read.
 constexpr std::chrono::milliseconds kWriteQuiet(100);
+// How often a running watcher looks for changes to the list made on
+// another machine (changes made on this one wake it at once).
+constexpr std::chrono::milliseconds kListCheck(2000);
 
 bool Exists(const std::string& path) {
   struct stat st {};
@@ -46,10 +51,10 @@ std::string Rebase(const std::string& path, const std::string& from,
 
 }  // namespace
 
-WatcherImpl::WatcherImpl(View view, const WatchOptions& options,
-                         std::string home)
-    : options_(options),
-      home_(std::move(home)),
+WatcherImpl::WatcherImpl(Store* store, View view, const WatchOptions& options)
+    : store_(store),
+      options_(options),
+      home_(store->home()),
       indexer_(std::move(view), &options_, &totals_) {}
 
 WatcherImpl::~WatcherImpl() {
@@ -61,7 +66,7 @@ Result<std::unique_ptr<WatcherImpl>> WatcherImpl::Start(
     Store* store, const WatchOptions& options) {
   CTXKIT_ASSIGN_OR_RETURN(View view, store->OpenView("", ""));
   std::unique_ptr<WatcherImpl> impl(
-      new WatcherImpl(std::move(view), options, store->home()));
+      new WatcherImpl(store, std::move(view), options));
   CTXKIT_RETURN_IF_ERROR(impl->Init());
   return impl;
 }
@@ -85,11 +90,12 @@ Status WatcherImpl::Init() {
   if (inotify_fd_ < 0) return watch::InotifyError(errno, "the watch list");
   stop_fd_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
   if (stop_fd_ < 0) return storage::ErrnoStatus("eventfd for", watch_dir_);
-  // The list itself: `watch add`/`rm` replace it by rename.
+  // The list's hint file: `watch add`/`rm` replace it by rename.
   list_wd_ = ::inotify_add_watch(inotify_fd_, watch_dir_.c_str(),
                                  IN_MOVED_TO | IN_CLOSE_WRITE | IN_ONLYDIR);
   if (list_wd_ < 0) return watch::InotifyError(errno, watch_dir_);
-  CTXKIT_ASSIGN_OR_RETURN(roots_, watch::LoadWatchList(watch_dir_));
+  CTXKIT_ASSIGN_OR_RETURN(roots_, watch::LoadWatchList(*store_));
+  next_list_check_ = Clock::now() + kListCheck;
   return FullPass();
 }
 
@@ -102,11 +108,11 @@ Status WatcherImpl::FullPass() {
 }
 
 Status WatcherImpl::ReloadRoots() {
-  Result<std::vector<WatchEntry>> list = watch::LoadWatchList(watch_dir_);
+  Result<std::vector<WatchEntry>> list = watch::LoadWatchList(*store_);
   if (!list.ok()) {
-    // A list another build wrote, or a disk error: keep watching the old
-    // one rather than stop.
-    Report(storage::WatchListPath(home_), list.status());
+    // An entry another build wrote, or a store error: keep watching the
+    // old list rather than stop.
+    Report(watch_dir_, list.status());
     return Status::Ok();
   }
   std::vector<WatchEntry> added;
@@ -248,7 +254,7 @@ Status WatcherImpl::HandleEvent(const inotify_event& event) {
   }
   if (event.wd == list_wd_) {
     if (event.len > 0 &&
-        std::string_view(event.name) == storage::kWatchListFileName) {
+        std::string_view(event.name) == storage::kWatchListHintName) {
       reload_ = true;
       Touch();
     }
@@ -423,17 +429,32 @@ Status WatcherImpl::Reconcile(bool stopping) {
   return Status::Ok();
 }
 
+void WatcherImpl::CheckListChanged() {
+  const Clock::time_point now = Clock::now();
+  if (now < next_list_check_) return;
+  next_list_check_ = now + kListCheck;
+  Result<std::vector<WatchEntry>> list = watch::LoadWatchList(*store_);
+  if (!list.ok()) return;  // ReloadRoots reports it when it matters.
+  const bool same =
+      std::equal(list->begin(), list->end(), roots_.begin(), roots_.end(),
+                 [](const WatchEntry& a, const WatchEntry& b) {
+                   return a.path == b.path && a.directory == b.directory;
+                 });
+  if (!same) {
+    reload_ = true;
+    Touch();
+  }
+}
+
 Status WatcherImpl::Run() {
   bool stopping = false;
   for (;;) {
-    int timeout_ms = -1;
-    Clock::time_point deadline = Deadline();
-    if (Pending() && deadline != Clock::time_point::max()) {
-      auto left =
-          std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now());
-      timeout_ms =
-          static_cast<int>(std::clamp<int64_t>(left.count(), 0, 3600 * 1000));
-    }
+    Clock::time_point deadline = std::min(Deadline(), next_list_check_);
+    if (!Pending()) deadline = next_list_check_;
+    auto left =
+        std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now());
+    int timeout_ms =
+        static_cast<int>(std::clamp<int64_t>(left.count(), 0, 3600 * 1000));
     pollfd fds[2] = {{inotify_fd_, POLLIN, 0}, {stop_fd_, POLLIN, 0}};
     int n = ::poll(fds, 2, timeout_ms);
     if (n < 0) {
@@ -450,6 +471,7 @@ Status WatcherImpl::Run() {
     if ((fds[0].revents & POLLIN) || stopping) {
       CTXKIT_RETURN_IF_ERROR(ReadEvents());
     }
+    if (!stopping) CheckListChanged();
     if (Pending() && (stopping || Clock::now() >= Deadline())) {
       CTXKIT_RETURN_IF_ERROR(Reconcile(stopping));
     }

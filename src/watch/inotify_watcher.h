@@ -21,7 +21,6 @@
 #include "ctxkit/watch.h"
 #include "storage/posix_io.h"
 #include "watch/file_indexer.h"
-#include "watch/watch_list_file.h"
 
 namespace ctxkit {
 
@@ -40,12 +39,17 @@ class WatcherImpl {
  private:
   using Clock = std::chrono::steady_clock;
 
-  WatcherImpl(View view, const WatchOptions& options, std::string home);
+  WatcherImpl(Store* store, View view, const WatchOptions& options);
 
   Status Init();
   // A catch-up pass over every root, adding watches as it walks.
   Status FullPass();
   Status ReloadRoots();
+  // Reads the list when kListCheck has passed since the last look, and
+  // asks for a reload when it differs from roots_: a change made on
+  // another machine (this one's changes also wake the watcher through
+  // storage::kWatchListHintName).
+  void CheckListChanged();
   Status AddDirWatch(const std::string& dir);
   // Watches a directory that appeared and queues its files.
   Status AddTree(const std::string& dir);
@@ -74,6 +78,7 @@ class WatcherImpl {
   void Report(const std::string& path, const Status& status);
 
   // Constant after construction.
+  Store* store_;
   WatchOptions options_;
   std::string home_;
   std::string watch_dir_;
@@ -104,6 +109,7 @@ class WatcherImpl {
   std::unordered_map<uint32_t, std::string> dir_moves_from_;
   bool rescan_ = false;
   bool reload_ = false;
+  Clock::time_point next_list_check_;
   // Events arrived since the last reconcile; first_pending_ is the first.
   bool fresh_ = false;
   Clock::time_point first_pending_;

@@ -9,11 +9,13 @@
 
 #include "core/clock.h"
 #include "core/status_macros.h"
+#include "storage/file_util.h"
 #include "storage/filename.h"
 #include "storage/posix_io.h"
 #include "watch/catch_up.h"
 #include "watch/file_indexer.h"
 #include "watch/inotify_watcher.h"
+#include "watch/watch_list.h"
 #include "watch/watch_list_file.h"
 #include "watch/watch_paths.h"
 
@@ -66,6 +68,15 @@ Result<storage::FileLock> LockList(const Store& store) {
                                     storage::LockWait::kBlock);
 }
 
+// Tells a watcher running on this machine that the list changed
+// (storage::kWatchListHintName; a watcher elsewhere notices on its next
+// check of the list). Best effort: the list is written already.
+void NotifyListChanged(const std::string& dir) {
+  storage::AtomicWriteFile(dir, dir + "/" + storage::kWatchListHintName, "",
+                           /*sync=*/false)
+      .IgnoreError();
+}
+
 }  // namespace
 
 std::string_view WatchChangeKindName(WatchChange::Kind kind) {
@@ -89,7 +100,7 @@ Result<WatchEntry> AddWatch(Store& store, std::string_view path,
   CTXKIT_ASSIGN_OR_RETURN(std::string dir, watch::WatchDir(store.home()));
   CTXKIT_ASSIGN_OR_RETURN(storage::FileLock lock, LockList(store));
   CTXKIT_ASSIGN_OR_RETURN(std::vector<WatchEntry> list,
-                          watch::LoadWatchList(dir));
+                          watch::LoadWatchList(store));
   for (const WatchEntry& e : list) {
     if (e.path == entry.path) {
       return Status::AlreadyExists(entry.path + " is already watched");
@@ -106,11 +117,8 @@ Result<WatchEntry> AddWatch(Store& store, std::string_view path,
   CTXKIT_ASSIGN_OR_RETURN(View view, store.OpenView("", ""));
   watch::FileIndexer indexer(std::move(view), &options, out);
   CTXKIT_RETURN_IF_ERROR(watch::CatchUp(indexer, entry, nullptr, out));
-  list.push_back(entry);
-  std::sort(
-      list.begin(), list.end(),
-      [](const WatchEntry& a, const WatchEntry& b) { return a.path < b.path; });
-  CTXKIT_RETURN_IF_ERROR(watch::SaveWatchList(dir, list));
+  CTXKIT_RETURN_IF_ERROR(watch::AddToWatchList(store, entry));
+  NotifyListChanged(dir);
   return entry;
 }
 
@@ -121,7 +129,7 @@ Status RemoveWatch(Store& store, std::string_view path) {
   CTXKIT_ASSIGN_OR_RETURN(std::string dir, watch::WatchDir(store.home()));
   CTXKIT_ASSIGN_OR_RETURN(storage::FileLock lock, LockList(store));
   CTXKIT_ASSIGN_OR_RETURN(std::vector<WatchEntry> list,
-                          watch::LoadWatchList(dir));
+                          watch::LoadWatchList(store));
   auto it = std::find_if(list.begin(), list.end(),
                          [&](const WatchEntry& e) { return e.path == target; });
   if (it == list.end()) {
@@ -132,13 +140,13 @@ Status RemoveWatch(Store& store, std::string_view path) {
                       [&](const WatchEntry& e) { return e.path == lexical; });
   }
   if (it == list.end()) return Status::NotFound(target + " is not watched");
-  list.erase(it);
-  return watch::SaveWatchList(dir, list);
+  CTXKIT_RETURN_IF_ERROR(watch::RemoveFromWatchList(store, it->path));
+  NotifyListChanged(dir);
+  return Status::Ok();
 }
 
 Result<std::vector<WatchEntry>> ListWatches(Store& store) {
-  CTXKIT_ASSIGN_OR_RETURN(std::string dir, watch::WatchDir(store.home()));
-  return watch::LoadWatchList(dir);
+  return watch::LoadWatchList(store);
 }
 
 Result<WatchReport> ScanWatches(Store& store, const WatchOptions& options) {

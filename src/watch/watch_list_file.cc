@@ -28,7 +28,8 @@ Result<std::string> WatchDir(const std::string& home) {
   return dir;
 }
 
-Result<std::vector<WatchEntry>> LoadWatchList(const std::string& watch_dir) {
+Result<std::vector<WatchEntry>> LoadWatchListFile(
+    const std::string& watch_dir) {
   std::string path = watch_dir + "/" + storage::kWatchListFileName;
   std::vector<WatchEntry> entries;
   if (!storage::PathExists(path)) return entries;
@@ -72,8 +73,8 @@ Result<std::vector<WatchEntry>> LoadWatchList(const std::string& watch_dir) {
   return entries;
 }
 
-Status SaveWatchList(const std::string& watch_dir,
-                     const std::vector<WatchEntry>& entries) {
+Status SaveWatchListFile(const std::string& watch_dir,
+                         const std::vector<WatchEntry>& entries) {
   nlohmann::json list = nlohmann::json::array();
   for (const WatchEntry& e : entries) {
     list.push_back({{"path", e.path},

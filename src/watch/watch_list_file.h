@@ -1,5 +1,6 @@
-// The persistent watch list, <home>/watch/watches.json (format in
-// docs/watchers.md). Its users serialize on storage::FileLock.
+// The file earlier builds kept the watch list in, <home>/watch/watches.json
+// (format in docs/watchers.md): read once, by ImportLegacyWatchList
+// (watch/watch_list.h), which moves it into the store's engine.
 
 #ifndef CTXKIT_WATCH_WATCH_LIST_FILE_H_
 #define CTXKIT_WATCH_WATCH_LIST_FILE_H_
@@ -17,12 +18,13 @@ Result<std::string> WatchDir(const std::string& home);
 
 // The entries, ordered by path; empty when the file does not exist yet.
 // Corruption when it is not a watch list this build understands.
-Result<std::vector<WatchEntry>> LoadWatchList(const std::string& watch_dir);
+Result<std::vector<WatchEntry>> LoadWatchListFile(const std::string& watch_dir);
 
-// Replaces the list atomically (temp file, fsync, rename, directory fsync):
-// readers see the old list or the new one, never a mix.
-Status SaveWatchList(const std::string& watch_dir,
-                     const std::vector<WatchEntry>& entries);
+// Writes a list file in that format atomically (temp file, fsync, rename,
+// directory fsync): what an earlier build left behind, for the import's
+// tests.
+Status SaveWatchListFile(const std::string& watch_dir,
+                         const std::vector<WatchEntry>& entries);
 
 }  // namespace ctxkit::watch
 

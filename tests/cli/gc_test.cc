@@ -109,6 +109,33 @@ TEST_F(CliTest, GcRecordsWhatSessionsOfAnEarlierBuildNameBeforeCollecting) {
   EXPECT_EQ(state->out.substr(state->out.size() - 2), "0\n");
 }
 
+// A store of a build that kept spawn manifests only as files under
+// <home>/spawn and recorded no holds: its first gc imports the manifest
+// into the store and keeps what it names.
+TEST_F(CliTest, FirstGcOfAnEarlierBuildsStoreKeepsWhatItsManifestFilesName) {
+  Ok({"set", "passed", "one"});
+  Ok({"set", "passed", "two"});
+  const std::string passed_v1 = Chomp(Ok({"ref", "passed", "--version", "1"}));
+  Run({"spawn", "--ref", "data=" + passed_v1, "--", "true"});
+  // What an earlier build leaves: the file alone, no record, no holds.
+  Result<ProcessResult> forget = RunProcess(
+      {"sqlite3", home_ + "/ctxkit.db",
+       "DELETE FROM holds; DELETE FROM records; INSERT INTO meta(name, "
+       "value) VALUES ('holds_pending', '1');"});
+  ASSERT_TRUE(forget.ok()) << forget.status().ToString();
+  ASSERT_EQ(forget->exit_code, 0) << forget->err;
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+  nlohmann::json done = Json({"gc", "--older-than", "1s", "--apply"});
+  EXPECT_EQ(done["versions"], 0);
+  EXPECT_EQ(Ok({"resolve", passed_v1}), "one");
+  Result<ProcessResult> state = RunProcess(
+      {"sqlite3", home_ + "/ctxkit.db",
+       "SELECT count(*) FROM records WHERE kind = 'spawn'; SELECT count(*) "
+       "FROM holds WHERE holder LIKE 'spawn:%';"});
+  ASSERT_TRUE(state.ok());
+  EXPECT_EQ(state->out, "1\n1\n");
+}
+
 // A render record shows a chat output at the version the chat names ([i]).
 // In a store of an earlier build, once the output moved on (a new version
 // and the pool's entry with it, or a rewritten log), only a chat names that

@@ -113,10 +113,15 @@ TEST_F(NotesCliTest, AddSearchLogAndSessionLayout) {
   // Each log line is short: summaries are capped.
   std::string big(5000, 'm');
   Run({"notes", "update", file, "--agent", "x", "-m", big}, Opts());
-  std::ifstream in(home_ + "/logs/execution.jsonl");
-  for (std::string line; std::getline(in, line);) {
-    EXPECT_LT(line.size(), 700u) << line;
+  r = Run({"--json", "log"}, Opts());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  log = nlohmann::json::parse(r.out);
+  ASSERT_EQ(log.size(), 4u);
+  for (const nlohmann::json& entry : log) {
+    EXPECT_LT(entry.dump().size(), 700u) << entry.dump();
   }
+  // The log is the store's, not a file of this home's.
+  EXPECT_FALSE(fs::exists(home_ + "/logs/execution.jsonl"));
 }
 
 TEST_F(NotesCliTest, BadNamesAndPathsAreUsageErrors) {

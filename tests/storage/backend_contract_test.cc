@@ -552,6 +552,84 @@ TEST_P(BackendContractTest, HeldVersionsAreNotCollectedAndGoWithTheirHolder) {
   EXPECT_FALSE(*pending);  // A store made by this build.
 }
 
+TEST_P(BackendContractTest, RecordsArePutKeptCreatedAndRemovedAllOrNothing) {
+  using When = RecordPut::When;
+  RecordWrite w;
+  w.now_unix_ns = 7;
+  w.puts = {{"spawn", "b", std::string("two\0bytes", 9), When::kAlways},
+            {"spawn", "a", "one", When::kAlways},
+            {"watch", "/x", "", When::kCreate}};
+  ASSERT_TRUE(b().WriteRecords(w).ok());
+  auto a = b().GetRecord("spawn", "a");
+  ASSERT_TRUE(a.ok()) << a.status().ToString();
+  ASSERT_TRUE(a->has_value());
+  EXPECT_EQ((*a)->bytes, "one");
+  EXPECT_EQ((*a)->updated_unix_ns, 7);
+  auto listed = b().ListRecords("spawn");
+  ASSERT_TRUE(listed.ok()) << listed.status().ToString();
+  ASSERT_EQ(listed->size(), 2u);  // Sorted by name, of that kind only.
+  EXPECT_EQ((*listed)[0].name, "a");
+  EXPECT_EQ((*listed)[1].bytes, std::string("two\0bytes", 9));
+  auto empty = b().GetRecord("watch", "/x");
+  ASSERT_TRUE(empty.ok() && empty->has_value());
+  EXPECT_EQ((*empty)->bytes, "");
+  EXPECT_FALSE(b().GetRecord("spawn", "c")->has_value());
+
+  // A kCreate put that finds its record fails the whole write: the other
+  // puts, removals and appends of it are not applied.
+  RecordWrite refused;
+  refused.puts = {{"spawn", "a", "changed", When::kAlways},
+                  {"watch", "/x", "again", When::kCreate}};
+  refused.removes = {{"spawn", "b"}};
+  refused.appends = {{"log", "line"}};
+  EXPECT_EQ(b().WriteRecords(refused).code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ((*b().GetRecord("spawn", "a"))->bytes, "one");
+  EXPECT_TRUE(b().GetRecord("spawn", "b")->has_value());
+  EXPECT_TRUE(b().ReadLog("log", 10)->empty());
+
+  // kIfAbsent keeps what is there; kAlways replaces; removal of a missing
+  // record is not an error.
+  RecordWrite more;
+  more.now_unix_ns = 8;
+  more.puts = {{"spawn", "a", "kept?", When::kIfAbsent},
+               {"spawn", "c", "new", When::kIfAbsent},
+               {"spawn", "b", "replaced", When::kAlways}};
+  more.removes = {{"watch", "/x"}, {"watch", "/never"}};
+  ASSERT_TRUE(b().WriteRecords(more).ok());
+  EXPECT_EQ((*b().GetRecord("spawn", "a"))->bytes, "one");
+  EXPECT_EQ((*b().GetRecord("spawn", "b"))->bytes, "replaced");
+  EXPECT_EQ((*b().GetRecord("spawn", "b"))->updated_unix_ns, 8);
+  EXPECT_EQ((*b().GetRecord("spawn", "c"))->bytes, "new");
+  EXPECT_FALSE(b().GetRecord("watch", "/x")->has_value());
+  EXPECT_TRUE(b().ListRecords("watch")->empty());
+
+  // Bad names are refused before anything is written.
+  RecordWrite bad;
+  bad.puts = {{"spawn", "d", "x", When::kAlways},
+              {"", "e", "x", When::kAlways}};
+  EXPECT_EQ(b().WriteRecords(bad).code(), StatusCode::kInvalidArgument);
+  bad.puts = {{"spawn", std::string("n\0ul", 4), "x", When::kAlways}};
+  EXPECT_EQ(b().WriteRecords(bad).code(), StatusCode::kInvalidArgument);
+  EXPECT_FALSE(b().GetRecord("spawn", "d")->has_value());
+}
+
+TEST_P(BackendContractTest, LogsKeepAppendOrderAndReadTheirTail) {
+  for (int i = 1; i <= 5; ++i) {
+    RecordWrite w;
+    w.appends = {{"exec", "line " + std::to_string(i)}};
+    if (i == 3) w.appends.push_back({"other", "elsewhere"});
+    ASSERT_TRUE(b().WriteRecords(w).ok());
+  }
+  auto tail = b().ReadLog("exec", 3);
+  ASSERT_TRUE(tail.ok()) << tail.status().ToString();
+  EXPECT_EQ(*tail, (std::vector<std::string>{"line 3", "line 4", "line 5"}));
+  EXPECT_EQ(b().ReadLog("exec", 100)->size(), 5u);
+  EXPECT_EQ(*b().ReadLog("other", 100),
+            (std::vector<std::string>{"elsewhere"}));
+  EXPECT_TRUE(b().ReadLog("none", 100)->empty());
+  EXPECT_TRUE(b().ReadLog("exec", 0)->empty());
+}
+
 TEST_P(BackendContractTest, APartialSessionLoadReadsHotAndFirstListed) {
   SessionWrite create;
   create.id = "s1";

@@ -182,6 +182,7 @@ TEST_F(PgEngineTest, AVersionOneStoreMigratesItsSessionEntriesFlags) {
                           "DROP FUNCTION ctxkit_notify_change(); "
                           "ALTER TABLE ctxkit_session_entries DROP COLUMN "
                           "hot, DROP COLUMN listed; DROP TABLE ctxkit_holds; "
+                          "DROP TABLE ctxkit_records, ctxkit_record_log; "
                           "UPDATE ctxkit_meta SET value = '1' WHERE name IN "
                           "('schema_version', 'compatible_since')")
                     .ok());
@@ -208,10 +209,17 @@ TEST_F(PgEngineTest, AVersionOneStoreMigratesItsSessionEntriesFlags) {
       "('schema_version', 'compatible_since') ORDER BY name");
   ASSERT_TRUE(meta.ok());
   ASSERT_EQ(meta->size(), 2);
-  // compatible_since: builds before version 4 would name versions without
-  // holding them (and before 3 write entries without the flags).
-  EXPECT_EQ(meta->Bytes(0, 1), "4");
-  EXPECT_EQ(meta->Bytes(1, 1), "4");
+  // compatible_since: builds before version 5 would keep manifests, the
+  // watch list and the execution log in files no other home reads (before
+  // 4 name versions without holding them, before 3 write entries without
+  // the flags).
+  EXPECT_EQ(meta->Bytes(0, 1), "5");
+  EXPECT_EQ(meta->Bytes(1, 1), "5");
+  RecordWrite w;
+  w.puts = {{"spawn", "c", "m"}};
+  w.appends = {{"execution", "line"}};
+  ASSERT_TRUE(b->WriteRecords(w).ok());
+  EXPECT_EQ((*b->GetRecord("spawn", "c"))->bytes, "m");
   // Its sessions predate holds: gc waits until they are recorded.
   auto pending = b->HoldsPending();
   ASSERT_TRUE(pending.ok()) << pending.status().ToString();

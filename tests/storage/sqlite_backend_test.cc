@@ -55,6 +55,17 @@ class SqliteBackendTest : public ::testing::Test {
     return r.ok() ? *r : WriteResult{};
   }
 
+  // Closes the engine and runs `sql` on its database: what an earlier
+  // build's store looks like.
+  void RewriteClosedStore(const char* sql) {
+    backend_.reset();
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open((home_ + "/ctxkit.db").c_str(), &db), SQLITE_OK);
+    EXPECT_EQ(sqlite3_exec(db, sql, nullptr, nullptr, nullptr), SQLITE_OK)
+        << sqlite3_errmsg(db);
+    sqlite3_close(db);
+  }
+
   std::string home_;
   SqliteOptions options_;
   std::unique_ptr<Backend> backend_;
@@ -127,35 +138,24 @@ TEST_F(SqliteBackendTest, PromotionIntoARemovedKeyKeepsBothHistories) {
 }
 
 TEST_F(SqliteBackendTest, RefusesADatabaseFromANewerBuild) {
-  backend_.reset();
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open((home_ + "/ctxkit.db").c_str(), &db), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(db,
-                         "UPDATE meta SET value = '999' WHERE name = "
-                         "'schema_version'",
-                         nullptr, nullptr, nullptr),
-            SQLITE_OK);
-  sqlite3_close(db);
+  RewriteClosedStore(
+      "UPDATE meta SET value = '999' WHERE name = "
+      "'schema_version'");
   auto reopened = OpenSqliteBackend(options_);
   EXPECT_EQ(reopened.status().code(), StatusCode::kCorruption);
 }
 
 TEST_F(SqliteBackendTest, AVersionFourStoreGetsItsSessionEntriesFlags) {
   ASSERT_TRUE(backend_->WriteSession(session_cases::EntriesOfEveryKind()).ok());
-  backend_.reset();
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open((home_ + "/ctxkit.db").c_str(), &db), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(db,
-                         "DROP INDEX session_entries_hot; "
-                         "DROP INDEX session_entries_listed; "
-                         "ALTER TABLE session_entries DROP COLUMN hot; "
-                         "ALTER TABLE session_entries DROP COLUMN listed; "
-                         "DROP TABLE holds; "
-                         "UPDATE meta SET value = '4' WHERE name = "
-                         "'schema_version'",
-                         nullptr, nullptr, nullptr),
-            SQLITE_OK);
-  sqlite3_close(db);
+  RewriteClosedStore(
+      "DROP INDEX session_entries_hot; "
+      "DROP INDEX session_entries_listed; "
+      "ALTER TABLE session_entries DROP COLUMN hot; "
+      "ALTER TABLE session_entries DROP COLUMN listed; "
+      "DROP TABLE holds; "
+      "DROP TABLE records; DROP TABLE record_log; "
+      "UPDATE meta SET value = '4' WHERE name = "
+      "'schema_version'");
   auto reopened = OpenSqliteBackend(options_);
   ASSERT_TRUE(reopened.ok()) << reopened.status().ToString();
   session_cases::ExpectFlagsOfEveryKind(**reopened);
@@ -165,6 +165,28 @@ TEST_F(SqliteBackendTest, AVersionFourStoreGetsItsSessionEntriesFlags) {
   EXPECT_TRUE(*pending);
   ASSERT_TRUE((*reopened)->MarkHoldsRecorded().ok());
   EXPECT_FALSE(*(*reopened)->HoldsPending());
+}
+
+// Schema v7 adds the named records and logs; a v6 store keeps everything
+// it had and gets them empty.
+TEST_F(SqliteBackendTest, AVersionSixStoreGetsRecordsAndLogs) {
+  Put("k", "v");
+  RewriteClosedStore(
+      "DROP TABLE records; DROP TABLE record_log; "
+      "UPDATE meta SET value = '6' WHERE name = "
+      "'schema_version'");
+  auto reopened = OpenSqliteBackend(options_);
+  ASSERT_TRUE(reopened.ok()) << reopened.status().ToString();
+  EXPECT_TRUE((*reopened)->FindObject(Scope::Global(), "k").ok());
+  EXPECT_FALSE(*(*reopened)->HoldsPending());
+  EXPECT_TRUE((*reopened)->ListRecords("spawn")->empty());
+  RecordWrite w;
+  w.puts = {{"spawn", "c", "m"}};
+  w.appends = {{"execution", "line"}};
+  ASSERT_TRUE((*reopened)->WriteRecords(w).ok());
+  EXPECT_EQ((*(*reopened)->GetRecord("spawn", "c"))->bytes, "m");
+  EXPECT_EQ(*(*reopened)->ReadLog("execution", 5),
+            std::vector<std::string>{"line"});
 }
 
 TEST_F(SqliteBackendTest, OwnCommitsDoNotLookExternal) {

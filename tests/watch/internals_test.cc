@@ -105,8 +105,8 @@ TEST(InotifyErrors, LimitsNameTheSysctl) {
 TEST(WatchListFile, RoundTripsAndRejectsBadEntries) {
   std::string dir = MakeTempDir();
   std::vector<WatchEntry> list = {{"/b", false, 2}, {"/a", true, 1}};
-  ASSERT_TRUE(SaveWatchList(dir, list).ok());
-  auto loaded = LoadWatchList(dir);
+  ASSERT_TRUE(SaveWatchListFile(dir, list).ok());
+  auto loaded = LoadWatchListFile(dir);
   ASSERT_TRUE(loaded.ok());
   ASSERT_EQ(loaded->size(), 2u);
   EXPECT_EQ((*loaded)[0].path, "/a");  // Sorted.
@@ -114,10 +114,10 @@ TEST(WatchListFile, RoundTripsAndRejectsBadEntries) {
   EXPECT_EQ((*loaded)[1].added_unix_ns, 2);
   WriteFile(dir + "/watches.json",
             R"({"format":1,"watches":[{"path":"rel","kind":"file"}]})");
-  EXPECT_EQ(LoadWatchList(dir).status().code(), StatusCode::kCorruption);
+  EXPECT_EQ(LoadWatchListFile(dir).status().code(), StatusCode::kCorruption);
   WriteFile(dir + "/watches.json",
             R"({"format":1,"watches":[{"path":"/a","kind":"socket"}]})");
-  EXPECT_EQ(LoadWatchList(dir).status().code(), StatusCode::kCorruption);
+  EXPECT_EQ(LoadWatchListFile(dir).status().code(), StatusCode::kCorruption);
   std::filesystem::remove_all(dir);
 }
 

@@ -210,13 +210,16 @@ TEST_F(ScanTest, RemovedRootRemovedFromListEvenWhenGone) {
   EXPECT_TRUE(RemoveWatch(*store_, dir).ok());
 }
 
-TEST_F(ScanTest, CorruptWatchListIsAnError) {
+// A list file of an earlier build that is not one is not imported: every
+// verb fails, and the file stays for a person to look at.
+TEST_F(ScanTest, CorruptWatchListFileIsAnError) {
   std::filesystem::create_directories(home_ + "/watch");
   WriteFile(home_ + "/watch/watches.json", "[1,2");
   EXPECT_EQ(ListWatches(*store_).status().code(), StatusCode::kCorruption);
   EXPECT_EQ(AddWatch(*store_, tree_).status().code(), StatusCode::kCorruption);
   WriteFile(home_ + "/watch/watches.json", "{\"format\": 99, \"watches\": []}");
   EXPECT_EQ(ScanWatches(*store_).status().code(), StatusCode::kCorruption);
+  EXPECT_TRUE(std::filesystem::exists(home_ + "/watch/watches.json"));
 }
 
 // Watchers touch nothing but `file:` objects: other objects, other scopes

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <mutex>
 
+#include "store/store_internals.h"
 #include "watch_test_util.h"
 
 namespace ctxkit {
@@ -216,6 +217,26 @@ TEST_F(WatcherTest, PicksUpWatchListChangesFromOtherProcesses) {
   WriteFile(other + "/o.txt", "o3");
   Settle();
   EXPECT_EQ(Content(other + "/o.txt"), "o2");
+}
+
+// A change to the list made from another home (another machine of a
+// PostgreSQL store) leaves no hint file here: the watcher finds it on its
+// periodic look at the list, within seconds.
+TEST_F(WatcherTest, PicksUpWatchListChangesMadeFromAnotherHome) {
+  std::string other = root_ + "/other";
+  WriteFile(other + "/o.txt", "o1");
+  const std::string canonical = std::filesystem::canonical(other).string();
+  StartWatcher(Recording());
+  // The record alone, as another home's `watch add` writes it.
+  storage::RecordWrite add;
+  add.puts.push_back({"watch", canonical,
+                      R"({"path":")" + canonical +
+                          R"(","kind":"directory","added_unix_ns":1})",
+                      storage::RecordPut::When::kCreate});
+  ASSERT_TRUE(StoreInternals::WriteRecords(*store_, add).ok());
+  ASSERT_TRUE(WaitFor([&] { return Content(other + "/o.txt") == "o1"; }));
+  WriteFile(other + "/o.txt", "o2");
+  ASSERT_TRUE(WaitFor([&] { return Content(other + "/o.txt") == "o2"; }));
 }
 
 TEST_F(WatcherTest, StartCatchesUpAndOnlyOneWatcherPerStore) {
