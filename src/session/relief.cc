@@ -109,6 +109,20 @@ void PlanCompaction(SessionImpl& s, const Layout& layout, uint64_t budget,
     for (const Block& b : layout.compactions) existing += b.tokens;
   }
   const uint64_t block = BlockEstimate(p, budget);
+  // Placeholders the older tool messages from each rendered message on
+  // would cost were every one hidden (the render may drop them): the
+  // compaction reaches far enough that they stay within
+  // kPlaceholderTargetPercent, so the render folds no more turns
+  // (FoldPlaceholders) and asks an endpoint once.
+  const size_t n = layout.chat_text.size();
+  std::vector<uint64_t> later(n + 1, 0);
+  for (size_t i = n; i-- > 0;) {
+    const ChatMessage& m = layout.message(i);
+    later[i] = later[i + 1] + (m.role == "tool" && i < layout.newest_turn
+                                   ? s.Tokens(PlaceholderText(m))
+                                   : 0);
+  }
+  const uint64_t placeholder_room = Share(budget, kPlaceholderTargetPercent);
   uint64_t removed = 0;
   size_t rel = 0;
   for (size_t k = 0; k < allowed; ++k) {
@@ -124,7 +138,9 @@ void PlanCompaction(SessionImpl& s, const Layout& layout, uint64_t budget,
     plan->compact_end = starts[k];
     const uint64_t gain = removed + existing;
     plan->compact_freed = gain > block ? gain - block : 0;
-    if (plan->compact_freed >= need) break;
+    if (plan->compact_freed >= need && later[starts[k]] <= placeholder_room) {
+      break;
+    }
   }
 }
 
@@ -359,6 +375,8 @@ Result<bool> FoldPlaceholders(SessionImpl& s, const Layout& layout,
                               uint64_t budget,
                               const std::optional<LlmEndpoint>& llm,
                               SessionChanges& ch, RenderResult* result) {
+  // One compaction a render at most (an endpoint is asked once).
+  if (!result->compacted.ref.empty()) return false;
   const uint64_t placeholders = layout.Breakdown().placeholders;
   if (placeholders <= Share(budget, kMaxPlaceholderPercent)) return false;
   const uint64_t target = Share(budget, kPlaceholderTargetPercent);
@@ -379,7 +397,8 @@ Result<bool> FoldPlaceholders(SessionImpl& s, const Layout& layout,
     }
     plan.compact_end = starts[k];
   }
-  if (plan.compact_end == 0) return false;
+  // Nothing to fold when the placeholders are all in the newest turns.
+  if (plan.compact_end == 0 || left == placeholders) return false;
   CTXKIT_RETURN_IF_ERROR(Apply(s, layout, plan, budget, llm, ch, result));
   return true;
 }

@@ -57,7 +57,9 @@ Result<bool> RelievePressure(SessionImpl& s, const Layout& layout,
 // When the hidden outputs of `layout` (fitted to `budget`) use more than
 // kMaxPlaceholderPercent of it, folds the oldest turns holding them (never
 // the newest keep_turns) into a compaction until they use at most
-// kPlaceholderTargetPercent. Returns true when the state changed.
+// kPlaceholderTargetPercent. Nothing when this render compacted already
+// (budget pressure's compaction reaches that far when it can: an endpoint
+// is asked once a render). Returns true when the state changed.
 Result<bool> FoldPlaceholders(SessionImpl& s, const Layout& layout,
                               uint64_t budget,
                               const std::optional<LlmEndpoint>& llm,
