@@ -72,10 +72,10 @@ Result<LogFormat> ParseLogFormat(std::string_view name);
 struct SessionPolicy {
   // Under budget pressure (below), the newest N tool outputs of the chat
   // stay active; older ones the policy made active may collapse. 0: none
-  // are kept. The outputs of the newest turn (from the chat's last user
-  // message that follows another role) are always shown whatever N is:
-  // whole when they fit once everything else is relieved, else as an
-  // excerpt (head and tail lines and the call that reads the rest).
+  // are kept. The newest outputs (the results of the chat's last message
+  // that called tools) are always shown whatever N is: whole when they fit
+  // once everything else is relieved, else as an excerpt (head and tail
+  // lines and the call that reads the rest).
   uint32_t keep_tool_outputs = 5;
   // Budget pressure frees at least min(min_collapse_tokens,
   // min_collapse_percent of the render's budget) tokens at a time, or

@@ -39,7 +39,7 @@ void BindPolicy(py::module_& m) {
   const SessionPolicy d;
   py::class_<SessionPolicy>(m, "SessionPolicy", R"doc(
 How a session keeps within budget (docs/sessions.md argues each default):
-keep_tool_outputs newest outputs stay shown (the newest turn's always, an
+keep_tool_outputs newest outputs stay shown (the last tool call's always, an
 excerpt when too large); relief frees at least min(min_collapse_tokens,
 min_collapse_percent of the budget); the metadata index lists up to
 min(index_max_tokens, index_max_percent of the budget);

@@ -59,8 +59,8 @@ uint64_t Freeable(SessionImpl& s, const Layout& layout, const Shown& sh) {
 }
 
 // Collapse: the outputs the policy made active, older than the newest
-// keep_tool_outputs and not of the newest turn, oldest first, until `need`
-// tokens are freed.
+// keep_tool_outputs and not among the newest outputs, oldest first, until
+// `need` tokens are freed.
 void PlanCollapse(SessionImpl& s, const Layout& layout, uint64_t need,
                   Plan* plan) {
   const std::set<std::string> kept =
@@ -118,7 +118,7 @@ void PlanCompaction(SessionImpl& s, const Layout& layout, uint64_t budget,
   std::vector<uint64_t> later(n + 1, 0);
   for (size_t i = n; i-- > 0;) {
     const ChatMessage& m = layout.message(i);
-    later[i] = later[i + 1] + (m.role == "tool" && i < layout.newest_turn
+    later[i] = later[i + 1] + (m.role == "tool" && i < layout.newest_from
                                    ? s.Tokens(PlaceholderText(m))
                                    : 0);
   }
@@ -350,7 +350,7 @@ Result<bool> RelievePressure(SessionImpl& s, const Layout& layout,
   uint64_t droppable = 0;
   std::set<size_t> collapsing(plan.collapse.begin(), plan.collapse.end());
   for (const Shown& sh : layout.shown) {
-    // The newest turn's outputs are never dropped: they count as fixed.
+    // The newest outputs are never dropped: they count as fixed.
     if (sh.tail || (!sh.newest && collapsing.count(sh.index) == 0)) {
       droppable += Freeable(s, layout, sh);
     }

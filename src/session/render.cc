@@ -144,7 +144,7 @@ Result<std::string> ToolMessageText(
     sh.version = live->second;
     sh.content_tokens = s.Tokens(*content);
     sh.ref = m.ref;
-    sh.newest = rel >= layout->newest_turn;
+    sh.newest = rel >= layout->newest_from;
     layout->shown.push_back(std::move(sh));
     layout->modes[rel] = ToolMode::kShown;
     if (live->second != m.version) {
@@ -180,13 +180,12 @@ Status GatherChat(SessionImpl& s, bool anthropic,
   layout->shown_refs.assign(n, std::string());
   layout->call_tokens.assign(n, 0);
   layout->excerpts.assign(n, {});
-  // The newest turn starts at the last user message that follows another
-  // role (or the chat's start).
-  layout->newest_turn = 0;
+  // The newest outputs answer the last message that called tools.
+  layout->newest_from = n;
   for (size_t rel = n; rel-- > 0;) {
-    const size_t i = layout->first + rel;
-    if (chat[i].role == "user" && (i == 0 || chat[i - 1].role != "user")) {
-      layout->newest_turn = rel;
+    const ChatMessage& m = chat[layout->first + rel];
+    if (m.role == "assistant" && !m.tool_calls.empty()) {
+      layout->newest_from = rel + 1;
       break;
     }
   }
@@ -290,7 +289,7 @@ void DropContent(SessionImpl& s, const Shown& sh, Layout* layout) {
 }
 
 // Over budget: drops the oldest unpinned active content first, in whole
-// groups, never an output of the newest turn. Group g holds the outputs
+// groups, never one of the newest outputs. Group g holds the outputs
 // whose cumulative content tokens (oldest first) start in [g*M, (g+1)*M),
 // M the policy's smallest relief for this budget (MinCollapseTokens).
 // Older outputs keep their order turn after turn, so the groups do too,
@@ -389,7 +388,7 @@ Result<Block> FitExcerpt(SessionImpl& s, const Shown& sh, uint64_t room,
   return b;
 }
 
-// Still over budget with everything else dropped: shows the newest turn's
+// Still over budget with everything else dropped: shows the newest
 // outputs that do not fit whole as excerpts, sharing the room left (the
 // smallest outputs first, each whole when it fits its share). Returns the
 // layout's total.
@@ -431,9 +430,9 @@ Result<uint64_t> ExcerptNewest(SessionImpl& s, uint64_t budget, uint64_t tokens,
 }
 
 // Fits the layout to the budget (dropping older content, then index
-// lines, then, when `excerpt`, showing the newest turn's outputs as
-// excerpts); returns its total, or FailedPrecondition with the smallest
-// budget the session renders in.
+// lines, then, when `excerpt`, showing the newest outputs as excerpts); returns
+// its total, or FailedPrecondition with the smallest budget the session renders
+// in.
 Result<uint64_t> FitBudget(SessionImpl& s, uint64_t budget, bool excerpt,
                            Layout* layout, RenderResult* result) {
   uint64_t tokens = DropOldestContent(s, budget, layout, result);

@@ -26,7 +26,7 @@ struct Block {
 
 // How a chat message appears: its own text, or (a tool message) its output
 // shown, a pointer to its pinned copy, the placeholder, or an excerpt (head
-// and tail lines of an output of the newest turn too large for the room
+// and tail lines of one of the newest outputs too large for the room
 // left).
 enum class ToolMode : uint8_t { kText, kShown, kPinned, kHidden, kExcerpt };
 
@@ -55,8 +55,9 @@ struct Shown {
   uint64_t version = 0;
   uint64_t content_tokens = 0;
   std::string ref;
-  // An output of the newest turn (the chat from its last turn start): never
-  // dropped, shown as an excerpt when it does not fit whole.
+  // One of the newest outputs (answering the chat's last message that
+  // called tools): never dropped, shown as an excerpt when it does not fit
+  // whole.
   bool newest = false;
 };
 
@@ -149,9 +150,10 @@ struct Layout {
   std::vector<uint64_t> call_tokens;
   // Per rendered message: the excerpt shown (mode kExcerpt).
   std::vector<ExcerptSpec> excerpts;
-  // Relative index of the newest turn's first message (chat_text.size()
-  // when nothing is rendered).
-  size_t newest_turn = 0;
+  // Relative index of the message after the last rendered message that
+  // called tools: tool messages from there on are the newest outputs
+  // (chat_text.size() when none is rendered).
+  size_t newest_from = 0;
   ToolTexts texts = ToolTexts::kCompact;
   std::vector<TailBlock> tail;
   std::vector<Shown> shown;

@@ -1,4 +1,4 @@
-// The render policy at every budget (issue 38): the newest turn's tool
+// The render policy at every budget (issue 38): the newest tool
 // outputs are always visible (whole when they fit, else an excerpt that
 // names the call reading the rest), placeholders are small and never take
 // more than a tenth of the budget, thresholds scale with the budget, and
@@ -213,6 +213,37 @@ TEST_F(PolicyTest, APlaceholderNamesItsRefOnceInAFewTokens) {
     EXPECT_LE(Count(c), Count(ref_text) + 32) << c;
   }
   EXPECT_GE(placeholders, 1);
+}
+
+// An agent's long run of calls after one user message: the newest outputs
+// are the last call's, so older outputs of the same turn still collapse
+// or drop, and the last one is whole.
+TEST_F(PolicyTest, OlderCallsOfOneTurnGiveWayToTheLastOne) {
+  auto s = NewSession("run");
+  json log = json::array({{{"role", "user"}, {"content", "Find the bug."}}});
+  std::string output;
+  for (int t = 0; t < 6; ++t) {
+    const json turn = Turn(t, output = LogOutput(t, 7000));
+    log.push_back(turn[1]);
+    log.push_back(turn[2]);
+  }
+  ASSERT_TRUE(s->IngestAppend(log.dump(), LogFormat::kOpenAI).ok());
+  constexpr uint64_t kBudget = 6000;
+  auto r = s->Render({.budget_tokens = kBudget});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(CheckRender(*r, kBudget, "call_5", output, "one turn"),
+            Seen::kWhole);
+  const json request = json::parse(r->request_json);
+  int found = 0;
+  for (const json& m : request["messages"]) {
+    if (m["role"] == "tool" && m["tool_call_id"] == "call_0") {
+      ++found;
+      EXPECT_TRUE(m["content"].get<std::string>().starts_with(
+          "[read_log output hidden, "))
+          << m["content"];
+    }
+  }
+  EXPECT_EQ(found, 1);
 }
 
 // The sweep: budgets from 4k to 1M, outputs from 2% to 48% of the budget
