@@ -155,8 +155,8 @@ struct PoolEntry {
 
 // Tokens of a render by part; the parts sum to RenderResult::tokens. A
 // tool message of the chat counts as active_outputs while its output is
-// shown (its reference line included) and as placeholders otherwise; a
-// tail block likewise.
+// shown, whole or as an excerpt (its reference line included), and as
+// placeholders otherwise; a tail block likewise.
 struct RenderBreakdown {
   uint64_t system = 0;
   uint64_t pinned = 0;
