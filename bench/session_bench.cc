@@ -9,7 +9,9 @@
 //                      to fit) and re-sending everything, in the same run:
 //                      how often a request is a prefix of the next, the
 //                      average share of a request cached, and the cost;
-//                      plus render-record size and replay latency.
+//                      plus render-record size, replay latency, and the
+//                      turns whose newest tool output ctxkit did not show
+//                      whole.
 //   BM_RenderCompacted render with 100,000 objects in the metadata pool and
 //                      a 5,000-turn chat compacted by budget pressure.
 
@@ -240,6 +242,8 @@ void BM_AgentLoop(benchmark::State& state) {
       "You are a coding agent. Use the tools; cite the files you used.";
   LoopFigures ours, window, everything;
   uint64_t rendered_bytes = 0, record_bytes = 0, collapses = 0, compactions = 0;
+  // Turns whose newest tool output the request does not show whole.
+  uint64_t newest_not_whole = 0;
   LatencySamples render_samples, replay_samples;
   for (auto _ : state) {
     TempDir dir;
@@ -252,6 +256,7 @@ void BM_AgentLoop(benchmark::State& state) {
               .status(),
           "ingest system");
     ours = window = everything = LoopFigures();
+    newest_not_whole = 0;
     for (int t = 0; t < kTurns; ++t) {
       json turn = ctxkit::testing::OpenAITurn(t, OutputLines(t));
       for (const json& m : turn) log.push_back(m);
@@ -264,6 +269,13 @@ void BM_AgentLoop(benchmark::State& state) {
       render_samples.Add(static_cast<double>(NanosSince(start)));
       Check(r.status(), "render");
       rendered_bytes += r->request_json.size();
+      // The output as JSON escapes it in the request.
+      const std::string newest =
+          json(ctxkit::testing::ToolOutput(t, OutputLines(t))).dump();
+      if (r->request_json.find(newest.substr(1, newest.size() - 2)) ==
+          std::string::npos) {
+        ++newest_not_whole;
+      }
       collapses += r->collapsed.empty() ? 0 : 1;
       compactions += r->compacted.ref.empty() ? 0 : 1;
       ours.Add(r->request_json, kBudget);
@@ -300,6 +312,8 @@ void BM_AgentLoop(benchmark::State& state) {
   state.counters["cost_ours_over_window"] = ours.cost / window.cost;
   state.counters["ours_collapse_turns"] = static_cast<double>(collapses);
   state.counters["ours_compaction_turns"] = static_cast<double>(compactions);
+  state.counters["ours_newest_not_whole_turns"] =
+      static_cast<double>(newest_not_whole);
   state.counters["record_bytes_per_turn"] =
       static_cast<double>(record_bytes) / kTurns;
   state.counters["record_pct_of_rendered"] =

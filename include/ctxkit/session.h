@@ -72,18 +72,27 @@ Result<LogFormat> ParseLogFormat(std::string_view name);
 struct SessionPolicy {
   // Under budget pressure (below), the newest N tool outputs of the chat
   // stay active; older ones the policy made active may collapse. 0: none
-  // are kept.
+  // are kept. The newest outputs (the results of the chat's last message
+  // that called tools) are always shown whatever N is: whole when they fit
+  // once everything else is relieved, else as an excerpt (head and tail
+  // lines and the call that reads the rest).
   uint32_t keep_tool_outputs = 5;
-  // Budget pressure frees at least this many tokens at a time, or nothing
-  // (unless the render would not fit otherwise). Each collapse or
+  // Budget pressure frees at least min(min_collapse_tokens,
+  // min_collapse_percent of the render's budget) tokens at a time, or
+  // nothing (unless the render would not fit otherwise). Each collapse or
   // compaction invalidates the provider's cached prefix from its first
   // change on; a cached token costs about a tenth of a fresh one, so small
   // frees cost more than they save. Render drops (over budget) use the same
-  // batch size.
+  // batch size. 0 <= min_collapse_percent <= 100; 8% of a 100k budget is
+  // the 8000 of min_collapse_tokens, so a budget up to 100k uses the share.
   uint64_t min_collapse_tokens = 8000;
-  // Tokens the metadata index may use in a render (it lists objects in the
-  // order they joined the session and says when more exist). 1-10,000,000.
+  uint32_t min_collapse_percent = 8;
+  // Tokens the metadata index may use in a render: min(index_max_tokens,
+  // index_max_percent of the budget). It lists objects in the order they
+  // joined the session and says when more exist. index_max_tokens
+  // 1-10,000,000; index_max_percent 1-100.
   uint64_t index_max_tokens = 4000;
+  uint32_t index_max_percent = 10;
   // Budget pressure. When a render would use more than
   // compact_trigger_percent of its budget, the session frees tokens until
   // it uses at most compact_target_percent: first it collapses the tool
@@ -91,14 +100,18 @@ struct SessionPolicy {
   // oldest first; then it folds the oldest turns of the chat into a
   // compaction (a summary and the refs of every message it replaces; the
   // messages stay in the store). Both are recorded in the session state,
-  // so later renders keep them and the prefix stays stable.
+  // so later renders keep them and the prefix stays stable. Hidden
+  // outputs' placeholders (about 30 tokens and the ref each) never use
+  // more than 10% of a render's budget: past that, the oldest turns
+  // holding them are compacted (down to 5%).
   // 1 <= target < trigger <= 100.
   uint32_t compact_trigger_percent = 90;
   uint32_t compact_target_percent = 50;
   // The newest turns (a turn starts at a user message) never compacted.
   // 1-1,000,000.
   uint32_t keep_turns = 2;
-  // Token cap of a compaction's summary. 16-100,000.
+  // Token cap of a compaction's summary: min(compaction_summary_tokens, 5%
+  // of the budget of the render that writes it, at least 16). 16-100,000.
   uint32_t compaction_summary_tokens = 300;
 };
 
@@ -142,8 +155,8 @@ struct PoolEntry {
 
 // Tokens of a render by part; the parts sum to RenderResult::tokens. A
 // tool message of the chat counts as active_outputs while its output is
-// shown (its reference line included) and as placeholders otherwise; a
-// tail block likewise.
+// shown, whole or as an excerpt (its reference line included), and as
+// placeholders otherwise; a tail block likewise.
 struct RenderBreakdown {
   uint64_t system = 0;
   uint64_t pinned = 0;

@@ -17,14 +17,17 @@ using PySession = Serialized<Session>;
 
 SessionPolicy MakePolicy(uint32_t keep_tool_outputs,
                          uint64_t min_collapse_tokens,
-                         uint64_t index_max_tokens,
+                         uint32_t min_collapse_percent,
+                         uint64_t index_max_tokens, uint32_t index_max_percent,
                          uint32_t compact_trigger_percent,
                          uint32_t compact_target_percent, uint32_t keep_turns,
                          uint32_t compaction_summary_tokens) {
   SessionPolicy p;
   p.keep_tool_outputs = keep_tool_outputs;
   p.min_collapse_tokens = min_collapse_tokens;
+  p.min_collapse_percent = min_collapse_percent;
   p.index_max_tokens = index_max_tokens;
+  p.index_max_percent = index_max_percent;
   p.compact_trigger_percent = compact_trigger_percent;
   p.compact_target_percent = compact_target_percent;
   p.keep_turns = keep_turns;
@@ -36,8 +39,10 @@ void BindPolicy(py::module_& m) {
   const SessionPolicy d;
   py::class_<SessionPolicy>(m, "SessionPolicy", R"doc(
 How a session keeps within budget (docs/sessions.md argues each default):
-keep_tool_outputs newest outputs stay shown; relief frees at least
-min_collapse_tokens; the metadata index lists up to index_max_tokens;
+keep_tool_outputs newest outputs stay shown (the last tool call's always, an
+excerpt when too large); relief frees at least min(min_collapse_tokens,
+min_collapse_percent of the budget); the metadata index lists up to
+min(index_max_tokens, index_max_percent of the budget);
 a render over compact_trigger_percent of its budget collapses outputs and
 compacts the oldest turns down to compact_target_percent, never within
 the newest keep_turns turns; a compaction summary is at most
@@ -45,14 +50,19 @@ compaction_summary_tokens.)doc")
       .def(py::init(&MakePolicy), py::kw_only(),
            py::arg("keep_tool_outputs") = d.keep_tool_outputs,
            py::arg("min_collapse_tokens") = d.min_collapse_tokens,
+           py::arg("min_collapse_percent") = d.min_collapse_percent,
            py::arg("index_max_tokens") = d.index_max_tokens,
+           py::arg("index_max_percent") = d.index_max_percent,
            py::arg("compact_trigger_percent") = d.compact_trigger_percent,
            py::arg("compact_target_percent") = d.compact_target_percent,
            py::arg("keep_turns") = d.keep_turns,
            py::arg("compaction_summary_tokens") = d.compaction_summary_tokens)
       .def_readwrite("keep_tool_outputs", &SessionPolicy::keep_tool_outputs)
       .def_readwrite("min_collapse_tokens", &SessionPolicy::min_collapse_tokens)
+      .def_readwrite("min_collapse_percent",
+                     &SessionPolicy::min_collapse_percent)
       .def_readwrite("index_max_tokens", &SessionPolicy::index_max_tokens)
+      .def_readwrite("index_max_percent", &SessionPolicy::index_max_percent)
       .def_readwrite("compact_trigger_percent",
                      &SessionPolicy::compact_trigger_percent)
       .def_readwrite("compact_target_percent",

@@ -296,13 +296,23 @@ void RegisterSessionCommands(CLI::App& app, CommandTable& table) {
         ->type_name("N")
         ->check(UnsignedNumber());
     sub->add_option("--min-collapse-tokens", a->policy.min_collapse_tokens,
-                    "Collapse older outputs only when this many tokens are "
-                    "freed at once (default 8000)")
+                    "Collapse older outputs only when at least this many "
+                    "tokens, or --min-collapse-percent of the budget if "
+                    "fewer, are freed at once (default 8000)")
         ->type_name("N")
+        ->check(UnsignedNumber());
+    sub->add_option("--min-collapse-percent", a->policy.min_collapse_percent,
+                    "... that share of the render's budget (default 8)")
+        ->type_name("PCT")
         ->check(UnsignedNumber());
     sub->add_option("--index-max-tokens", a->policy.index_max_tokens,
                     "Token cap of the metadata index (default 4000)")
         ->type_name("N")
+        ->check(UnsignedNumber());
+    sub->add_option("--index-max-percent", a->policy.index_max_percent,
+                    "... and its cap as a share of the render's budget "
+                    "(default 10)")
+        ->type_name("PCT")
         ->check(UnsignedNumber());
     sub->add_option("--compact-trigger", a->policy.compact_trigger_percent,
                     "Free tokens when a render would use more than this % "

@@ -21,15 +21,10 @@ namespace {
 
 using nlohmann::json;
 
-// `percent` of `budget`, without overflow.
-uint64_t Share(uint64_t budget, uint32_t percent) {
-  return budget / 100 * percent + budget % 100 * percent / 100;
-}
-
 // A compaction's block before its summary is known: the header and room
-// for a summary of the policy's size.
-uint64_t BlockEstimate(const SessionPolicy& p) {
-  return p.compaction_summary_tokens + 48;
+// for a summary of the policy's size for `budget`.
+uint64_t BlockEstimate(const SessionPolicy& p, uint64_t budget) {
+  return SummaryCapTokens(p, budget) + 48;
 }
 
 // What relief will do.
@@ -58,14 +53,14 @@ uint64_t Freeable(SessionImpl& s, const Layout& layout, const Shown& sh) {
     const uint64_t t = layout.tail[sh.index].block.tokens;
     return t > 48 ? t - 48 : 0;
   }
-  const uint64_t hidden =
-      s.Tokens(ToolText(layout.message(sh.index), ToolMode::kHidden, 0, ""));
+  const uint64_t hidden = s.Tokens(PlaceholderText(layout.message(sh.index)));
   const uint64_t t = layout.chat_text[sh.index].tokens;
   return t > hidden ? t - hidden : 0;
 }
 
 // Collapse: the outputs the policy made active, older than the newest
-// keep_tool_outputs, oldest first, until `need` tokens are freed.
+// keep_tool_outputs and not among the newest outputs, oldest first, until
+// `need` tokens are freed.
 void PlanCollapse(SessionImpl& s, const Layout& layout, uint64_t need,
                   Plan* plan) {
   const std::set<std::string> kept =
@@ -73,7 +68,7 @@ void PlanCollapse(SessionImpl& s, const Layout& layout, uint64_t need,
   const auto& entries = s.state().entries;
   for (const Shown& sh : layout.shown) {
     if (plan->collapse_freed >= need) break;
-    if (sh.tail) continue;
+    if (sh.tail || sh.newest) continue;
     const ChatMessage& m = layout.message(sh.index);
     auto it = entries.find(m.object_id);
     if (it == entries.end() || kept.count(m.object_id) != 0) continue;
@@ -84,20 +79,25 @@ void PlanCollapse(SessionImpl& s, const Layout& layout, uint64_t need,
   }
 }
 
-// Compaction: the smallest turn boundary that frees `need` tokens of the
-// chat (else the last one allowed), never within the newest `keep_turns`
-// turns (1 when the render must fit).
-void PlanCompaction(SessionImpl& s, const Layout& layout, uint64_t need,
-                    bool must_fit, Plan* plan) {
-  const SessionPolicy& p = s.state().policy;
-  const size_t n = layout.chat_text.size();
-  std::vector<size_t> starts;  // Turn starts after the first message.
-  for (size_t rel = 1; rel < n; ++rel) {
+// The rendered messages (relative) that start a turn, after the first.
+std::vector<size_t> TurnStarts(const Layout& layout) {
+  std::vector<size_t> starts;
+  for (size_t rel = 1; rel < layout.chat_text.size(); ++rel) {
     if (layout.message(rel).role == "user" &&
         layout.message(rel - 1).role != "user") {
       starts.push_back(rel);
     }
   }
+  return starts;
+}
+
+// Compaction: the smallest turn boundary that frees `need` tokens of the
+// chat (else the last one allowed), never within the newest `keep_turns`
+// turns (1 when the render must fit).
+void PlanCompaction(SessionImpl& s, const Layout& layout, uint64_t budget,
+                    uint64_t need, bool must_fit, Plan* plan) {
+  const SessionPolicy& p = s.state().policy;
+  const std::vector<size_t> starts = TurnStarts(layout);
   const size_t keep = must_fit ? 1 : p.keep_turns;
   if (starts.size() < keep) return;
   const size_t allowed = starts.size() + 1 - keep;  // starts[0, allowed).
@@ -108,7 +108,21 @@ void PlanCompaction(SessionImpl& s, const Layout& layout, uint64_t need,
   if (plan->merge) {
     for (const Block& b : layout.compactions) existing += b.tokens;
   }
-  const uint64_t block = BlockEstimate(p);
+  const uint64_t block = BlockEstimate(p, budget);
+  // Placeholders the older tool messages from each rendered message on
+  // would cost were every one hidden (the render may drop them): the
+  // compaction reaches far enough that they stay within
+  // kPlaceholderTargetPercent, so the render folds no more turns
+  // (FoldPlaceholders) and asks an endpoint once.
+  const size_t n = layout.chat_text.size();
+  std::vector<uint64_t> later(n + 1, 0);
+  for (size_t i = n; i-- > 0;) {
+    const ChatMessage& m = layout.message(i);
+    later[i] = later[i + 1] + (m.role == "tool" && i < layout.newest_from
+                                   ? s.Tokens(PlaceholderText(m))
+                                   : 0);
+  }
+  const uint64_t placeholder_room = Share(budget, kPlaceholderTargetPercent);
   uint64_t removed = 0;
   size_t rel = 0;
   for (size_t k = 0; k < allowed; ++k) {
@@ -118,14 +132,15 @@ void PlanCompaction(SessionImpl& s, const Layout& layout, uint64_t need,
       // compaction frees only its placeholder.
       removed += layout.call_tokens[rel];
       removed += layout.modes[rel] == ToolMode::kShown
-                     ? s.Tokens(ToolText(layout.message(rel), ToolMode::kHidden,
-                                         0, ""))
+                     ? s.Tokens(PlaceholderText(layout.message(rel)))
                      : layout.chat_text[rel].tokens;
     }
     plan->compact_end = starts[k];
     const uint64_t gain = removed + existing;
     plan->compact_freed = gain > block ? gain - block : 0;
-    if (plan->compact_freed >= need) break;
+    if (plan->compact_freed >= need && later[starts[k]] <= placeholder_room) {
+      break;
+    }
   }
 }
 
@@ -140,8 +155,8 @@ constexpr std::chrono::seconds kLlmRetryAfter{60};
 CompactionSummary Summarize(SessionImpl& s,
                             const std::vector<ChatMessage>& chat, size_t first,
                             size_t end, const std::vector<std::string>& merged,
+                            uint64_t cap,
                             const std::optional<LlmEndpoint>& llm) {
-  const uint64_t cap = s.state().policy.compaction_summary_tokens;
   // The structural summary, built only when it is the one stored.
   auto structural = [&](std::string notes) {
     return CompactionSummary{SummarizeTurns(chat, first, end, cap),
@@ -199,10 +214,11 @@ CompactionSummary Summarize(SessionImpl& s,
 // its description.
 Result<CompactionInfo> WriteCompaction(SessionImpl& s, size_t first, size_t end,
                                        const std::vector<std::string>& merged,
+                                       uint64_t cap,
                                        const std::optional<LlmEndpoint>& llm) {
   CTXKIT_ASSIGN_OR_RETURN(const auto* chat, s.Chat());
   const CompactionSummary summary =
-      Summarize(s, *chat, first, end, merged, llm);
+      Summarize(s, *chat, first, end, merged, cap, llm);
   json outputs = json::array();
   std::set<std::string> seen;
   for (size_t i = first; i < end; ++i) {
@@ -238,8 +254,8 @@ Result<CompactionInfo> WriteCompaction(SessionImpl& s, size_t first, size_t end,
 
 // Applies `plan` to the state.
 Status Apply(SessionImpl& s, const Layout& layout, const Plan& plan,
-             const std::optional<LlmEndpoint>& llm, SessionChanges& ch,
-             RenderResult* result) {
+             uint64_t budget, const std::optional<LlmEndpoint>& llm,
+             SessionChanges& ch, RenderResult* result) {
   State& st = s.state();
   s.TouchEntries();  // The lists of active and pinned ids change.
   auto hide = [&](PoolEntry& e) {
@@ -263,8 +279,10 @@ Status Apply(SessionImpl& s, const Layout& layout, const Plan& plan,
   if (plan.merge) {
     for (const CompactionInfo& c : st.compactions) merged.push_back(c.ref);
   }
-  CTXKIT_ASSIGN_OR_RETURN(CompactionInfo info,
-                          WriteCompaction(s, first, end, merged, llm));
+  CTXKIT_ASSIGN_OR_RETURN(
+      CompactionInfo info,
+      WriteCompaction(s, first, end, merged,
+                      SummaryCapTokens(st.policy, budget), llm));
   std::vector<std::string> outputs;
   for (size_t rel = 0; rel < plan.compact_end; ++rel) {
     const ChatMessage& m = layout.message(rel);
@@ -297,6 +315,24 @@ Status Apply(SessionImpl& s, const Layout& layout, const Plan& plan,
 
 }  // namespace
 
+uint64_t Share(uint64_t budget, uint32_t percent) {
+  return budget / 100 * percent + budget % 100 * percent / 100;
+}
+
+uint64_t MinCollapseTokens(const SessionPolicy& p, uint64_t budget) {
+  return std::min(p.min_collapse_tokens, Share(budget, p.min_collapse_percent));
+}
+
+uint64_t IndexCapTokens(const SessionPolicy& p, uint64_t budget) {
+  return std::max<uint64_t>(
+      1, std::min(p.index_max_tokens, Share(budget, p.index_max_percent)));
+}
+
+uint64_t SummaryCapTokens(const SessionPolicy& p, uint64_t budget) {
+  return std::max<uint64_t>(
+      16, std::min<uint64_t>(p.compaction_summary_tokens, Share(budget, 5)));
+}
+
 Result<bool> RelievePressure(SessionImpl& s, const Layout& layout,
                              uint64_t budget, bool force,
                              const std::optional<LlmEndpoint>& llm,
@@ -314,7 +350,8 @@ Result<bool> RelievePressure(SessionImpl& s, const Layout& layout,
   uint64_t droppable = 0;
   std::set<size_t> collapsing(plan.collapse.begin(), plan.collapse.end());
   for (const Shown& sh : layout.shown) {
-    if (sh.tail || collapsing.count(sh.index) == 0) {
+    // The newest outputs are never dropped: they count as fixed.
+    if (sh.tail || (!sh.newest && collapsing.count(sh.index) == 0)) {
       droppable += Freeable(s, layout, sh);
     }
   }
@@ -322,15 +359,47 @@ Result<bool> RelievePressure(SessionImpl& s, const Layout& layout,
   const uint64_t fixed = rest > droppable ? rest - droppable : 0;
   const bool must_fit = force || fixed > budget;
   if (fixed > target || force) {
-    PlanCompaction(s, layout, fixed > target ? fixed - target : 0, must_fit,
-                   &plan);
+    PlanCompaction(s, layout, budget, fixed > target ? fixed - target : 0,
+                   must_fit, &plan);
   }
   if (plan.collapse.empty() && plan.compact_end == 0) return false;
   if (!must_fit &&
-      plan.collapse_freed + plan.compact_freed < p.min_collapse_tokens) {
+      plan.collapse_freed + plan.compact_freed < MinCollapseTokens(p, budget)) {
     return false;
   }
-  CTXKIT_RETURN_IF_ERROR(Apply(s, layout, plan, llm, ch, result));
+  CTXKIT_RETURN_IF_ERROR(Apply(s, layout, plan, budget, llm, ch, result));
+  return true;
+}
+
+Result<bool> FoldPlaceholders(SessionImpl& s, const Layout& layout,
+                              uint64_t budget,
+                              const std::optional<LlmEndpoint>& llm,
+                              SessionChanges& ch, RenderResult* result) {
+  // One compaction a render at most (an endpoint is asked once).
+  if (!result->compacted.ref.empty()) return false;
+  const uint64_t placeholders = layout.Breakdown().placeholders;
+  if (placeholders <= Share(budget, kMaxPlaceholderPercent)) return false;
+  const uint64_t target = Share(budget, kPlaceholderTargetPercent);
+  const SessionPolicy& p = s.state().policy;
+  const std::vector<size_t> starts = TurnStarts(layout);
+  if (starts.size() < p.keep_turns) return false;
+  const size_t allowed = starts.size() + 1 - p.keep_turns;
+  Plan plan;
+  plan.merge = layout.compactions.size() + 1 > kMaxCompactions;
+  uint64_t left = placeholders;
+  size_t rel = 0;
+  for (size_t k = 0; k < allowed && left > target; ++k) {
+    for (; rel < starts[k]; ++rel) {
+      if (layout.modes[rel] == ToolMode::kHidden ||
+          layout.modes[rel] == ToolMode::kPinned) {
+        left -= std::min(left, layout.chat_text[rel].tokens);
+      }
+    }
+    plan.compact_end = starts[k];
+  }
+  // Nothing to fold when the placeholders are all in the newest turns.
+  if (plan.compact_end == 0 || left == placeholders) return false;
+  CTXKIT_RETURN_IF_ERROR(Apply(s, layout, plan, budget, llm, ch, result));
   return true;
 }
 

@@ -23,6 +23,23 @@ namespace ctxkit::session {
 inline constexpr int kReliefRounds = 3;
 // More compactions than this are merged into one.
 inline constexpr size_t kMaxCompactions = 8;
+// Placeholders (hidden outputs) may use at most this share of a render's
+// budget; over it, the oldest turns holding them are compacted until they
+// use at most kPlaceholderTargetPercent.
+inline constexpr uint32_t kMaxPlaceholderPercent = 10;
+inline constexpr uint32_t kPlaceholderTargetPercent = 5;
+
+// `percent` of `budget`, without overflow.
+uint64_t Share(uint64_t budget, uint32_t percent);
+// The policy's thresholds for a render of `budget` tokens (SessionPolicy):
+// the smallest relief (and drop group), min(min_collapse_tokens,
+// min_collapse_percent of the budget); the metadata index's cap,
+// min(index_max_tokens, index_max_percent of the budget, at least 1); a
+// compaction summary's cap, min(compaction_summary_tokens, 5% of the
+// budget, at least 16).
+uint64_t MinCollapseTokens(const SessionPolicy& p, uint64_t budget);
+uint64_t IndexCapTokens(const SessionPolicy& p, uint64_t budget);
+uint64_t SummaryCapTokens(const SessionPolicy& p, uint64_t budget);
 
 // When `layout` uses more than the policy's trigger share of `budget`,
 // frees tokens down to its target share (see SessionPolicy): collapses
@@ -36,6 +53,17 @@ Result<bool> RelievePressure(SessionImpl& s, const Layout& layout,
                              uint64_t budget, bool must_fit,
                              const std::optional<LlmEndpoint>& llm,
                              SessionChanges& changes, RenderResult* result);
+
+// When the hidden outputs of `layout` (fitted to `budget`) use more than
+// kMaxPlaceholderPercent of it, folds the oldest turns holding them (never
+// the newest keep_turns) into a compaction until they use at most
+// kPlaceholderTargetPercent. Nothing when this render compacted already
+// (budget pressure's compaction reaches that far when it can: an endpoint
+// is asked once a render). Returns true when the state changed.
+Result<bool> FoldPlaceholders(SessionImpl& s, const Layout& layout,
+                              uint64_t budget,
+                              const std::optional<LlmEndpoint>& llm,
+                              SessionChanges& changes, RenderResult* result);
 
 // The chat messages a compaction replaces (Session::Expand).
 Result<std::string> ExpandCompaction(SessionImpl& s,

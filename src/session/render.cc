@@ -144,6 +144,7 @@ Result<std::string> ToolMessageText(
     sh.version = live->second;
     sh.content_tokens = s.Tokens(*content);
     sh.ref = m.ref;
+    sh.newest = rel >= layout->newest_from;
     layout->shown.push_back(std::move(sh));
     layout->modes[rel] = ToolMode::kShown;
     if (live->second != m.version) {
@@ -178,6 +179,16 @@ Status GatherChat(SessionImpl& s, bool anthropic,
   layout->modes.assign(n, ToolMode::kText);
   layout->shown_refs.assign(n, std::string());
   layout->call_tokens.assign(n, 0);
+  layout->excerpts.assign(n, {});
+  // The newest outputs answer the last message that called tools.
+  layout->newest_from = n;
+  for (size_t rel = n; rel-- > 0;) {
+    const ChatMessage& m = chat[layout->first + rel];
+    if (m.role == "assistant" && !m.tool_calls.empty()) {
+      layout->newest_from = rel + 1;
+      break;
+    }
+  }
   for (size_t rel = 0; rel < n; ++rel) {
     const ChatMessage& m = layout->message(rel);
     for (const auto& c : m.tool_calls) {
@@ -209,7 +220,7 @@ Status GatherCompactions(SessionImpl& s, Layout* layout) {
 
 // The metadata index lines that fit the policy's cap, counted apart (each
 // line's count cached per entry version).
-MetadataIndexBlock CollectMetadataIndexLines(SessionImpl& s) {
+MetadataIndexBlock CollectMetadataIndexLines(SessionImpl& s, uint64_t cap) {
   const session::State& st = s.state();
   MetadataIndexBlock index;
   auto& cache = s.index_lines();
@@ -222,7 +233,7 @@ MetadataIndexBlock CollectMetadataIndexLines(SessionImpl& s) {
       line.line = IndexLineText(e);
       line.tokens = s.Tokens(line.line) + 1;  // + the newline.
     }
-    if (used + line.tokens > st.policy.index_max_tokens) {
+    if (used + line.tokens > cap) {
       index.more = true;
       break;
     }
@@ -232,19 +243,19 @@ MetadataIndexBlock CollectMetadataIndexLines(SessionImpl& s) {
   return index;
 }
 
-// The metadata index block within the policy's cap.
-Result<MetadataIndexBlock> BuildMetadataIndex(SessionImpl& s) {
-  MetadataIndexBlock index = CollectMetadataIndexLines(s);
+// The metadata index block within the policy's cap for `budget`.
+Result<MetadataIndexBlock> BuildMetadataIndex(SessionImpl& s, uint64_t budget) {
+  const uint64_t cap = session::IndexCapTokens(s.state().policy, budget);
+  MetadataIndexBlock index = CollectMetadataIndexLines(s, cap);
   while (!index.more && !s.state().complete &&
          s.state().listed_through != UINT64_MAX) {
     // The cap holds more lines than the load brought: read more.
     CTXKIT_RETURN_IF_ERROR(s.LoadMoreListed());
-    index = CollectMetadataIndexLines(s);
+    index = CollectMetadataIndexLines(s, cap);
   }
   index.listed = index.lines.size();
   index.present = !index.lines.empty() || index.more;
   if (!index.present) return index;
-  const uint64_t cap = s.state().policy.index_max_tokens;
   index.block.text = index.Text(index.listed, index.more);
   index.block.tokens = s.Tokens(index.block.text);
   // Pieces joined by newlines may merge differently than counted apart:
@@ -273,18 +284,17 @@ void DropContent(SessionImpl& s, const Shown& sh, Layout* layout) {
   Block& b = layout->chat_text[sh.index];
   layout->modes[sh.index] = ToolMode::kHidden;
   layout->shown_refs[sh.index].clear();
-  b.text = session::ToolText(layout->message(sh.index), ToolMode::kHidden,
-                             sh.version, "");
+  b.text = session::PlaceholderText(layout->message(sh.index));
   b.tokens = s.Tokens(b.text);
 }
 
 // Over budget: drops the oldest unpinned active content first, in whole
-// groups. Group g holds the outputs whose cumulative content tokens
-// (oldest first) start in [g*M, (g+1)*M), M the policy's
-// min_collapse_tokens. Older outputs keep their order turn after turn, so
-// the groups do too, and the set dropped (hence the prefix) changes only
-// when one more whole group must go, not on every turn. Returns the
-// layout's total.
+// groups, never one of the newest outputs. Group g holds the outputs
+// whose cumulative content tokens (oldest first) start in [g*M, (g+1)*M),
+// M the policy's smallest relief for this budget (MinCollapseTokens).
+// Older outputs keep their order turn after turn, so the groups do too,
+// and the set dropped (hence the prefix) changes only when one more whole
+// group must go, not on every turn. Returns the layout's total.
 uint64_t DropOldestContent(SessionImpl& s, uint64_t budget, Layout* layout,
                            RenderResult* result) {
   std::vector<Shown>& shown = layout->shown;
@@ -292,12 +302,13 @@ uint64_t DropOldestContent(SessionImpl& s, uint64_t budget, Layout* layout,
                    [](const Shown& a, const Shown& b) {
                      return a.active_seq < b.active_seq;
                    });
-  const uint64_t group_tokens =
-      std::max<uint64_t>(1, s.state().policy.min_collapse_tokens);
+  const uint64_t group_tokens = std::max<uint64_t>(
+      1, session::MinCollapseTokens(s.state().policy, budget));
   uint64_t tokens = layout->Total();
   uint64_t cumulative = 0;
   uint64_t dropping_group = UINT64_MAX;
   for (const Shown& sh : shown) {
+    if (sh.newest) continue;
     const uint64_t group = cumulative / group_tokens;
     cumulative += sh.content_tokens;
     if (tokens <= budget && group != dropping_group) break;
@@ -343,13 +354,92 @@ uint64_t ShrinkMetadataIndex(SessionImpl& s, uint64_t budget, uint64_t tokens,
   return rest + index->block.tokens;
 }
 
-// Fits the layout to the budget (dropping content, then index lines);
-// returns its total, or FailedPrecondition with the smallest budget the
-// session renders in.
-Result<uint64_t> FitBudget(SessionImpl& s, uint64_t budget, Layout* layout,
-                           RenderResult* result) {
+// The excerpt of the output `sh` shows (chat message sh.index) with the
+// most lines whose text fits `room` tokens (none when not even the note
+// fits), as a block.
+Result<Block> FitExcerpt(SessionImpl& s, const Shown& sh, uint64_t room,
+                         Layout* layout, session::ExcerptSpec* spec) {
+  const ChatMessage& m = layout->message(sh.index);
+  const PoolEntry& e = s.state().entries.at(m.object_id);
+  CTXKIT_ASSIGN_OR_RETURN(auto content, s.Content(e.key, e.scope, sh.version));
+  const std::string& shown_ref = layout->shown_refs[sh.index];
+  const std::string& ref = shown_ref.empty() ? m.ref : shown_ref;
+  auto text_of = [&](uint64_t k) {
+    // Two thirds head, one third tail: a log's start says what ran, its
+    // end how it ended.
+    const session::ExcerptSpec at{k - k / 3, k / 3};
+    return session::ExcerptText(m, sh.version, ref, *content, at);
+  };
+  // The largest line count k whose excerpt fits (the text grows with k).
+  uint64_t lo = 0, hi = session::LineCount(*content);
+  hi = hi > 0 ? hi - 1 : 0;  // All lines would be the whole output.
+  while (lo < hi) {
+    const uint64_t mid = lo + (hi - lo + 1) / 2;
+    if (s.Tokens(text_of(mid)) <= room) {
+      lo = mid;
+    } else {
+      hi = mid - 1;
+    }
+  }
+  *spec = {lo - lo / 3, lo / 3};
+  Block b;
+  b.text = text_of(lo);
+  b.tokens = s.Tokens(b.text);
+  return b;
+}
+
+// Still over budget with everything else dropped: shows the newest
+// outputs that do not fit whole as excerpts, sharing the room left (the
+// smallest outputs first, each whole when it fits its share). Returns the
+// layout's total.
+Result<uint64_t> ExcerptNewest(SessionImpl& s, uint64_t budget, uint64_t tokens,
+                               Layout* layout) {
+  std::vector<const Shown*> newest;
+  uint64_t shown_tokens = 0;
+  for (const Shown& sh : layout->shown) {
+    if (sh.tail || !sh.newest || layout->modes[sh.index] != ToolMode::kShown) {
+      continue;
+    }
+    newest.push_back(&sh);
+    shown_tokens += layout->chat_text[sh.index].tokens;
+  }
+  if (newest.empty()) return tokens;
+  const uint64_t rest = tokens - shown_tokens;
+  uint64_t room = budget > rest ? budget - rest : 0;
+  std::stable_sort(newest.begin(), newest.end(),
+                   [](const Shown* a, const Shown* b) {
+                     return a->content_tokens < b->content_tokens;
+                   });
+  uint64_t total = rest;
+  for (size_t k = 0; k < newest.size(); ++k) {
+    const Shown& sh = *newest[k];
+    const uint64_t share = room / (newest.size() - k);
+    Block& b = layout->chat_text[sh.index];
+    if (b.tokens > share) {
+      session::ExcerptSpec spec;
+      CTXKIT_ASSIGN_OR_RETURN(Block excerpt,
+                              FitExcerpt(s, sh, share, layout, &spec));
+      b = std::move(excerpt);
+      layout->modes[sh.index] = ToolMode::kExcerpt;
+      layout->excerpts[sh.index] = spec;
+    }
+    room = room > b.tokens ? room - b.tokens : 0;
+    total += b.tokens;
+  }
+  return total;
+}
+
+// Fits the layout to the budget (dropping older content, then index
+// lines, then, when `excerpt`, showing the newest outputs as excerpts); returns
+// its total, or FailedPrecondition with the smallest budget the session renders
+// in.
+Result<uint64_t> FitBudget(SessionImpl& s, uint64_t budget, bool excerpt,
+                           Layout* layout, RenderResult* result) {
   uint64_t tokens = DropOldestContent(s, budget, layout, result);
   tokens = ShrinkMetadataIndex(s, budget, tokens, &layout->metadata_index);
+  if (tokens > budget && excerpt) {
+    CTXKIT_ASSIGN_OR_RETURN(tokens, ExcerptNewest(s, budget, tokens, layout));
+  }
   if (tokens > budget) {
     // Everything droppable is gone and the chat is compacted down to its
     // last turn, so `tokens` is the smallest budget this session renders
@@ -369,7 +459,7 @@ Result<uint64_t> FitBudget(SessionImpl& s, uint64_t budget, Layout* layout,
 
 namespace session {
 
-Result<Layout> GatherLayout(SessionImpl& s, bool anthropic,
+Result<Layout> GatherLayout(SessionImpl& s, bool anthropic, uint64_t budget,
                             RenderResult* result) {
   Layout layout;
   CTXKIT_ASSIGN_OR_RETURN(layout.system.text, s.SystemText());
@@ -380,7 +470,7 @@ Result<Layout> GatherLayout(SessionImpl& s, bool anthropic,
   CTXKIT_ASSIGN_OR_RETURN(auto chat_latest, GatherActive(s, &layout, result));
   CTXKIT_RETURN_IF_ERROR(GatherChat(s, anthropic, chat_latest, &layout));
   CTXKIT_RETURN_IF_ERROR(GatherCompactions(s, &layout));
-  CTXKIT_ASSIGN_OR_RETURN(layout.metadata_index, BuildMetadataIndex(s));
+  CTXKIT_ASSIGN_OR_RETURN(layout.metadata_index, BuildMetadataIndex(s, budget));
   return layout;
 }
 
@@ -401,33 +491,46 @@ Result<RenderResult> Session::Render(const RenderOptions& options) {
     result = RenderResult();
     result.format = options.format;
     result.budget_tokens = options.budget_tokens;
-    CTXKIT_ASSIGN_OR_RETURN(layout,
-                            session::GatherLayout(s, anthropic, &result));
-    for (int round = 0; round < session::kReliefRounds; ++round) {
-      CTXKIT_ASSIGN_OR_RETURN(
-          bool changed, session::RelievePressure(
-                            s, layout, options.budget_tokens,
-                            /*must_fit=*/false, options.llm, ch, &result));
-      if (!changed) break;
-      result.conflicts.clear();
-      CTXKIT_ASSIGN_OR_RETURN(layout,
-                              session::GatherLayout(s, anthropic, &result));
-    }
-    Result<uint64_t> fit =
-        FitBudget(s, options.budget_tokens, &layout, &result);
-    if (!fit.ok()) {
-      // Still too large with everything droppable dropped: compact down to
-      // the last turn and try once more.
-      CTXKIT_ASSIGN_OR_RETURN(bool changed,
-                              session::RelievePressure(
-                                  s, layout, options.budget_tokens,
-                                  /*must_fit=*/true, options.llm, ch, &result));
-      if (!changed) return fit.status();
+    const uint64_t budget = options.budget_tokens;
+    auto gather = [&]() -> Status {
       result.conflicts.clear();
       result.dropped.clear();
-      CTXKIT_ASSIGN_OR_RETURN(layout,
-                              session::GatherLayout(s, anthropic, &result));
-      fit = FitBudget(s, options.budget_tokens, &layout, &result);
+      CTXKIT_ASSIGN_OR_RETURN(
+          layout, session::GatherLayout(s, anthropic, budget, &result));
+      return Status::Ok();
+    };
+    CTXKIT_RETURN_IF_ERROR(gather());
+    for (int round = 0; round < session::kReliefRounds; ++round) {
+      CTXKIT_ASSIGN_OR_RETURN(
+          bool changed,
+          session::RelievePressure(s, layout, budget, /*must_fit=*/false,
+                                   options.llm, ch, &result));
+      if (!changed) break;
+      CTXKIT_RETURN_IF_ERROR(gather());
+    }
+    Result<uint64_t> fit =
+        FitBudget(s, budget, /*excerpt=*/false, &layout, &result);
+    if (!fit.ok()) {
+      // Too large with everything older dropped: compact down to the last
+      // turn, then show the newest outputs as excerpts if they still do
+      // not fit whole.
+      CTXKIT_ASSIGN_OR_RETURN(
+          bool changed,
+          session::RelievePressure(s, layout, budget, /*must_fit=*/true,
+                                   options.llm, ch, &result));
+      (void)changed;
+      CTXKIT_RETURN_IF_ERROR(gather());
+      fit = FitBudget(s, budget, /*excerpt=*/true, &layout, &result);
+      if (!fit.ok()) return fit.status();
+    }
+    // Placeholders over their share: fold the oldest turns holding them
+    // into a compaction.
+    CTXKIT_ASSIGN_OR_RETURN(
+        bool folded,
+        session::FoldPlaceholders(s, layout, budget, options.llm, ch, &result));
+    if (folded) {
+      CTXKIT_RETURN_IF_ERROR(gather());
+      fit = FitBudget(s, budget, /*excerpt=*/true, &layout, &result);
       if (!fit.ok()) return fit.status();
     }
     tokens = *fit;

@@ -10,6 +10,7 @@
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -24,8 +25,26 @@ struct Block {
 };
 
 // How a chat message appears: its own text, or (a tool message) its output
-// shown, a pointer to its pinned copy, or the placeholder.
-enum class ToolMode : uint8_t { kText, kShown, kPinned, kHidden };
+// shown, a pointer to its pinned copy, the placeholder, or an excerpt (head
+// and tail lines of one of the newest outputs too large for the room
+// left).
+enum class ToolMode : uint8_t { kText, kShown, kPinned, kHidden, kExcerpt };
+
+// The texts a tool message is rendered with. Records written before
+// kCompact (no "texts" field) replay with kV1's placeholder.
+enum class ToolTexts : uint8_t {
+  // The reference line and "[output not shown; activate <ref> ...]".
+  kV1 = 1,
+  // The compact placeholder (PlaceholderText): about 30 tokens and the
+  // ref.
+  kCompact = 2,
+};
+
+// An excerpt: the first `head` and last `tail` lines of an output.
+struct ExcerptSpec {
+  uint64_t head = 0;
+  uint64_t tail = 0;
+};
 
 // Shown content that may be dropped to fit the budget.
 struct Shown {
@@ -36,6 +55,10 @@ struct Shown {
   uint64_t version = 0;
   uint64_t content_tokens = 0;
   std::string ref;
+  // One of the newest outputs (answering the chat's last message that
+  // called tools): never dropped, shown as an excerpt when it does not fit
+  // whole.
+  bool newest = false;
 };
 
 // The metadata index block: lines in join order up to the policy's cap.
@@ -125,6 +148,13 @@ struct Layout {
   std::vector<ToolMode> modes;
   std::vector<std::string> shown_refs;
   std::vector<uint64_t> call_tokens;
+  // Per rendered message: the excerpt shown (mode kExcerpt).
+  std::vector<ExcerptSpec> excerpts;
+  // Relative index of the message after the last rendered message that
+  // called tools: tool messages from there on are the newest outputs
+  // (chat_text.size() when none is rendered).
+  size_t newest_from = 0;
+  ToolTexts texts = ToolTexts::kCompact;
   std::vector<TailBlock> tail;
   std::vector<Shown> shown;
   // The session's serialized messages (render), or nullptr (replay).
@@ -150,11 +180,26 @@ std::string ParsedArgumentsText(const std::string& arguments);
 // so a request is JSON whatever bytes a value holds; its ref still reads
 // the exact bytes.
 std::string RefLine(const ChatMessage& m);
+// A hidden output's placeholder (ToolTexts::kCompact): "[<tool> output
+// hidden, <tokens> tokens; get <ref>] <summary cut at 32 bytes>", the ref
+// once (a ref alone is 30-45 tokens: its capability tag, scope and key).
+std::string PlaceholderText(const ChatMessage& m);
 // A tool message: its reference line and, by mode, the output at
 // `version` (`content`), a pointer to the pinned copy, or the placeholder
-// (one text whether the output was collapsed or dropped for budget).
+// (one text whether the output was collapsed or dropped for budget; its
+// form by `texts`). kExcerpt: use ExcerptText.
 std::string ToolText(const ChatMessage& m, ToolMode mode, uint64_t version,
-                     const std::string& content);
+                     const std::string& content,
+                     ToolTexts texts = ToolTexts::kCompact);
+// Lines of `content` ('\n'-terminated; a last unterminated line counts).
+uint64_t LineCount(std::string_view content);
+// A tool message showing the first `spec.head` and last `spec.tail` lines
+// of the output at `version` (`content`), numbered from 1, after its
+// reference line and a note naming the lines left out and the call that
+// reads them (`ref`: the static ref of that version).
+std::string ExcerptText(const ChatMessage& m, uint64_t version,
+                        const std::string& ref, const std::string& content,
+                        ExcerptSpec spec);
 std::string PinnedBlockText(const PinnedSpec& spec, uint64_t version,
                             const std::string& content);
 std::string TailShownText(const std::string& key, uint64_t version,

@@ -69,9 +69,16 @@ Result<json> EncodeRecord(SessionImpl& s, const Layout& layout,
     CTXKIT_ASSIGN_OR_RETURN(index_ref,
                             IndexSnapshot(s, layout.metadata_index.block.text));
   }
-  json shown = json::array(), pinned_out = json::array();
+  json shown = json::array(), pinned_out = json::array(),
+       excerpt = json::array();
   for (size_t rel = 0; rel < layout.modes.size(); ++rel) {
-    if (layout.modes[rel] == ToolMode::kShown) {
+    if (layout.modes[rel] == ToolMode::kExcerpt) {
+      // [i, head, tail] or [i, head, tail, ref], as `shown`.
+      const ExcerptSpec& e = layout.excerpts[rel];
+      json x = json::array({rel, e.head, e.tail});
+      if (!layout.shown_refs[rel].empty()) x.push_back(layout.shown_refs[rel]);
+      excerpt.push_back(std::move(x));
+    } else if (layout.modes[rel] == ToolMode::kShown) {
       // [i]: the version the chat's reference line names, which the
       // session held when it ingested the output; [i, ref]: a later one.
       shown.push_back(layout.shown_refs[rel].empty()
@@ -116,6 +123,8 @@ Result<json> EncodeRecord(SessionImpl& s, const Layout& layout,
       {"chat", layout.chat_ref},
       {"first", layout.first},
       {"shown", std::move(shown)},
+      {"excerpt", std::move(excerpt)},
+      {"texts", static_cast<int>(layout.texts)},
       {"pinned_out", std::move(pinned_out)},
       {"tail", std::move(tail)},
       {"dropped", std::move(dropped)},
@@ -144,6 +153,9 @@ std::vector<Ref> RecordRefs(const json& rec) {
   for (const json& c : rec.at("compactions")) add(c);
   for (const json& s : rec.at("shown")) {
     if (s.size() > 1) add(s.at(1));
+  }
+  for (const json& x : rec.value("excerpt", json::array())) {
+    if (x.size() > 3) add(x.at(3));
   }
   for (const json& t : rec.at("tail")) {
     if (t.size() == 4) {
@@ -212,6 +224,10 @@ Status RebuildChat(View& view, const json& rec, uint64_t n, Layout* layout) {
   if (layout->first > layout->owned_chat.size()) {
     return BadRecord(n, "first message past the chat's end");
   }
+  // Records without "texts" were written with the first placeholder.
+  const int texts = rec.value("texts", 1);
+  if (texts != 1 && texts != 2) return BadRecord(n, "unknown texts form");
+  layout->texts = static_cast<ToolTexts>(texts);
   const size_t count = layout->owned_chat.size() - layout->first;
   layout->chat_text.resize(count);
   layout->modes.assign(count, ToolMode::kText);
@@ -222,7 +238,8 @@ Status RebuildChat(View& view, const json& rec, uint64_t n, Layout* layout) {
       continue;
     }
     layout->modes[rel] = ToolMode::kHidden;
-    layout->chat_text[rel].text = ToolText(m, ToolMode::kHidden, 0, "");
+    layout->chat_text[rel].text =
+        ToolText(m, ToolMode::kHidden, 0, "", layout->texts);
   }
   for (const json& e : rec.at("shown")) {
     const size_t rel = e.at(0).get<size_t>();
@@ -234,6 +251,18 @@ Status RebuildChat(View& view, const json& rec, uint64_t n, Layout* layout) {
     layout->modes[rel] = ToolMode::kShown;
     layout->chat_text[rel].text =
         ToolText(m, ToolMode::kShown, parsed.version, content);
+  }
+  for (const json& e : rec.value("excerpt", json::array())) {
+    const size_t rel = e.at(0).get<size_t>();
+    if (rel >= count) return BadRecord(n, "an excerpt past the chat");
+    const ChatMessage& m = layout->message(rel);
+    const std::string ref = e.size() > 3 ? e.at(3).get<std::string>() : m.ref;
+    CTXKIT_ASSIGN_OR_RETURN(Ref parsed, ParseRef(ref));
+    CTXKIT_ASSIGN_OR_RETURN(std::string content, view.Resolve(parsed));
+    layout->modes[rel] = ToolMode::kExcerpt;
+    layout->chat_text[rel].text =
+        ExcerptText(m, parsed.version, ref, content,
+                    {e.at(1).get<uint64_t>(), e.at(2).get<uint64_t>()});
   }
   for (const json& e : rec.at("pinned_out")) {
     const size_t rel = e.at(0).get<size_t>();
@@ -301,6 +330,9 @@ ShownSets ShownOf(const json& rec, const std::vector<ChatMessage>& chat) {
   const size_t first = ctxkit::text::UintOr(rec, "first", 0);
   std::set<size_t> shown_rel;
   for (const json& e : rec.at("shown")) shown_rel.insert(e.at(0).get<size_t>());
+  for (const json& e : rec.value("excerpt", json::array())) {
+    shown_rel.insert(e.at(0).get<size_t>());
+  }
   for (size_t i = first; i < chat.size(); ++i) {
     if (chat[i].role != "tool") continue;
     const std::string key = "toolcall:" + chat[i].call_id;

@@ -13,8 +13,9 @@
 
 namespace ctxkit::session {
 
-// The layout of the session's state (render.cc); conflicts go to `result`.
-Result<Layout> GatherLayout(SessionImpl& s, bool anthropic,
+// The layout of the session's state for a render of `budget` tokens
+// (render.cc); conflicts go to `result`.
+Result<Layout> GatherLayout(SessionImpl& s, bool anthropic, uint64_t budget,
                             RenderResult* result);
 
 // Appends the record of a render (`layout`, emitted as `result`) to the

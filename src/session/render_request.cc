@@ -1,6 +1,7 @@
 // Block texts and the provider request built from a layout. Rendering and
 // replay both go through here, so a replay is byte-exact.
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
@@ -292,6 +293,7 @@ RenderBreakdown Layout::Breakdown() const {
         b.chat += chat_text[rel].tokens;
         break;
       case ToolMode::kShown:
+      case ToolMode::kExcerpt:
         b.active_outputs += chat_text[rel].tokens;
         break;
       case ToolMode::kPinned:
@@ -316,8 +318,51 @@ std::string RefLine(const ChatMessage& m) {
          " tokens | " + m.ref + "] " + m.summary;
 }
 
+namespace {
+
+// Bytes of a summary a placeholder shows (a few words).
+constexpr size_t kPlaceholderSummaryBytes = 32;
+// Bytes of one line an excerpt shows; longer lines are cut.
+constexpr size_t kExcerptLineBytes = 600;
+
+// `text` cut to `max` bytes on a character boundary ("..." appended).
+std::string CutText(const std::string& text, size_t max) {
+  if (text.size() <= max) return text;
+  size_t end = max;
+  while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) {
+    --end;
+  }
+  return text.substr(0, end) + "...";
+}
+
+// [begin, end) of each line of `content`.
+std::vector<std::pair<size_t, size_t>> Lines(std::string_view content) {
+  std::vector<std::pair<size_t, size_t>> lines;
+  size_t at = 0;
+  while (at < content.size()) {
+    size_t nl = content.find('\n', at);
+    if (nl == std::string_view::npos) nl = content.size();
+    lines.emplace_back(at, nl);
+    at = nl + 1;
+  }
+  return lines;
+}
+
+}  // namespace
+
+std::string PlaceholderText(const ChatMessage& m) {
+  return "[" + m.tool + " output hidden, " + std::to_string(m.tokens) +
+         " tokens; get " + m.ref + "] " +
+         CutText(m.summary, kPlaceholderSummaryBytes);
+}
+
 std::string ToolText(const ChatMessage& m, ToolMode mode, uint64_t version,
-                     const std::string& content) {
+                     const std::string& content, ToolTexts texts) {
+  if ((mode == ToolMode::kHidden || mode == ToolMode::kText ||
+       mode == ToolMode::kExcerpt) &&
+      texts == ToolTexts::kCompact) {
+    return PlaceholderText(m);
+  }
   std::string t = RefLine(m);
   switch (mode) {
     case ToolMode::kShown:
@@ -330,9 +375,53 @@ std::string ToolText(const ChatMessage& m, ToolMode mode, uint64_t version,
       return t + "\n[output pinned above at v" + std::to_string(version) + "]";
     case ToolMode::kHidden:
     case ToolMode::kText:
+    case ToolMode::kExcerpt:
       break;
   }
   return t + "\n[output not shown; activate " + m.ref + " to see it]";
+}
+
+uint64_t LineCount(std::string_view content) { return Lines(content).size(); }
+
+std::string ExcerptText(const ChatMessage& m, uint64_t version,
+                        const std::string& ref, const std::string& content,
+                        ExcerptSpec spec) {
+  const auto lines = Lines(content);
+  const uint64_t n = lines.size();
+  const uint64_t head = std::min<uint64_t>(spec.head, n);
+  const uint64_t tail = std::min<uint64_t>(spec.tail, n - head);
+  std::string t = RefLine(m);
+  if (version != m.version) {
+    t += "\n(output now at v" + std::to_string(version) + ")";
+  }
+  const uint64_t gap_end = n - tail;  // Lines [head, gap_end) left out.
+  t += "\n[excerpt of " + std::to_string(n) + " lines: ";
+  if (head + tail == 0) {
+    t += "none fit";
+  } else {
+    if (head > 0) t += "1-" + std::to_string(head);
+    if (head > 0 && tail > 0) t += " and ";
+    if (tail > 0) {
+      t += std::to_string(gap_end + 1) + "-" + std::to_string(n);
+    }
+    t += " shown";
+  }
+  t += "; read the rest with get {\"ref\":\"" + ref +
+       "\",\"line_start\":" + std::to_string(head) +
+       ",\"line_end\":" + std::to_string(gap_end) + "}]";
+  auto add_line = [&](uint64_t i) {
+    std::string line =
+        content.substr(lines[i].first, lines[i].second - lines[i].first);
+    t += "\n" + std::to_string(i + 1) + "| ";
+    AppendShownContent(CutText(line, kExcerptLineBytes), &t);
+  };
+  for (uint64_t i = 0; i < head; ++i) add_line(i);
+  if (gap_end > head) {
+    t += "\n... lines " + std::to_string(head + 1) + "-" +
+         std::to_string(gap_end) + " not shown ...";
+  }
+  for (uint64_t i = gap_end; i < n; ++i) add_line(i);
+  return t;
 }
 
 std::string PinnedBlockText(const PinnedSpec& spec, uint64_t version,

@@ -149,7 +149,9 @@ Result<std::vector<ChatMessage>> DecodeChat(std::string_view text,
 json PolicyToJson(const SessionPolicy& p) {
   return {{"keep_tool_outputs", p.keep_tool_outputs},
           {"min_collapse_tokens", p.min_collapse_tokens},
+          {"min_collapse_percent", p.min_collapse_percent},
           {"index_max_tokens", p.index_max_tokens},
+          {"index_max_percent", p.index_max_percent},
           {"compact_trigger_percent", p.compact_trigger_percent},
           {"compact_target_percent", p.compact_target_percent},
           {"keep_turns", p.keep_turns},
@@ -164,27 +166,19 @@ std::string EncodeState(const State& s) {
                            {"end", c.end_message},
                            {"turns", c.turns}});
   }
-  json j = {
-      {"format", 2},
-      {"id", s.id},
-      {"policy",
-       {{"keep_tool_outputs", s.policy.keep_tool_outputs},
-        {"min_collapse_tokens", s.policy.min_collapse_tokens},
-        {"index_max_tokens", s.policy.index_max_tokens},
-        {"compact_trigger_percent", s.policy.compact_trigger_percent},
-        {"compact_target_percent", s.policy.compact_target_percent},
-        {"keep_turns", s.policy.keep_turns},
-        {"compaction_summary_tokens", s.policy.compaction_summary_tokens}}},
-      {"next_seq", s.next_seq},
-      {"chat_version", s.chat_version},
-      {"chat_whole_version", s.chat_whole_version},
-      {"chat_messages", s.chat_messages},
-      {"system_version", s.system_version},
-      {"ingest_format", s.ingest_format},
-      {"ingested_items", s.ingested_items},
-      {"ingest_hash", s.ingest_hash},
-      {"compactions", std::move(compactions)},
-      {"records_key", s.records_key}};
+  json j = {{"format", 2},
+            {"id", s.id},
+            {"policy", PolicyToJson(s.policy)},
+            {"next_seq", s.next_seq},
+            {"chat_version", s.chat_version},
+            {"chat_whole_version", s.chat_whole_version},
+            {"chat_messages", s.chat_messages},
+            {"system_version", s.system_version},
+            {"ingest_format", s.ingest_format},
+            {"ingested_items", s.ingested_items},
+            {"ingest_hash", s.ingest_hash},
+            {"compactions", std::move(compactions)},
+            {"records_key", s.records_key}};
   if (s.listed_entries_known) j["listed_entries"] = s.listed_entries;
   return j.dump();
 }
@@ -214,6 +208,15 @@ Status DecodePolicy(const json& j, uint64_t format, SessionPolicy* p) {
        !Get32(*it, "compaction_summary_tokens",
               &p->compaction_summary_tokens))) {
     return Corrupt("bad policy");
+  }
+  // Written since the thresholds scale with the budget; states written
+  // before keep the defaults' shares.
+  for (auto [name, field] :
+       {std::pair{"min_collapse_percent", &p->min_collapse_percent},
+        std::pair{"index_max_percent", &p->index_max_percent}}) {
+    if (it->contains(name) && !Get32(*it, name, field)) {
+      return Corrupt("bad policy");
+    }
   }
   return Status::Ok();
 }
@@ -462,6 +465,12 @@ Result<PoolEntry> DecodeEntry(const std::string& text) {
 Status ValidatePolicy(const SessionPolicy& p) {
   if (p.index_max_tokens < 1 || p.index_max_tokens > 10'000'000) {
     return Status::InvalidArgument("index_max_tokens must be 1-10000000");
+  }
+  if (p.min_collapse_percent > 100) {
+    return Status::InvalidArgument("min_collapse_percent must be 0-100");
+  }
+  if (p.index_max_percent < 1 || p.index_max_percent > 100) {
+    return Status::InvalidArgument("index_max_percent must be 1-100");
   }
   if (p.keep_tool_outputs > 1'000'000) {
     return Status::InvalidArgument("keep_tool_outputs must be <= 1000000");

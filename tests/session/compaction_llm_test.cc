@@ -25,7 +25,7 @@ using testing::OpenAILog;
 constexpr SessionPolicy kPolicy{.keep_tool_outputs = 1,
                                 .min_collapse_tokens = 0,
                                 .keep_turns = 1,
-                                .compaction_summary_tokens = 60};
+                                .compaction_summary_tokens = 40};
 
 LlmEndpoint EndpointOf(const FakeChatServer& server) {
   LlmEndpoint e;
@@ -77,9 +77,9 @@ TEST_F(CompactionLlmTest, TheEndpointWritesTheSummaryAndTheMessagesStay) {
   // What was asked: the messages, tool outputs as their reference lines.
   json body = json::parse(server.requests()[0].body);
   EXPECT_EQ(body["model"], "test-model");
-  EXPECT_EQ(body["max_tokens"], 60);
+  EXPECT_EQ(body["max_tokens"], 40);
   const std::string system = body["messages"][0]["content"];
-  EXPECT_NE(system.find("Hard limit: 60 tokens"), std::string::npos);
+  EXPECT_NE(system.find("Hard limit: 40 tokens"), std::string::npos);
   const std::string asked = body["messages"][1]["content"];
   EXPECT_NE(asked.find("user: Please look for thing 0"), std::string::npos);
   EXPECT_NE(asked.find("calls grep {\"q\":\"thing 0\"}"), std::string::npos);
@@ -123,7 +123,7 @@ TEST_F(CompactionLlmTest, ALongAnswerIsCutToTheCap) {
   EXPECT_EQ(summary.rfind("word0 word1", 0), 0u);
   auto tok = Tokenizer::Get("o200k_base");
   ASSERT_TRUE(tok.ok());
-  EXPECT_LE((*tok)->Count(summary), 60u);
+  EXPECT_LE((*tok)->Count(summary), 40u);
   EXPECT_LE(r.tokens, 900u);
 }
 

@@ -265,7 +265,7 @@ TEST_F(LongSessionTest, AnOutputNotShownHasOneTextDroppedOrCollapsed) {
   // than needed... the policy frees only what it must).
   auto dropped = s->Render({.budget_tokens = full - 5});
   ASSERT_TRUE(dropped.ok()) << dropped.status().ToString();
-  const std::string placeholder_start = "[output not shown; activate ";
+  const std::string placeholder_start = "[grep output hidden, ";
   const size_t at = dropped->request_json.find(placeholder_start);
   ASSERT_NE(at, std::string::npos);
   const std::string placeholder = dropped->request_json.substr(

@@ -285,15 +285,17 @@ TEST_F(SessionTest, BudgetNeverExceeded) {
 }
 
 TEST_F(SessionTest, OverBudgetDropsOldestActiveFirst) {
-  auto s =
-      NewSession("s1", {.keep_tool_outputs = 10, .min_collapse_tokens = 0});
+  // No budget pressure (trigger 100%): only the render's drops.
+  auto s = NewSession("s1", {.keep_tool_outputs = 10,
+                             .min_collapse_tokens = 0,
+                             .compact_trigger_percent = 100,
+                             .compact_target_percent = 99});
   ASSERT_TRUE(s->Ingest(OpenAILog(4, 30).dump(), LogFormat::kOpenAI).ok());
   uint64_t full = MustRender(*s, 1'000'000).tokens;
   RenderResult r = MustRender(*s, full - 10);
   ASSERT_EQ(r.dropped.size(), 1u);
   EXPECT_EQ(r.dropped[0].key, "toolcall:call_0");
-  EXPECT_NE(r.request_json.find("[output not shown; activate ck:"),
-            std::string::npos);
+  EXPECT_NE(r.request_json.find("[grep output hidden, "), std::string::npos);
   // Pinned outputs are never dropped.
   ASSERT_TRUE(s->Pin("toolcall:call_0").ok());
   r = MustRender(*s, full - 10);
@@ -453,8 +455,7 @@ TEST_F(SessionTest, PressureCollapsesOldOutputsInBatches) {
     EXPECT_EQ(e->collapsed, collapsed) << i;
     EXPECT_EQ(e->active, !collapsed) << i;
   }
-  EXPECT_NE(r.request_json.find("[output not shown; activate ck:"),
-            std::string::npos);
+  EXPECT_NE(r.request_json.find("[grep output hidden, "), std::string::npos);
   EXPECT_EQ(r.request_json.find("module_0/file_7.cc"), std::string::npos);
   EXPECT_NE(r.request_json.find("module_4/file_7.cc"), std::string::npos);
   // Collapses persist: a later render with room to spare keeps them, so
