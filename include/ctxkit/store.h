@@ -321,6 +321,12 @@ class Store {
   // store's metadata: for maintenance, not hot paths.
   Result<std::vector<UsageRow>> Usage();
 
+  // The operator's listing: objects of every scope (filter.scope "": all of
+  // them; otherwise one fully qualified scope, "global", "agent:<id>" or
+  // "session:<id>"), as View::List pages them. For tools that may read the
+  // whole store (the inspector); an agent lists through its view.
+  Result<ListPage> ListEveryScope(const ListFilter& filter);
+
   // Removes superseded versions of durable objects older than the
   // retention (see GarbageOptions), never an object's latest version (a removed
   // object keeps its tombstone), never a version a session, externalized

@@ -182,6 +182,10 @@ describe('inspector', { skip }, () => {
 
   it('filters objects and diffs two versions of one', async () => {
     await go(page, '#/objects');
+    // The default list holds every scope, the session's objects too.
+    const scopes = await page.locator('[data-testid="objects-table"] tbody tr td:nth-child(2)').allInnerTexts();
+    assert.ok(scopes.includes('global'), scopes.join(' '));
+    assert.ok(scopes.includes(`session:${fx.session}`), scopes.join(' '));
     const [prefix] = fx.doc_key.split('/');
     await page.getByLabel('Key prefix').fill(`${prefix}/`);
     await page.getByRole('button', { name: 'Filter' }).click();
