@@ -150,11 +150,18 @@ std::string ParsedArgumentsText(const std::string& arguments);
 // so a request is JSON whatever bytes a value holds; its ref still reads
 // the exact bytes.
 std::string RefLine(const ChatMessage& m);
+// The reference line without its summary.
+std::string RefLineHead(const ChatMessage& m);
+// How a shown output's reference line reads: without the summary, which
+// the output itself follows (records from version 2), or with it (version
+// 1 records, replayed as they were sent).
+enum class RefLineForm { kSummaryWhenHidden, kSummaryAlways };
 // A tool message: its reference line and, by mode, the output at
 // `version` (`content`), a pointer to the pinned copy, or the placeholder
 // (one text whether the output was collapsed or dropped for budget).
 std::string ToolText(const ChatMessage& m, ToolMode mode, uint64_t version,
-                     const std::string& content);
+                     const std::string& content,
+                     RefLineForm form = RefLineForm::kSummaryWhenHidden);
 std::string PinnedBlockText(const PinnedSpec& spec, uint64_t version,
                             const std::string& content);
 std::string TailShownText(const std::string& key, uint64_t version,

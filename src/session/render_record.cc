@@ -22,6 +22,15 @@ namespace {
 
 using nlohmann::json;
 
+// Version 2 records shown outputs' reference lines without their summary
+// (the output follows); version 1 records, kept as they are, replay with it.
+constexpr int kRecordVersion = 2;
+
+bool ReadableVersion(const json& rec) {
+  const int v = rec.value("v", 0);
+  return v == 1 || v == kRecordVersion;
+}
+
 RenderBreakdown BreakdownOf(const json& j) {
   RenderBreakdown b;
   b.system = j.value("system", uint64_t{0});
@@ -102,7 +111,7 @@ Result<json> EncodeRecord(SessionImpl& s, const Layout& layout,
                        : json::array({made.ref, made.first_message,
                                       made.end_message, made.turns});
   return json{
-      {"v", 1},
+      {"v", kRecordVersion},
       {"format", LogFormatName(options.format)},
       {"budget", options.budget_tokens},
       {"tokens", result.tokens},
@@ -186,7 +195,7 @@ Result<json> LoadRecord(SessionImpl& s, uint64_t n) {
   CTXKIT_ASSIGN_OR_RETURN(std::string line,
                           view.ReadRange(ref, offset, ref.size_bytes - offset));
   json j = ctxkit::text::ParseJsonOrDiscarded(line);
-  if (!j.is_object() || j.value("v", 0) != 1) {
+  if (!j.is_object() || !ReadableVersion(j)) {
     return BadRecord(n, "not a record this build reads");
   }
   return j;
@@ -233,7 +242,9 @@ Status RebuildChat(View& view, const json& rec, uint64_t n, Layout* layout) {
     CTXKIT_ASSIGN_OR_RETURN(std::string content, view.Resolve(parsed));
     layout->modes[rel] = ToolMode::kShown;
     layout->chat_text[rel].text =
-        ToolText(m, ToolMode::kShown, parsed.version, content);
+        ToolText(m, ToolMode::kShown, parsed.version, content,
+                 rec.value("v", 0) == 1 ? RefLineForm::kSummaryAlways
+                                        : RefLineForm::kSummaryWhenHidden);
   }
   for (const json& e : rec.at("pinned_out")) {
     const size_t rel = e.at(0).get<size_t>();
@@ -407,7 +418,7 @@ namespace {
 // One record's figures; throws json::exception for a field of the wrong
 // type.
 Result<RenderFigures> FiguresOf(const json& rec, uint64_t n) {
-  if (!rec.is_object() || rec.value("v", 0) != 1) {
+  if (!rec.is_object() || !ReadableVersion(rec)) {
     return BadRecord(n, "not a record this build reads");
   }
   RenderFigures f;
