@@ -1,5 +1,6 @@
 # The two entry points of the README, plus helpers for developers.
-#   make run    install what is missing, build, run `ctxkit demo`
+#   make run    install what is missing, build (the binary and the Python
+#               package), run `ctxkit demo`
 #   make test   build and run every test, also under ASan+UBSan
 #   make install  build and install into PREFIX (default /usr/local)
 #   make fuzz   run every fuzz harness with libFuzzer (FUZZ_SECONDS each)
@@ -20,10 +21,12 @@ build:
 	@cmake --preset release >/dev/null
 	@cmake --build --preset release -j $(JOBS)
 
-# Only the ctxkit binary (what `make run` needs), not tests and benchmarks.
+# Only the ctxkit binary and the Python package (what `make run` and the
+# README's quick starts need: PYTHONPATH=build/release/python), not tests
+# and benchmarks.
 build-cli:
 	@cmake --preset release >/dev/null
-	@cmake --build --preset release -j $(JOBS) --target ctxkit_bin
+	@cmake --build --preset release -j $(JOBS) --target ctxkit_bin ctxkit_python
 
 build-asan:
 	@cmake --preset asan >/dev/null

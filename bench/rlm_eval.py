@@ -24,6 +24,7 @@ its "accuracy" measures nothing about models); make test runs that.
 """
 
 import argparse
+import glob
 import http.server
 import json
 import os
@@ -147,15 +148,35 @@ def start_fake():
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--build", default="build/release")
-    parser.add_argument("--sizes", default="32000,131072,1000000")
-    parser.add_argument("--items", type=int, default=2000)
-    parser.add_argument("--window", type=int, default=128000)
-    parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument("--fake", action="store_true")
+    paragraphs = __doc__.strip().split("\n\n")  # The usage line is argparse's.
+    parser = argparse.ArgumentParser(
+        description=paragraphs[0],
+        epilog="\n\n".join(p for p in paragraphs[1:] if not p.startswith("    python3")),
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--build", default="build/release", metavar="DIR",
+                        help="the CMake build directory whose python/ holds the ctxkit "
+                             "package (default: build/release, what `make run` builds)")
+    parser.add_argument("--sizes", default="32000,131072,1000000", metavar="N,N,...",
+                        help="S-NIAH haystack sizes in tokens, comma-separated "
+                             "(default: %(default)s)")
+    parser.add_argument("--items", type=int, default=2000, metavar="N",
+                        help="items of the aggregate task (default: %(default)s)")
+    parser.add_argument("--window", type=int, default=128000, metavar="TOKENS",
+                        help="the direct prompt's window: its context is cut to this "
+                             "many tokens (default: %(default)s)")
+    parser.add_argument("--seed", type=int, default=7,
+                        help="seed of the task generator (default: %(default)s)")
+    parser.add_argument("--fake", action="store_true",
+                        help="serve a scripted, rule-based stand-in model on loopback "
+                             "instead of an endpoint (a smoke test of the machinery)")
     args = parser.parse_args()
-    sys.path.insert(0, os.path.join(os.path.abspath(args.build), "python"))
+    package = os.path.join(os.path.abspath(args.build), "python")
+    if not glob.glob(os.path.join(package, "ctxkit", "_ctxkit*.so")):
+        print(f"rlm_eval: no built ctxkit package in {package}; build it with `make run` "
+              "(or `cmake --preset release && cmake --build --preset release --target "
+              "ctxkit_python`), or name another build with --build DIR", file=sys.stderr)
+        return 2
+    sys.path.insert(0, package)
     import ctxkit
     from ctxkit import rlm
 

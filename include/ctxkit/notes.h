@@ -101,7 +101,8 @@ struct NotesRootSources {
 // determined or the config file is malformed.
 Result<std::string> ResolveNotesRoot(const NotesRootSources& sources);
 
-// Parses "30d", "12h", "90m", "45s", "2w" into seconds (1 s to 100 years).
+// Parses "30d", "12h", "90m", "45s", "2w", "0s" into seconds (0 to 100
+// years). A caller for which 0 makes no sense refuses it itself, saying why.
 Result<int64_t> ParseRetention(std::string_view text);
 
 enum class NoteType : uint8_t {
@@ -175,8 +176,10 @@ struct NoteHit {
   NoteHeader header;
   // Higher is better: the negated BM25 value; 0 without text.
   double score = 0;
-  // The matching passage with [brackets] around matched words (text
-  // queries), else the start of the body; at most a few hundred bytes.
+  // Text queries: the first body line holding a query word, with
+  // [brackets] around each (the frontmatter is never shown), else the start
+  // of the body; without text, the start of the body. At most a few hundred
+  // bytes.
   std::string snippet;
   // The store object of the version indexed ("" when the path is too long
   // to be a key).

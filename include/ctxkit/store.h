@@ -254,11 +254,17 @@ struct GarbageRow {
 struct GarbageReport {
   bool applied = false;
   uint64_t versions_scanned = 0;
-  uint64_t versions = 0;         // Collected or collectable.
-  uint64_t bytes = 0;            // As GarbageRow::bytes, summed.
-  uint64_t kept_by_ref = 0;      // Collectable by age but named by `keep`.
-  uint64_t freed_bytes = 0;      // Applied: content bytes actually freed.
-  uint64_t blob_files = 0;       // Applied: blob files deleted.
+  uint64_t versions = 0;     // Collected or collectable.
+  uint64_t bytes = 0;        // As GarbageRow::bytes, summed.
+  uint64_t kept_by_ref = 0;  // Collectable by age but named by `keep`.
+  // Content bytes freed on disk (inline rows, whole blob files: a blob a
+  // kept version shares stays), and blob files deleted; a dry run reports
+  // what applying would free, measured the same way (the engine collects
+  // each batch in a transaction it rolls back, so a dry run needs a store
+  // it may write). A blob shared only by versions of two different batches
+  // is counted by the apply, not by the dry run.
+  uint64_t freed_bytes = 0;
+  uint64_t blob_files = 0;
   std::vector<GarbageRow> rows;  // Sorted by scope, type.
 };
 
@@ -310,6 +316,12 @@ class Store {
   // session-only values), sorted by scope, type, tier. A full scan of the
   // store's metadata: for maintenance, not hot paths.
   Result<std::vector<UsageRow>> Usage();
+
+  // The operator's listing: objects of every scope (filter.scope "": all of
+  // them; otherwise one fully qualified scope, "global", "agent:<id>" or
+  // "session:<id>"), as View::List pages them. For tools that may read the
+  // whole store (the inspector); an agent lists through its view.
+  Result<ListPage> ListEveryScope(const ListFilter& filter);
 
   // Removes superseded versions of durable objects older than the
   // retention (see GarbageOptions), never an object's latest version (a removed

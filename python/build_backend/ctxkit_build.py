@@ -20,6 +20,7 @@ import hashlib
 import os
 import pathlib
 import re
+import shutil
 import subprocess
 import sys
 import sysconfig
@@ -51,18 +52,40 @@ def _metadata() -> str:
             "License: see the source repository\n")
 
 
+SETUP_HINT = ("run `make run` (or `bash scripts/setup.sh`) in the checkout first: it "
+              "installs the Debian packages and the pinned npm data the build needs")
+
+
+def _configure(build_dir: pathlib.Path) -> None:
+    """Configures `build_dir`; a RuntimeError saying what to run when the
+    tools or what setup installs are missing."""
+    for tool in ("cmake", "ninja"):
+        if shutil.which(tool) is None:
+            raise RuntimeError(f"ctxkit: {tool} is not installed; {SETUP_HINT}")
+    done = subprocess.run(
+        ["cmake", "-S", str(SOURCE), "-B", str(build_dir), "-G", "Ninja",
+         "-DCMAKE_BUILD_TYPE=RelWithDebInfo", "-DCTXKIT_BUILD_TESTS=OFF",
+         "-DCTXKIT_BUILD_BENCH=OFF", "-DCTXKIT_BUILD_PYTHON=ON",
+         f"-DPython3_EXECUTABLE={sys.executable}"],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    sys.stderr.write(done.stdout)
+    if done.returncode != 0:
+        errors = [line.strip() for line in done.stdout.splitlines()
+                  if line.strip() and not line.startswith(("--", "Call Stack", "  "))]
+        first = re.search(r"CMake Error.*?:\n(.*?)(?:\n\n|\Z)", done.stdout, re.DOTALL)
+        said = " ".join(first.group(1).split()) if first else (errors[-1] if errors else "")
+        raise RuntimeError(f"ctxkit: configuring the build failed ({said}); {SETUP_HINT}")
+
+
 def _build(config: dict[str, Any]) -> pathlib.Path:
     build_dir = pathlib.Path(config.get("build-dir") or SOURCE / "build" / "python-wheel")
     if not build_dir.is_absolute():
         build_dir = SOURCE / build_dir
     jobs = str(config.get("jobs") or os.cpu_count() or 1)
-    if not (build_dir / "CMakeCache.txt").exists():
-        subprocess.run(
-            ["cmake", "-S", str(SOURCE), "-B", str(build_dir), "-G", "Ninja",
-             "-DCMAKE_BUILD_TYPE=RelWithDebInfo", "-DCTXKIT_BUILD_TESTS=OFF",
-             "-DCTXKIT_BUILD_BENCH=OFF", "-DCTXKIT_BUILD_PYTHON=ON",
-             f"-DPython3_EXECUTABLE={sys.executable}"],
-            check=True, stdout=sys.stderr)
+    # A configure that failed leaves CMakeCache.txt without build.ninja:
+    # configured means the latter, so the next try configures again.
+    if not (build_dir / "build.ninja").exists():
+        _configure(build_dir)
     subprocess.run(["cmake", "--build", str(build_dir), "--target", "ctxkit_python",
                     "-j", jobs], check=True, stdout=sys.stderr)
     package = build_dir / "python" / NAME

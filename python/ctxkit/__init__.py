@@ -103,7 +103,13 @@ from ctxkit._ctxkit import (
     spawn,
 )
 
-from ctxkit import repl, rlm
+from ctxkit import _arguments, _ctxkit
+
+# A call with arguments of the wrong type: a one-line TypeError naming the
+# parameter, not pybind11's list of overloads.
+_arguments.wrap_module(_ctxkit, globals())
+
+from ctxkit import repl, rlm  # noqa: E402 (they use the wrapped calls)
 
 __version__ = "0.1.0"
 

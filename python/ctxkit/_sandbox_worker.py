@@ -257,12 +257,35 @@ def peek(var, start=0, end=10):
     raise TypeError(f"Cannot peek into {type(var)}")
 
 
+class Matches(list):
+    """What search() returns: the matches (a list), with .total, how many
+    there are (.more: more than .total, which is then where counting
+    stopped). Printed, it says when it holds fewer than there are."""
+
+    def __init__(self, matches, total, more=False):
+        super().__init__(matches)
+        self.total = total
+        self.more = more
+
+    def __repr__(self):
+        text = list.__repr__(self)
+        if self.total > len(self) or self.more:
+            count = f"more than {self.total:,}" if self.more else f"{self.total:,}"
+            text += (f"  # {len(self)} of {count} matches; "
+                     "search(var, pattern, max_results=N) returns up to N")
+        return text
+
+    __str__ = __repr__
+
+
 def search(var, pattern, regex=False, max_results=10):
     """Matches as [{"index" or "key": ..., "preview": ...}], at most
-    max_results; regex uses RE2 syntax on variables, Python's re otherwise."""
+    max_results (a Matches list: .total says how many there are); regex
+    uses RE2 syntax on variables, Python's re otherwise."""
     if isinstance(var, Var):
-        return _call("search", name=var.name, pattern=pattern, regex=bool(regex),
-                     max_results=int(max_results))
+        found = _call("search", name=var.name, pattern=pattern, regex=bool(regex),
+                      max_results=int(max_results))
+        return Matches(found["matches"], found["total"], found["more"])
     if regex:
         pat = re.compile(pattern)
         match = lambda s: pat.search(s) is not None  # noqa: E731
@@ -283,7 +306,7 @@ def search(var, pattern, regex=False, max_results=10):
                 results.append({"index": i, "preview": line[:200]})
     else:
         raise TypeError(f"Cannot search {type(var)}")
-    return results[:max_results]
+    return Matches(results[:max_results], len(results))
 
 
 def summarize(var, max_tokens=500):

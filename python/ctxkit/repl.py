@@ -49,6 +49,7 @@ from ctxkit._errors import (
 _WORKER = pathlib.Path(__file__).with_name("_sandbox_worker.py")
 _NOBODY = 65534
 _MAX_MESSAGE = 16 << 20  # Of a message from the sandbox.
+_COUNT_MATCHES = 100_000  # search() counts the matches it does not return up to this.
 _STDERR_TAIL = 4096      # Bytes of the sandbox's stderr kept for errors.
 
 
@@ -595,10 +596,17 @@ class Repl:
             return self.view.get(var.ref).decode("utf-8", errors="replace")
         return str(self._call_peek(name, 0, None))
 
-    def _call_search(self, name: str, pattern: str, regex: bool, max_results: int) -> list:
+    def _call_search(self, name: str, pattern: str, regex: bool, max_results: int) -> dict:
         var = self._variable(name)
         found = self.context.search(self.view, name, str(pattern), regex=bool(regex),
                                     max_results=self._index(max_results))
+        # When max_results stopped it, how many there are: counted up to
+        # _COUNT_MATCHES (then "more than that"), with the smallest previews.
+        total, more = len(found.matches), False
+        if found.truncated:
+            counted = self.context.search(self.view, name, str(pattern), regex=bool(regex),
+                                          max_results=_COUNT_MATCHES, preview_bytes=16)
+            total, more = len(counted.matches), counted.truncated
         results = []
         for m in found.matches:
             if var.shape == "dict":
@@ -607,7 +615,7 @@ class Repl:
                 results.append({"index": m.index, "preview": m.preview})
             else:
                 results.append({"index": m.line - 1, "preview": m.preview})
-        return results
+        return {"matches": results, "total": total, "more": more}
 
     def _defer(self, run: Callable[[], Any]) -> int:
         pending = sum(1 for f in self._deferred.values() if not f.done())

@@ -1,10 +1,12 @@
 #include "cli/cli_app.h"
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdio>
 #include <exception>
 #include <iostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cli/io.h"
@@ -33,7 +35,10 @@ constexpr char kFooter[] = R"(Exit codes:
   7  internal error (a bug in ctxkit)
 Environment: CTXKIT_HOME, CTXKIT_STORE_URL, CTXKIT_AGENT, CTXKIT_SESSION back
 --home, --store, --agent, --session. Without either, the store lives in
-$XDG_DATA_HOME/ctxkit, else ~/.local/share/ctxkit. Errors go to stderr as "ctxkit: <message>".)";
+$XDG_DATA_HOME/ctxkit, else ~/.local/share/ctxkit. Errors go to stderr as "ctxkit: <code>: <message>", <code> one of
+not_found, invalid_argument, permission_denied, already_exists,
+failed_precondition, unavailable, resource_exhausted, io_error, corruption,
+internal.)";
 
 // `ctxkit --describe`: a small JSON self-description for agent harnesses,
 // including the recommended retention of context notes.
@@ -51,21 +56,116 @@ void PrintDescription(const GlobalOptions& options) {
   PrintJson(j);
 }
 
+// The edit distance between `a` and `b`: insertions, deletions,
+// substitutions and swaps of two adjacent characters ("verison").
+size_t EditDistance(std::string_view a, std::string_view b) {
+  std::vector<std::vector<size_t>> d(a.size() + 1,
+                                     std::vector<size_t>(b.size() + 1));
+  for (size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+  for (size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    for (size_t j = 1; j <= b.size(); ++j) {
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1,
+                          d[i - 1][j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) {
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+      }
+    }
+  }
+  return d[a.size()][b.size()];
+}
+
+// The candidate nearest `word` when it is close enough to be a typo of it
+// (one edit for a short word, two for five letters or more); "" otherwise.
+std::string Nearest(std::string_view word,
+                    const std::vector<std::string>& candidates) {
+  const size_t limit = word.size() >= 5 ? 2 : 1;
+  std::string best;
+  size_t best_distance = limit + 1;
+  for (const std::string& c : candidates) {
+    const size_t d = EditDistance(word, c);
+    if (d < best_distance) {
+      best = c;
+      best_distance = d;
+    }
+  }
+  return best;
+}
+
+// The verb path of `sub` ("session ls"), without the program's name.
+std::string VerbPath(const CLI::App& sub) {
+  std::string path;
+  for (const CLI::App* a = &sub; a != nullptr && a->get_parent() != nullptr;
+       a = a->get_parent()) {
+    path = path.empty() ? a->get_name() : a->get_name() + " " + path;
+  }
+  return path;
+}
+
+// The verb level at which `word`, a word CLI11 could not place, was typed
+// as a verb: the verb being parsed when it takes verbs, else the level
+// above it when `word` came before it on the command line; nullptr when
+// `word` is an extra argument, not a verb.
+const CLI::App* VerbLevel(const CLI::App& deepest, const std::string& word,
+                          const std::vector<std::string>& args) {
+  if (!deepest.get_subcommands([](const CLI::App*) { return true; }).empty()) {
+    return &deepest;
+  }
+  if (deepest.get_parent() == nullptr) return nullptr;
+  auto at = std::find(args.begin(), args.end(), word);
+  auto verb = std::find(args.begin(), args.end(), deepest.get_name());
+  return at < verb ? deepest.get_parent() : nullptr;
+}
+
 // CLI11 reports through exceptions; they must stop here, and every one of
-// them that is not a help/version request is a usage error (exit 2).
-int HandleParseError(const CLI::App& app, const CLI::ParseError& e) {
+// them that is not a help/version request is a usage error (exit 2),
+// reported as every other error is. A word it could not place that looks
+// like a typo of a verb or option (of the verb being parsed, or a global
+// one) names the nearest.
+int HandleParseError(const CLI::App& app, const CLI::ParseError& e,
+                     const std::vector<std::string>& args) {
   if (e.get_exit_code() == 0) {  // --help, --help-all, --version.
     return app.exit(e);
   }
   std::string message = e.what();
-  // CLI11 reports an unknown verb as "A subcommand is required"; name it.
-  std::vector<std::string> rest = app.remaining();
-  if (app.get_subcommands().empty() && !rest.empty() &&
-      !rest.front().starts_with("-")) {
-    message = "unknown command '" + rest.front() + "'";
+  const CLI::App* deepest = &app;
+  while (!deepest->get_subcommands().empty()) {
+    deepest = deepest->get_subcommands().front();
   }
-  std::fprintf(stderr, "ctxkit: %s\nRun with --help for more information.\n",
-               message.c_str());
+  for (const std::string& word : app.remaining(/*recurse=*/true)) {
+    std::vector<std::string> candidates;
+    std::string typed = word;
+    std::string prefix;
+    const CLI::App* level = nullptr;
+    if (word.starts_with("--")) {
+      typed = word.substr(2, word.find('=') - 2);
+      prefix = "--";
+      for (const CLI::App* owner : {deepest, &app}) {
+        for (const CLI::Option* option : owner->get_options()) {
+          for (const std::string& name : option->get_lnames()) {
+            candidates.push_back(name);
+          }
+        }
+      }
+    } else if (!word.starts_with("-")) {
+      level = VerbLevel(*deepest, word, args);
+      if (level == nullptr) continue;
+      for (const CLI::App* sub :
+           level->get_subcommands([](const CLI::App*) { return true; })) {
+        candidates.push_back(sub->get_name());
+      }
+      prefix = level == &app ? "" : VerbPath(*level) + " ";
+      // CLI11 says "A subcommand is required" or "not expected"; name it.
+      message = "unknown command '" + prefix + word + "'";
+    }
+    const std::string nearest = Nearest(typed, candidates);
+    if (!nearest.empty() && nearest != typed) {
+      message += "; did you mean '" + prefix + nearest + "'?";
+    }
+    if (level != nullptr || !nearest.empty()) break;
+  }
+  ReportError(Status::InvalidArgument(message));
+  std::fprintf(stderr, "Run with --help for more information.\n");
   return kExitUsage;
 }
 
@@ -248,7 +348,8 @@ int Main(int argc, char** argv, std::span<const RegisterVerbs> extra) {
     try {
       app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
-      return HandleParseError(app, e);
+      return HandleParseError(app, e,
+                              std::vector<std::string>(argv, argv + argc));
     }
     // Checked after parsing so an id from the environment is held to the
     // same rule as one from a flag; nothing has touched the store yet.

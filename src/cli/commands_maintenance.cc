@@ -107,8 +107,10 @@ int RunGc(Context& ctx, const GcArgs& a) {
   } else {
     out += "dry run: " + GroupedNumber(report->versions) + " of " +
            GroupedNumber(report->versions_scanned) +
-           " versions are collectable (" + ExactBytes(report->bytes) +
-           "); run with --apply to collect them\n";
+           " versions are collectable; collecting them would free " +
+           ExactBytes(report->freed_bytes) + " (" +
+           GroupedNumber(report->blob_files) +
+           " blob files); run with --apply to collect them\n";
   }
   if (report->kept_by_ref > 0) {
     out += GroupedNumber(report->kept_by_ref) +

@@ -86,8 +86,15 @@ Result<json> ObjectList(const Request& r) {
                           r.params.Number("limit", 100, 1, 1000));
   filter.limit = limit;
   filter.cursor = r.params.Get("cursor").value_or("");
-  CTXKIT_ASSIGN_OR_RETURN(View view, RequestView(r));
-  CTXKIT_ASSIGN_OR_RETURN(ListPage page, view.List(filter));
+  // Without an agent or session view: every scope (the operator's view,
+  // what the header's object count counts); with one, what that view sees.
+  ListPage page;
+  if (!r.params.Get(kAgent) && !r.params.Get(kSession)) {
+    CTXKIT_ASSIGN_OR_RETURN(page, r.store.ListEveryScope(filter));
+  } else {
+    CTXKIT_ASSIGN_OR_RETURN(View view, RequestView(r));
+    CTXKIT_ASSIGN_OR_RETURN(page, view.List(filter));
+  }
   json objects = json::array();
   for (const ObjectMeta& m : page.items) {
     objects.push_back(store::ObjectMetaToJson(m));

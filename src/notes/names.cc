@@ -149,10 +149,16 @@ Result<int64_t> ParseRetention(std::string_view text) {
   for (char c : text.substr(0, text.size() - 1)) {
     if (c < '0' || c > '9') return bad();
     n = n * 10 + (c - '0');
-    if (n > 100ll * 366 * 86400) return bad();
+    if (n > 100ll * 366 * 86400) {
+      return Status::InvalidArgument("duration '" + std::string(text) +
+                                     "' is over 100 years");
+    }
   }
   int64_t seconds = n * unit;
-  if (seconds < 1 || seconds > 100ll * 366 * 86400) return bad();
+  if (seconds > 100ll * 366 * 86400) {
+    return Status::InvalidArgument("duration '" + std::string(text) +
+                                   "' is over 100 years");
+  }
   return seconds;
 }
 

@@ -188,6 +188,66 @@ Result<Listing> ListDir(const RootDir& root, const std::string& dir_rel,
   return out;
 }
 
+// The first line of `body` holding one of `terms` (lower-case words, as
+// index::QueryTerms gives them; compared ASCII case-insensitively), with
+// [brackets] around each occurrence, cut to about kSnippetBytes around the
+// first; "" when no line holds one.
+constexpr size_t kSnippetBytes = 200;
+
+std::string MatchingBodyLine(std::string_view body,
+                             const std::vector<std::string>& terms) {
+  auto lower = [](char c) {
+    return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
+  };
+  // The length of the term at `at` in `line`, 0 when none starts there.
+  auto term_at = [&](std::string_view line, size_t at) -> size_t {
+    for (const std::string& t : terms) {
+      if (t.empty() || at + t.size() > line.size()) continue;
+      bool same = true;
+      for (size_t k = 0; k < t.size() && same; ++k) {
+        same = lower(line[at + k]) == t[k];
+      }
+      if (same) return t.size();
+    }
+    return 0;
+  };
+  size_t start = 0;
+  while (start < body.size()) {
+    size_t end = body.find('\n', start);
+    if (end == std::string_view::npos) end = body.size();
+    std::string_view line = body.substr(start, end - start);
+    start = end + 1;
+    size_t first = std::string_view::npos;
+    for (size_t i = 0; i < line.size() && first == std::string_view::npos;
+         ++i) {
+      if (term_at(line, i) > 0) first = i;
+    }
+    if (first == std::string_view::npos) continue;
+    // A window around the first match, on UTF-8 character boundaries.
+    size_t from = first > kSnippetBytes / 4 ? first - kSnippetBytes / 4 : 0;
+    size_t to = std::min(line.size(), from + kSnippetBytes);
+    auto continuation = [&](size_t at) {
+      return at < line.size() &&
+             (static_cast<unsigned char>(line[at]) & 0xC0) == 0x80;
+    };
+    while (continuation(from)) --from;
+    while (continuation(to)) --to;
+    std::string out = from > 0 ? "..." : "";
+    for (size_t i = from; i < to;) {
+      const size_t n = term_at(line, i);
+      if (n > 0 && i + n <= to) {
+        out += "[" + std::string(line.substr(i, n)) + "]";
+        i += n;
+      } else {
+        out += line[i++];
+      }
+    }
+    if (to < line.size()) out += "...";
+    return out;
+  }
+  return "";
+}
+
 }  // namespace
 
 class NotebookImpl {
@@ -715,8 +775,9 @@ Result<std::vector<NoteHit>> Notebook::Search(const NoteQuery& query) {
     CTXKIT_RETURN_IF_ERROR(ParseNoteType(query.type).status());
   }
   std::string match;
+  std::vector<std::string> terms;
   if (!query.text.empty()) {
-    std::vector<std::string> terms = index::QueryTerms(query.text);
+    terms = index::QueryTerms(query.text);
     if (terms.empty()) {
       return Status::InvalidArgument("the search text has no words");
     }
@@ -763,6 +824,17 @@ Result<std::vector<NoteHit>> Notebook::Search(const NoteQuery& query) {
     hit.header = std::move(h.note.header);
     hit.score = h.score;
     hit.snippet = std::move(h.snippet);
+    if (!terms.empty()) {
+      // The body line that matches, not the frontmatter's (a tag, the
+      // agent): else the start of the body.
+      Result<std::string> content =
+          impl_->root->ReadFile(h.note.path, kMaxNoteBytes);
+      if (content.ok()) {
+        std::string line =
+            MatchingBodyLine(notes::SplitNote(*content).body, terms);
+        hit.snippet = line.empty() ? h.note.summary : std::move(line);
+      }
+    }
     hit.ref = std::move(h.note.ref);
     out.push_back(std::move(hit));
   }
@@ -779,7 +851,11 @@ Result<ScanStats> Notebook::Scan(bool full) {
 
 Result<GcReport> Notebook::Gc(int64_t older_than_seconds, bool apply) {
   if (older_than_seconds < 1) {
-    return Status::InvalidArgument("older-than must be at least 1 second");
+    // Store gc keeps what is named and the latest version; a note has no
+    // later version to keep, so 0 would delete every note there is.
+    return Status::InvalidArgument(
+        "notes gc: older-than must be at least 1 second (every note is "
+        "older than 0 seconds, so 0 would delete them all)");
   }
   core::MutexLock guard(&impl_->mu);
   ScanStats stats;

@@ -33,10 +33,12 @@ enum class ToolMode : uint8_t { kText, kShown, kPinned, kHidden, kExcerpt };
 // The texts a tool message is rendered with. Records written before
 // kCompact (no "texts" field) replay with kV1's placeholder.
 enum class ToolTexts : uint8_t {
-  // The reference line and "[output not shown; activate <ref> ...]".
+  // The reference line and "[output not shown; activate <ref> ...]"; a
+  // shown output after its whole reference line, summary included.
   kV1 = 1,
   // The compact placeholder (PlaceholderText): about 30 tokens and the
-  // ref.
+  // ref; a shown output after its reference line without the summary,
+  // which the output itself follows (a one-line output appeared twice).
   kCompact = 2,
 };
 
@@ -180,6 +182,8 @@ std::string ParsedArgumentsText(const std::string& arguments);
 // so a request is JSON whatever bytes a value holds; its ref still reads
 // the exact bytes.
 std::string RefLine(const ChatMessage& m);
+// The reference line without its summary.
+std::string RefLineHead(const ChatMessage& m);
 // A hidden output's placeholder (ToolTexts::kCompact): "[<tool> output
 // hidden, <tokens> tokens; get <ref>] <summary cut at 32 bytes>", the ref
 // once (a ref alone is 30-45 tokens: its capability tag, scope and key).

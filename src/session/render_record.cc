@@ -225,7 +225,7 @@ Status RebuildChat(View& view, const json& rec, uint64_t n, Layout* layout) {
     return BadRecord(n, "first message past the chat's end");
   }
   // Records without "texts" were written with the first placeholder.
-  const int texts = rec.value("texts", 1);
+  const uint64_t texts = ctxkit::text::UintOr(rec, "texts", 1);
   if (texts != 1 && texts != 2) return BadRecord(n, "unknown texts form");
   layout->texts = static_cast<ToolTexts>(texts);
   const size_t count = layout->owned_chat.size() - layout->first;
@@ -250,7 +250,7 @@ Status RebuildChat(View& view, const json& rec, uint64_t n, Layout* layout) {
     CTXKIT_ASSIGN_OR_RETURN(std::string content, view.Resolve(parsed));
     layout->modes[rel] = ToolMode::kShown;
     layout->chat_text[rel].text =
-        ToolText(m, ToolMode::kShown, parsed.version, content);
+        ToolText(m, ToolMode::kShown, parsed.version, content, layout->texts);
   }
   for (const json& e : rec.value("excerpt", json::array())) {
     const size_t rel = e.at(0).get<size_t>();

@@ -313,9 +313,13 @@ std::string ParsedArgumentsText(const std::string& arguments) {
 }
 
 std::string RefLine(const ChatMessage& m) {
+  return RefLineHead(m) + " " + m.summary;
+}
+
+std::string RefLineHead(const ChatMessage& m) {
   return "[toolcall " + m.call_id + " | " + m.tool + " | " + m.status + " | " +
          std::to_string(m.bytes) + " bytes | " + std::to_string(m.tokens) +
-         " tokens | " + m.ref + "] " + m.summary;
+         " tokens | " + m.ref + "]";
 }
 
 namespace {
@@ -363,22 +367,26 @@ std::string ToolText(const ChatMessage& m, ToolMode mode, uint64_t version,
       texts == ToolTexts::kCompact) {
     return PlaceholderText(m);
   }
-  std::string t = RefLine(m);
   switch (mode) {
-    case ToolMode::kShown:
+    case ToolMode::kShown: {
+      // The output follows whole: its summary would repeat it (a one-line
+      // output twice), unless a record of an earlier build showed it so.
+      std::string t = texts == ToolTexts::kV1 ? RefLine(m) : RefLineHead(m);
       if (version != m.version)
         t += "\n(output now at v" + std::to_string(version) + ")";
       t += "\n";
       AppendShownContent(content, &t);
       return t;
+    }
     case ToolMode::kPinned:
-      return t + "\n[output pinned above at v" + std::to_string(version) + "]";
+      return RefLine(m) + "\n[output pinned above at v" +
+             std::to_string(version) + "]";
     case ToolMode::kHidden:
     case ToolMode::kText:
     case ToolMode::kExcerpt:
       break;
   }
-  return t + "\n[output not shown; activate " + m.ref + " to see it]";
+  return RefLine(m) + "\n[output not shown; activate " + m.ref + " to see it]";
 }
 
 uint64_t LineCount(std::string_view content) { return Lines(content).size(); }

@@ -412,6 +412,12 @@ class Backend {
   // planned its batch wins, and the caller plans again.
   virtual Result<CollectReport> CollectVersions(
       const std::vector<VersionKey>& keys) = 0;
+  // What CollectVersions(keys) would report, with the same errors, changing
+  // nothing: the engine does the same work in a transaction it rolls back
+  // (so it needs a store it may write), and counts the blob files it would
+  // delete without deleting them.
+  virtual Result<CollectReport> MeasureCollect(
+      const std::vector<VersionKey>& keys) = 0;
 
   // ---- Holds ----
   //

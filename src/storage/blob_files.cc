@@ -75,18 +75,25 @@ std::string BlobFiles::TrashPathFor(std::string_view hash) const {
   return root_ + "/trash/" + core::ToHex(hash);
 }
 
-Result<uint64_t> BlobFiles::Trash(std::string_view hash) {
-  CTXKIT_RETURN_IF_ERROR(MakeDirs(root_ + "/trash"));
+Result<uint64_t> BlobFiles::SizeOf(std::string_view hash) const {
   const std::string path = PathFor(hash);
   struct stat st;
   if (::stat(path.c_str(), &st) != 0) {
     if (errno == ENOENT) return uint64_t{0};
     return ErrnoStatus("stat", path);
   }
+  return static_cast<uint64_t>(st.st_size);
+}
+
+Result<uint64_t> BlobFiles::Trash(std::string_view hash) {
+  CTXKIT_RETURN_IF_ERROR(MakeDirs(root_ + "/trash"));
+  CTXKIT_ASSIGN_OR_RETURN(uint64_t size, SizeOf(hash));
+  const std::string path = PathFor(hash);
   if (::rename(path.c_str(), TrashPathFor(hash).c_str()) != 0) {
+    if (errno == ENOENT) return uint64_t{0};
     return ErrnoStatus("move to the trash", path);
   }
-  return static_cast<uint64_t>(st.st_size);
+  return size;
 }
 
 Status BlobFiles::Untrash(std::string_view hash) {

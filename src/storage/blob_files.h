@@ -50,6 +50,9 @@ class BlobFiles {
   // the transaction has committed, so a crash never leaves a version whose
   // blob is gone. Trash returns the file's size (0 when it was absent).
   Result<uint64_t> Trash(std::string_view hash);
+  // The size of the blob file for `hash` (0 when it is absent), as Trash
+  // would return it.
+  Result<uint64_t> SizeOf(std::string_view hash) const;
   // Moves a trashed blob back (the transaction failed).
   Status Untrash(std::string_view hash);
   // Deletes a trashed blob (the transaction committed).

@@ -450,24 +450,40 @@ Status MemoryBackend::CheckCollectableLocked(
 Result<CollectReport> MemoryBackend::CollectVersions(
     const std::vector<VersionKey>& keys) {
   core::MutexLock lock(&mu_);
+  return CollectLocked(keys, /*apply=*/true);
+}
+
+Result<CollectReport> MemoryBackend::MeasureCollect(
+    const std::vector<VersionKey>& keys) {
+  core::MutexLock lock(&mu_);
+  return CollectLocked(keys, /*apply=*/false);
+}
+
+Result<CollectReport> MemoryBackend::CollectLocked(
+    const std::vector<VersionKey>& keys, bool apply) {
   CTXKIT_RETURN_IF_ERROR(CheckCollectableLocked(keys));
   CollectReport report;
+  std::set<VersionKey> measured;  // Counted once each, as collected once.
   for (const VersionKey& key : keys) {
     auto it = objects_.find(key.object_id);
     if (it == objects_.end()) continue;
     Object& obj = *it->second;
     if (key.version == 0 || key.version > obj.versions.size()) continue;
     Version& v = obj.versions[key.version - 1];
-    if (v.collected) continue;
-    v.collected = true;
+    if (v.collected || !measured.insert(key).second) {
+      continue;
+    }
+    if (apply) v.collected = true;
     ++report.versions;
     // A version's own bytes are its last chunk (tombstones have none).
     if (v.chunk_end > v.chunk_begin && v.chunk_end <= obj.chunks.size()) {
       Chunk& own = obj.chunks[v.chunk_end - 1];
       if (own.size > 0 || own.payload != 0) {
-        options_.tier->Drop(own.payload);
         report.bytes += own.size;
-        own = Chunk{};
+        if (apply) {
+          options_.tier->Drop(own.payload);
+          own = Chunk{};
+        }
       }
     }
   }

@@ -76,6 +76,8 @@ class MemoryBackend final : public Backend {
                                                   size_t limit) override;
   Result<CollectReport> CollectVersions(
       const std::vector<VersionKey>& keys) override;
+  Result<CollectReport> MeasureCollect(
+      const std::vector<VersionKey>& keys) override;
   Result<BackendStats> Stats() override;
   Result<std::vector<UsageRecord>> Usage() override;
   Result<std::optional<uint64_t>> SessionGeneration(
@@ -162,6 +164,9 @@ class MemoryBackend final : public Backend {
   void StampLocked(Object* obj) REQUIRES(mu_);
   // The version `version` of `obj` unless it was collected; NotFound then.
   Result<Version*> VersionLocked(Object* obj, uint64_t version) REQUIRES(mu_);
+  // CollectVersions, or with !apply MeasureCollect.
+  Result<CollectReport> CollectLocked(const std::vector<VersionKey>& keys,
+                                      bool apply) REQUIRES(mu_);
   // CollectVersions' checks, before anything is freed.
   Status CheckCollectableLocked(const std::vector<VersionKey>& keys)
       REQUIRES(mu_);

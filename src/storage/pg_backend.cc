@@ -383,6 +383,17 @@ class PgBackend final : public Backend {
 
   Result<CollectReport> CollectVersions(
       const std::vector<VersionKey>& keys) override {
+    return Collect(keys, /*apply=*/true);
+  }
+
+  Result<CollectReport> MeasureCollect(
+      const std::vector<VersionKey>& keys) override {
+    return Collect(keys, /*apply=*/false);
+  }
+
+  // CollectVersions, or with !apply its measure: the same work, rolled back.
+  Result<CollectReport> Collect(const std::vector<VersionKey>& keys,
+                                bool apply) {
     if (options_.read_only) return ReadOnlyError("gc");
     core::MutexLock lock(&mu_);
     CTXKIT_RETURN_IF_ERROR(BeginWriteLocked(1));
@@ -393,6 +404,10 @@ class PgBackend final : public Backend {
     if (!none_held.ok()) return AbortLocked(none_held);
     Result<CollectReport> report = PgCollect(conn_.get(), keys);
     if (!report.ok()) return AbortLocked(report.status());
+    if (!apply) {
+      AbortLocked(Status::Ok()).IgnoreError();  // Measured: roll back.
+      return report;
+    }
     CTXKIT_RETURN_IF_ERROR(CommitLocked());
     return report;
   }

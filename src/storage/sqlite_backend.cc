@@ -520,17 +520,38 @@ class SqliteBackend final : public Backend {
   Result<CollectReport> CollectVersions(
       const std::vector<VersionKey>& keys) override {
     core::MutexLock lock(&mu_);
+    return CollectLocked(keys, /*apply=*/true);
+  }
+
+  Result<CollectReport> MeasureCollect(
+      const std::vector<VersionKey>& keys) override {
+    core::MutexLock lock(&mu_);
+    return CollectLocked(keys, /*apply=*/false);
+  }
+
+  // CollectVersions, or with !apply its measure: the same deletions in a
+  // transaction rolled back, blob files sized instead of trashed.
+  Result<CollectReport> CollectLocked(const std::vector<VersionKey>& keys,
+                                      bool apply) REQUIRES(mu_) {
     WriteTransaction txn(db_.get());
     CTXKIT_RETURN_IF_ERROR(txn.Begin());
     CTXKIT_RETURN_IF_ERROR(sqlite_holds::CheckNoneHeld(db_.get(), keys));
     CTXKIT_ASSIGN_OR_RETURN(SqliteCollected collected,
                             SqliteCollectLocked(db_.get(), keys));
-    // Unreferenced blob files leave while the write lock is held (a writer
-    // of the same content rechecks its file under that lock), into the
-    // trash, and are deleted only after the commit.
     CollectReport report;
     report.versions = collected.versions;
     report.bytes = collected.inline_bytes;
+    if (!apply) {  // ~WriteTransaction rolls back.
+      for (const std::string& hash : collected.unreferenced_blobs) {
+        CTXKIT_ASSIGN_OR_RETURN(uint64_t size, blobs_.SizeOf(hash));
+        report.bytes += size;
+        report.blob_files += size > 0 ? 1 : 0;
+      }
+      return report;
+    }
+    // Unreferenced blob files leave while the write lock is held (a writer
+    // of the same content rechecks its file under that lock), into the
+    // trash, and are deleted only after the commit.
     std::vector<std::string> trashed;
     Status s = Status::Ok();
     for (const std::string& hash : collected.unreferenced_blobs) {

@@ -147,7 +147,7 @@ Result<GarbageReport> StoreImpl::CollectGarbage(const GarbageOptions& options) {
   // pinned it meanwhile) makes the engine refuse the whole batch: plan it
   // again with the holds as they are now, and retry.
   auto flush = [&]() -> Status {
-    if (batch.keys == 0 || !options.apply) {
+    if (batch.keys == 0) {
       for (size_t i = 0; i < batch.objects.size(); ++i) {
         CTXKIT_RETURN_IF_ERROR(count(batch.objects[i], batch.plans[i]));
       }
@@ -163,9 +163,11 @@ Result<GarbageReport> StoreImpl::CollectGarbage(const GarbageOptions& options) {
               {batch.objects[i][v].object_id, batch.objects[i][v].version});
         }
       }
+      // A dry run measures the same batch: what applying it would free.
       Result<storage::CollectReport> done =
-          keys.empty() ? storage::CollectReport()
-                       : backend_->CollectVersions(keys);
+          keys.empty()    ? storage::CollectReport()
+          : options.apply ? backend_->CollectVersions(keys)
+                          : backend_->MeasureCollect(keys);
       if (done.ok()) {
         report.freed_bytes += done->bytes;
         report.blob_files += done->blob_files;
@@ -188,7 +190,7 @@ Result<GarbageReport> StoreImpl::CollectGarbage(const GarbageOptions& options) {
       CTXKIT_RETURN_IF_ERROR(count(batch.objects[i], batch.plans[i]));
     }
     batch = GcBatch();
-    ForgetCachedVersions();
+    if (options.apply) ForgetCachedVersions();
     return Status::Ok();
   };
   auto plan = [&]() -> Status {

@@ -67,6 +67,10 @@ Result<StoreStats> Store::Stats() { return impl_->Stats(); }
 
 Result<std::vector<UsageRow>> Store::Usage() { return impl_->Usage(); }
 
+Result<ListPage> Store::ListEveryScope(const ListFilter& filter) {
+  return impl_->ListEveryScope(filter);
+}
+
 const std::string& Store::home() const { return impl_->home(); }
 bool Store::read_only() const { return impl_->read_only(); }
 

@@ -964,24 +964,38 @@ Result<std::vector<VersionMeta>> StoreImpl::VersionsOf(const Located& where) {
 
 Result<ListPage> StoreImpl::List(const ViewIdentity& view,
                                  const ListFilter& filter) {
+  CTXKIT_ASSIGN_OR_RETURN(ScopeList scopes, LookupScopes(view, filter.scope));
   const std::array<storage::Backend*, 2> engines = Engines();
-  return ListIn(view, filter, engines);
+  return ListIn(std::span<const Scope>(scopes.begin(), scopes.end()), filter,
+                engines);
+}
+
+Result<ListPage> StoreImpl::ListEveryScope(const ListFilter& filter) {
+  std::optional<Scope> one;
+  if (!filter.scope.empty()) {
+    CTXKIT_ASSIGN_OR_RETURN(one, Scope::Parse(filter.scope));
+  }
+  const std::array<storage::Backend*, 2> engines = Engines();
+  return ListIn(
+      one ? std::span<const Scope>(&*one, 1) : std::span<const Scope>(), filter,
+      engines);
 }
 
 Result<ListPage> StoreImpl::ListSessionOnly(const ViewIdentity& view,
                                             const ListFilter& filter) {
+  CTXKIT_ASSIGN_OR_RETURN(ScopeList scopes, LookupScopes(view, filter.scope));
   storage::Backend* engine = session_engine_.get();
-  return ListIn(view, filter, std::span<storage::Backend* const>(&engine, 1));
+  return ListIn(std::span<const Scope>(scopes.begin(), scopes.end()), filter,
+                std::span<storage::Backend* const>(&engine, 1));
 }
 
-Result<ListPage> StoreImpl::ListIn(const ViewIdentity& view,
+Result<ListPage> StoreImpl::ListIn(std::span<const Scope> scopes,
                                    const ListFilter& filter,
                                    std::span<storage::Backend* const> engines) {
   if (filter.limit == 0 || filter.limit > kMaxListLimit) {
     return Status::InvalidArgument("list limit must be 1-10000");
   }
   CTXKIT_RETURN_IF_ERROR(ValidateTags(filter.tags));
-  CTXKIT_ASSIGN_OR_RETURN(ScopeList scopes, LookupScopes(view, filter.scope));
   storage::ObjectQuery query;
   query.scopes.assign(scopes.begin(), scopes.end());
   query.type = filter.type;

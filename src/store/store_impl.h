@@ -63,6 +63,7 @@ class StoreImpl {
   Status Remove(const ViewIdentity& view, std::string_view key,
                 const LookupOptions& options, VersionState state);
   Result<ListPage> List(const ViewIdentity& view, const ListFilter& filter);
+  Result<ListPage> ListEveryScope(const ListFilter& filter);
   // List over the session-only (memory engine's) values alone.
   Result<ListPage> ListSessionOnly(const ViewIdentity& view,
                                    const ListFilter& filter);
@@ -106,8 +107,9 @@ class StoreImpl {
     uint64_t size_bytes = 0;
     ValueType type = ValueType::kText;
   };
-  // List over `engines`' objects.
-  Result<ListPage> ListIn(const ViewIdentity& view, const ListFilter& filter,
+  // List over `engines`' objects in `scopes` (none: every scope).
+  Result<ListPage> ListIn(std::span<const Scope> scopes,
+                          const ListFilter& filter,
                           std::span<storage::Backend* const> engines);
   // The latest metadata of the object `where` holds.
   ObjectMeta MetaOf(const Located& where);

@@ -51,6 +51,37 @@ TEST_F(CliTest, GlobalOptionsMayFollowTheVerb) {
       << unknown.err;
 }
 
+// A command line that does not parse is reported as every error is
+// ("ctxkit: <code>: <message>", as --help says), and a mistyped verb or
+// option names the nearest one.
+TEST_F(CliTest, UsageErrorsHaveACodeAndSuggestTheNearestWord) {
+  ProcessResult help = Run({"--help"});
+  EXPECT_NE(help.out.find("\"ctxkit: <code>: <message>\""), std::string::npos)
+      << help.out;
+  ProcessResult verb = Run({"sesion", "ls"});
+  EXPECT_EQ(verb.exit_code, kExitUsage);
+  EXPECT_TRUE(verb.err.starts_with(
+      "ctxkit: invalid_argument: unknown command 'sesion'; did you mean "
+      "'session'?\n"))
+      << verb.err;
+  ProcessResult sub = Run({"session", "lss"});
+  EXPECT_EQ(sub.exit_code, kExitUsage);
+  EXPECT_NE(sub.err.find("unknown command 'session lss'; did you mean "
+                         "'session ls'?"),
+            std::string::npos)
+      << sub.err;
+  ProcessResult flag = Run({"get", "--verison", "1", "k"});  // A swap.
+  EXPECT_EQ(flag.exit_code, kExitUsage);
+  EXPECT_NE(flag.err.find("did you mean '--version'?"), std::string::npos)
+      << flag.err;
+  ProcessResult global = Run({"ls", "--jsno"});
+  EXPECT_NE(global.err.find("did you mean '--json'?"), std::string::npos)
+      << global.err;
+  // Nothing close: no guess.
+  ProcessResult far = Run({"frobnicate"});
+  EXPECT_EQ(far.err.find("did you mean"), std::string::npos) << far.err;
+}
+
 TEST_F(CliTest, NotFoundExitsOne) {
   Ok({"set", "present", "x"});
   ExpectFailure(Run({"get", "missing"}), kExitNotFound, "get");

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cli/cli_test_util.h"
+#include "cli/output.h"
 #include "session/log_builders.h"
 
 namespace ctxkit::cli::testing {
@@ -46,6 +47,40 @@ TEST_F(CliTest, GcKeepsWhatSessionsAndManifestsNameAndCollectsTheRest) {
   ProcessResult bad = Run({"gc", "--older-than", "soon"});
   EXPECT_EQ(bad.exit_code, 2) << bad.err;
   EXPECT_NE(bad.err.find("--older-than"), std::string::npos) << bad.err;
+}
+
+// A dry run reports the bytes --apply then frees on disk, the same way: a
+// blob a kept version shares is not freed, so it is not counted either.
+// `--older-than 0s` collects every superseded version now.
+TEST_F(CliTest, GcDryRunReportsWhatApplyFrees) {
+  const std::string big(100 << 10, 'a');    // Over the inline limit: a blob.
+  const std::string other(100 << 10, 'b');  // Another blob.
+  Ok({"set", "shared"}, big);               // v1 and v2 share one blob
+  Ok({"set", "shared"}, big);
+  Ok({"set", "copy"}, big);  // and so does this v1,
+  Ok({"set", "copy", "small"});
+  Ok({"set", "unique"}, other);  // whose blob goes with v1.
+  Ok({"set", "unique", "small"});
+  Ok({"set", "inline", "one"});
+  Ok({"set", "inline", "two"});
+
+  nlohmann::json dry = Json({"gc", "--older-than", "0s"});
+  EXPECT_FALSE(dry["applied"]);
+  EXPECT_EQ(dry["versions"], 4);
+  EXPECT_EQ(dry["blob_files"], 1);
+  EXPECT_GT(dry["bytes"].get<uint64_t>(), dry["freed_bytes"].get<uint64_t>());
+  EXPECT_GE(dry["freed_bytes"].get<uint64_t>(), 3u);  // "one", the blob.
+  const std::string text = Ok({"gc", "--older-than", "0s"});
+  EXPECT_EQ(Ok({"get", "unique", "--version", "1"}), other);  // Dry.
+
+  nlohmann::json done = Json({"gc", "--older-than", "0s", "--apply"});
+  EXPECT_TRUE(done["applied"]);
+  EXPECT_EQ(done["versions"], dry["versions"]);
+  EXPECT_EQ(done["freed_bytes"], dry["freed_bytes"]);
+  EXPECT_EQ(done["blob_files"], dry["blob_files"]);
+  const std::string freed = ExactBytes(done["freed_bytes"].get<uint64_t>());
+  EXPECT_NE(text.find("would free " + freed), std::string::npos) << text;
+  EXPECT_EQ(Ok({"get", "shared"}), big);
 }
 
 // The race of issue reports: `gc --apply` in one process, `session pin` in

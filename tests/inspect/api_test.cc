@@ -272,6 +272,34 @@ TEST_F(ApiTest, ObjectsPageThroughFiltersAndShowVersions) {
   Get("/object", {{"key", "missing"}}, 404);
 }
 
+// The object list without an agent or session view lists every scope (the
+// inspector is the operator's view; its header counts them all), and a
+// scope filter may then name any one.
+TEST_F(ApiTest, ObjectsListEveryScopeWithoutAView) {
+  ASSERT_TRUE(GlobalView().Set("g", "global").ok());
+  auto agent = store_->OpenView("a1", "s1");
+  ASSERT_TRUE(agent.ok());
+  ASSERT_TRUE(agent->Set("a", "agent's", {.scope = "agent"}).ok());
+  ASSERT_TRUE(agent->Set("s", "session's", {.scope = "session"}).ok());
+  auto scopes_of = [](const json& page) {
+    std::set<std::string> out;
+    for (const json& o : page["objects"]) {
+      out.insert(o["scope"].get<std::string>() + " " +
+                 o["key"].get<std::string>());
+    }
+    return out;
+  };
+  EXPECT_EQ(scopes_of(Get("/objects")),
+            (std::set<std::string>{"agent:a1 a", "global g", "session:s1 s"}));
+  EXPECT_EQ(scopes_of(Get("/objects", {{"scope", "agent:a1"}})),
+            (std::set<std::string>{"agent:a1 a"}));
+  EXPECT_EQ(scopes_of(Get("/objects", {{"agent", "a1"}})),
+            (std::set<std::string>{"agent:a1 a", "global g"}));
+  EXPECT_EQ(scopes_of(Get("/objects", {{"session", "other"}})),
+            (std::set<std::string>{"global g"}));
+  Get("/objects", {{"scope", "nowhere:x"}}, 400);
+}
+
 TEST_F(ApiTest, TheSessionsHoldingAnObjectAreNamed) {
   ASSERT_TRUE(GlobalView().Set("spec", "the spec").ok());
   auto s = MakeSession("s1", 1);

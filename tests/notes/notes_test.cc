@@ -501,6 +501,38 @@ TEST_F(NotesTest, GcIsDryRunUnlessApplied) {
   EXPECT_EQ(*ParseRetention("30d"), 30 * 86400);
   EXPECT_FALSE(ParseRetention("30").ok());
   EXPECT_FALSE(ParseRetention("-1d").ok());
+  // Zero is a duration (store gc takes it); notes gc refuses it, saying why.
+  EXPECT_EQ(*ParseRetention("0s"), 0);
+  EXPECT_EQ(*ParseRetention("0d"), 0);
+  EXPECT_NE(ParseRetention("101000d").status().message().find("100 years"),
+            std::string_view::npos);
+  auto zero = book_->Gc(0, false);
+  ASSERT_TRUE(zero.status().IsInvalidArgument());
+  EXPECT_NE(zero.status().message().find("would delete them all"),
+            std::string_view::npos);
+}
+
+// A search's preview is the body line that matches, with the words in
+// [brackets], not the frontmatter (whose slug and tags match too); a note
+// that matches only in its frontmatter previews the start of its body.
+TEST_F(NotesTest, SearchPreviewsTheMatchingBodyLine) {
+  AddNote("auditor", NoteType::kFinding, {"security", "jwt"}, "jwt-expiry",
+          "Token lifetimes in the auth service.\n\nThe JWT expiry is 15 "
+          "min.\n");
+  NoteQuery q;
+  q.text = "jwt";
+  auto hits = book_->Search(q);
+  ASSERT_TRUE(hits.ok()) << hits.status().ToString();
+  ASSERT_EQ(hits->size(), 1u);
+  EXPECT_EQ((*hits)[0].snippet, "The [JWT] expiry is 15 min.");
+  q.text = "security";
+  hits = book_->Search(q);
+  ASSERT_TRUE(hits.ok()) << hits.status().ToString();
+  ASSERT_EQ(hits->size(), 1u);
+  EXPECT_EQ((*hits)[0].snippet.find("---"), std::string::npos);
+  EXPECT_EQ((*hits)[0].snippet.find("agent:"), std::string::npos);
+  EXPECT_TRUE((*hits)[0].snippet.starts_with("Token lifetimes"))
+      << (*hits)[0].snippet;
 }
 
 TEST_F(NotesTest, NoPathEscapesTheRoot) {

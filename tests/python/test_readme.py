@@ -32,3 +32,17 @@ def test_quick_start_runs_as_written(tmp_path: pathlib.Path) -> None:
         assert lines[1:3] == ["step 0: ok", "step 1: ok"]
         assert lines[3] == "5001" and lines[4] == "logs/build"
         assert lines[5] == "['system', 'user']"
+
+
+def test_make_run_builds_the_package_the_readme_imports() -> None:
+    """`make run` builds the package (its build-cli step names the target),
+    and the README says where to import it from."""
+    root = README.parent
+    dry = subprocess.run(["make", "-n", "build-cli"], cwd=root,
+                         capture_output=True, text=True, timeout=60)
+    assert dry.returncode == 0, dry.stderr
+    build = [line for line in dry.stdout.splitlines()
+             if "cmake --build --preset release" in line]
+    assert build and "ctxkit_python" in build[0].split("--target", 1)[1], \
+        dry.stdout
+    assert "PYTHONPATH=build/release/python python3" in README.read_text()

@@ -89,6 +89,20 @@ def test_search_literal(repl: Repl) -> None:
     assert out[1] == "[{'index': 1, 'preview': 'needle here'}]"
 
 
+def test_search_says_how_many_matches_it_did_not_return(repl: Repl) -> None:
+    out = run(repl, "hits = search(deploy_log, 'deploy step')\n"
+                    "print(len(hits), hits.total, hits.more)\n"
+                    "print(hits)\n"
+                    "print(search([f'a{i}' for i in range(12)], 'a', max_results=3))\n"
+                    "print(search(deploy_log, 'ERROR'))").output.splitlines()
+    assert out[0] == "10 3000 False"
+    assert out[1].endswith("}]  # 10 of 3,000 matches; "
+                           "search(var, pattern, max_results=N) returns up to N")
+    assert out[2].endswith("}]  # 3 of 12 matches; "
+                           "search(var, pattern, max_results=N) returns up to N")
+    assert out[3].endswith("disk full'}]")  # All of them: nothing to add.
+
+
 def test_search_regex(repl: Repl) -> None:
     out = run(repl, "print(json.dumps(search(working_memory, r'launch-code-is-\\d+', regex=True)))\n"
                     "print(search({'k': 'v42'}, r'v\\d', regex=True))").output.splitlines()

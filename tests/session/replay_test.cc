@@ -13,6 +13,7 @@
 
 #include "ctxkit/session.h"
 #include "ctxkit/store.h"
+#include "ctxkit/tokenizer.h"
 #include "session/log_builders.h"
 #include "session/render_json.h"
 #include "session/session_test_util.h"
@@ -115,6 +116,75 @@ class ReplayTest : public SessionStoreFixture {
     return refs;
   }
 };
+
+// A shown output follows its reference line whole, so the line does not
+// repeat it as its summary (a one-line output appeared twice). A record of
+// an earlier build (version 1) still replays as it was sent, with it.
+TEST_F(ReplayTest, AShownOneLineOutputAppearsOnce) {
+  auto s = NewSession("one");
+  ASSERT_NE(s, nullptr);
+  const std::string output = "src/net/tls.c:88: error: ssl_ctx undeclared";
+  const json log = {
+      {"messages",
+       {{{"role", "user"}, {"content", "Why did the build fail?"}},
+        {{"role", "assistant"},
+         {"content", nullptr},
+         {"tool_calls",
+          {{{"id", "c1"},
+            {"type", "function"},
+            {"function", {{"name", "grep"}, {"arguments", "{}"}}}}}}},
+        {{"role", "tool"}, {"tool_call_id", "c1"}, {"content", output}}}}};
+  ASSERT_TRUE(s->Ingest(log.dump(), LogFormat::kOpenAI).ok());
+  auto r = s->Render({.budget_tokens = 5000});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  auto count = [&](const std::string& request) {
+    size_t n = 0;
+    for (size_t at = request.find(output); at != std::string::npos;
+         at = request.find(output, at + 1)) {
+      ++n;
+    }
+    return n;
+  };
+  EXPECT_EQ(count(r->request_json), 1u) << r->request_json;
+  EXPECT_NE(r->request_json.find("[toolcall c1 | grep | ok | "),
+            std::string::npos);
+
+  // The same record as an earlier build wrote it (no "texts"): the line
+  // kept its summary.
+  std::vector<json> records = Records("one", 0);
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_EQ(records[0]["texts"], 2);
+  json old = records[0];
+  old.erase("texts");
+  // Its request held the summary too: so many more tokens.
+  std::string shown;
+  const json request = json::parse(r->request_json);
+  for (const json& m : request["messages"]) {
+    if (m["role"] == "tool") shown = m["content"].get<std::string>();
+  }
+  const size_t line_end = shown.find('\n');
+  ASSERT_NE(line_end, std::string::npos) << shown;
+  const std::string with_summary =
+      shown.substr(0, line_end) + " " + output + shown.substr(line_end);
+  auto tokenizer = Tokenizer::Get();
+  ASSERT_TRUE(tokenizer.ok());
+  old["tokens"] = old["tokens"].get<uint64_t>() +
+                  (*tokenizer)->Count(with_summary) -
+                  (*tokenizer)->Count(shown);
+  View sv = *store().OpenView("", "one");
+  auto page =
+      sv.List({.scope = "session", .key_prefix = "ctxkit.session/renders/"});
+  ASSERT_TRUE(page.ok() && !page->items.empty());
+  ASSERT_TRUE(sv.Append(page->items.front().key, old.dump() + "\n",
+                        {.scope = "session"})
+                  .ok());
+  auto replay = Reopen("one")->Replay(2);
+  ASSERT_TRUE(replay.ok()) << replay.status().ToString();
+  EXPECT_EQ(count(replay->request_json), 2u) << replay->request_json;
+  auto again = Reopen("one")->Replay(1);
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  EXPECT_EQ(again->request_json, r->request_json);
+}
 
 // Issue 37: a render whose index had not changed since the last one (in
 // another process) named it by a dynamic ref, so once the index changed the

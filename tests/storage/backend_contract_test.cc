@@ -537,9 +537,18 @@ TEST_P(BackendContractTest, HeldVersionsAreNotCollectedAndGoWithTheirHolder) {
   // The session's holds go with it; the manifest's stay until dropped.
   ASSERT_TRUE(b().RemoveSession("s1").ok());
   EXPECT_EQ(*b().ListHeld(), (std::vector<VersionKey>{first}));
+  // Measuring reports what collecting then does, and changes nothing.
+  EXPECT_EQ(b().MeasureCollect({first}).status().code(),
+            StatusCode::kFailedPrecondition);
+  auto measured = b().MeasureCollect({second});
+  ASSERT_TRUE(measured.ok()) << measured.status().ToString();
+  EXPECT_TRUE(b().GetVersion(id, 2).ok());
   auto done = b().CollectVersions({second});
   ASSERT_TRUE(done.ok()) << done.status().ToString();
   EXPECT_EQ(done->versions, 1u);
+  EXPECT_EQ(measured->versions, done->versions);
+  EXPECT_EQ(measured->bytes, done->bytes);
+  EXPECT_EQ(measured->blob_files, done->blob_files);
   EXPECT_EQ(b().CollectVersions({first}).status().code(),
             StatusCode::kFailedPrecondition);
   ASSERT_TRUE(b().DropHolds("spawn:c").ok());

@@ -64,7 +64,7 @@ TEST_F(GcTest, DryRunReportsAndChangesNothing) {
   EXPECT_EQ(r.versions, 1u);
   ASSERT_EQ(r.rows.size(), 1u);
   EXPECT_EQ(r.rows[0].bytes, 3u);
-  EXPECT_EQ(r.freed_bytes, 0u);
+  EXPECT_EQ(r.freed_bytes, 3u);  // What applying frees ("one", inline).
   ASSERT_OK_AND_ASSIGN(std::vector<UsageRow> after, store_->Usage());
   ASSERT_EQ(before.size(), after.size());
   for (size_t i = 0; i < before.size(); ++i) {
@@ -72,6 +72,9 @@ TEST_F(GcTest, DryRunReportsAndChangesNothing) {
     EXPECT_EQ(before[i].bytes, after[i].bytes);
   }
   EXPECT_EQ(VersionNumbers("a"), (std::vector<uint64_t>{1, 2}));
+  GarbageReport applied = Collect({}, /*apply=*/true);
+  EXPECT_EQ(applied.freed_bytes, r.freed_bytes);
+  EXPECT_EQ(applied.blob_files, r.blob_files);
 }
 
 TEST_F(GcTest, VersionsNamedByKeepRefsAndRecentOnesStay) {

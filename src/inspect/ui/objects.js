@@ -45,9 +45,12 @@ export async function objectsView(query) {
     location.hash = href('/objects', params);
   });
 
+  // Without an agent or session view the list holds every scope: each
+  // object opens through the view that sees its scope.
+  const chosen = filters.agent || filters.session;
   const view = { agent: filters.agent, session: filters.session };
   const rows = objects.map((o) => [
-    h('a', { href: objectHref(o.key, o.scope, view), 'data-testid': 'object-link' }, o.key),
+    h('a', { href: objectHref(o.key, o.scope, chosen ? view : viewOf(o.scope)), 'data-testid': 'object-link' }, o.key),
     o.scope, o.type, fmtInt(o.version), fmtBytes(o.size_bytes), fmtInt(o.tokens), fmtTime(o.updated),
     (o.tags || []).join(', '),
   ]);

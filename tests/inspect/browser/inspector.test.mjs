@@ -181,6 +181,12 @@ describe('inspector', { skip }, () => {
   });
 
   it('filters objects and diffs two versions of one', async () => {
+    // Without an agent or session view the list holds every scope: the
+    // session's objects too, by their scope alone.
+    await go(page, `#/objects?scope=session:${fx.session}`);
+    const scopes = await page.locator('[data-testid="objects-table"] tbody tr td:nth-child(2)').allInnerTexts();
+    assert.ok(scopes.length > 0, 'the session scope lists objects');
+    assert.ok(scopes.every((s) => s === `session:${fx.session}`), scopes.join(' '));
     await go(page, '#/objects');
     const [prefix] = fx.doc_key.split('/');
     await page.getByLabel('Key prefix').fill(`${prefix}/`);
