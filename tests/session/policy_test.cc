@@ -331,9 +331,30 @@ TEST_F(PolicyTest, ARecordOfAnEarlierBuildReplaysItsPlaceholders) {
   }
   ASSERT_GT(now, 0u);
   EXPECT_GT(before, now);
-  rec["tokens"] = rec["tokens"].get<uint64_t>() - now + before;
+  // Its shown outputs followed their whole reference line, summary
+  // included.
+  uint64_t shown_now = 0, shown_before = 0;
+  for (const json& e : rec["shown"]) {
+    const session::ChatMessage& m = (*chat)[first + e[0].get<size_t>()];
+    auto ref = ParseRef(e.size() > 1 ? e[1].get<std::string>() : m.ref);
+    ASSERT_TRUE(ref.ok());
+    auto content = sv.Resolve(*ref);
+    ASSERT_TRUE(content.ok());
+    shown_now +=
+        Count(session::ToolText(m, session::ToolMode::kShown, ref->version,
+                                *content, session::ToolTexts::kCompact));
+    shown_before +=
+        Count(session::ToolText(m, session::ToolMode::kShown, ref->version,
+                                *content, session::ToolTexts::kV1));
+  }
+  EXPECT_GT(shown_before, shown_now);
+  rec["tokens"] =
+      rec["tokens"].get<uint64_t>() - now + before - shown_now + shown_before;
   rec["breakdown"]["placeholders"] =
       rec["breakdown"]["placeholders"].get<uint64_t>() - now + before;
+  rec["breakdown"]["active_outputs"] =
+      rec["breakdown"]["active_outputs"].get<uint64_t>() - shown_now +
+      shown_before;
   ASSERT_TRUE(sv.Append(key, rec.dump() + "\n",
                         {.scope = "session", .expected_version = 1})
                   .ok());
@@ -342,7 +363,8 @@ TEST_F(PolicyTest, ARecordOfAnEarlierBuildReplaysItsPlaceholders) {
   EXPECT_NE(replay->request_json.find("[output not shown; activate ck:"),
             std::string::npos);
   EXPECT_EQ(replay->request_json.find(" output hidden, "), std::string::npos);
-  EXPECT_EQ(replay->tokens, r->tokens - now + before);
+  EXPECT_EQ(replay->tokens,
+            r->tokens - now + before - shown_now + shown_before);
 }
 
 }  // namespace
