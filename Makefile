@@ -8,6 +8,9 @@
 
 JOBS ?= $(shell nproc)
 PREFIX ?= /usr/local
+# What `make run` needs and `make install` installs: the binary (with the
+# HTTP server it execs) and the Python package.
+SHIPPED := ctxkit_bin ctxkit_python
 
 run: setup build-cli
 	./build/release/ctxkit demo
@@ -26,7 +29,7 @@ build:
 # and benchmarks.
 build-cli:
 	@cmake --preset release >/dev/null
-	@cmake --build --preset release -j $(JOBS) --target ctxkit_bin ctxkit_python
+	@cmake --build --preset release -j $(JOBS) --target $(SHIPPED)
 
 build-asan:
 	@cmake --preset asan >/dev/null
@@ -42,7 +45,7 @@ test-asan: build-asan
 # what is installed is built (not tests and benchmarks).
 install: setup
 	@cmake --preset release >/dev/null
-	@cmake --build --preset release -j $(JOBS) --target ctxkit_bin
+	@cmake --build --preset release -j $(JOBS) --target $(SHIPPED)
 	cmake --install build/release --prefix $(PREFIX)
 
 bench: setup build
