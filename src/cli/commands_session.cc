@@ -34,6 +34,7 @@ struct SessionArgs {
   uint64_t to = 0;  // session diff: the second record.
   bool append = false;
   bool no_record = false;
+  bool request_only = false;
   SessionPolicy policy;
 };
 
@@ -214,6 +215,9 @@ int RunRender(Context& ctx, const SessionArgs& a) {
   Result<RenderResult> r =
       a.at != 0 ? (*s)->Replay(a.at) : (*s)->Render(options);
   if (!r.ok()) return ReportError(r.status());
+  // The body to send, byte for byte (what the record replays), and nothing
+  // else: no newline, no report.
+  if (a.request_only) return Emit(r->request_json);
   // The render form, and the request around it.
   nlohmann::json out = session::RenderToJson(a.id, r->format, *r);
   out["request"] = nlohmann::json::parse(r->request_json);
@@ -432,11 +436,14 @@ void RegisterSessionCommands(CLI::App& app, CommandTable& table) {
   }
   {
     auto a = std::make_shared<SessionArgs>();
-    CLI::App* sub = WithId(
-        app.add_subcommand("render",
-                           "Print the request the model sees for session ID, "
-                           "within --budget tokens (JSON)"),
-        a.get());
+    CLI::App* sub =
+        WithId(app.add_subcommand(
+                   "render",
+                   "Print the render report of session ID within --budget "
+                   "tokens, the request the model sees as its "
+                   "\"request\" (JSON; --request-only: the request "
+                   "alone)"),
+               a.get());
     auto* budget = sub->add_option("--budget,-b", a->budget, "Token budget")
                        ->type_name("N")
                        ->check(UnsignedNumber());
@@ -450,6 +457,9 @@ void RegisterSessionCommands(CLI::App& app, CommandTable& table) {
         ->excludes(budget);
     sub->add_flag("--no-record", a->no_record,
                   "Do not record this render (see --at)");
+    sub->add_flag("--request-only", a->request_only,
+                  "Print only the request body to send, byte for byte (no "
+                  "report, no trailing newline)");
     table.Add(sub, [a](Context& ctx) { return RunRender(ctx, *a); });
   }
 }

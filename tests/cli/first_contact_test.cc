@@ -136,6 +136,24 @@ TEST_F(FirstContactTest, RenderOverBudgetIsAPreconditionNamingTheMinimum) {
       4);
 }
 
+// --request-only prints the body to send, byte for byte: the report's
+// "request", and what a replay of the record emits.
+TEST_F(FirstContactTest, RenderRequestOnlyPrintsTheBodyToSend) {
+  Ok({"session", "new", "s"});
+  nlohmann::json log = {{"messages",
+                         {{{"role", "system"}, {"content", "You are terse."}},
+                          {{"role", "user"}, {"content", "caf\u00e9 \"q\""}}}}};
+  Ok({"session", "ingest", "s", WriteFile("chat.json", log.dump())});
+  const std::string body =
+      Ok({"render", "s", "--budget", "1000", "--request-only"});
+  ASSERT_FALSE(body.empty());
+  EXPECT_NE(body.back(), '\n');
+  nlohmann::json report = Json({"render", "s", "--at", "1"});
+  EXPECT_EQ(nlohmann::json::parse(body), report["request"]);
+  EXPECT_EQ(Ok({"render", "s", "--at", "1", "--request-only"}), body);
+  EXPECT_EQ(report["record"], 1);
+}
+
 TEST_F(FirstContactTest, JsonErrorsGiveTheirPosition) {
   ProcessResult set =
       RunIn({"set", "cfg", "--type", "json"},
