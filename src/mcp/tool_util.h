@@ -64,7 +64,6 @@ Result<Target> ParseTarget(const Json& args);
 // lookups without "version" and for dynamic refs).
 Result<Ref> ResolveTarget(ClientState& c, const Json& args);
 
-
 // The MIME type a value of `type` is served as (text content).
 std::string MimeTypeFor(ValueType type);
 
