@@ -9,4 +9,4 @@
 ctxkit_add_layer(face DEPS session externalize spawn notes index summary
                             store text
                  LIBS nlohmann_json::nlohmann_json
-                 HEADERS environment.h)
+                 HEADERS environment.h agent_tools.h)

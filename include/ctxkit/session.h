@@ -211,6 +211,13 @@ struct RenderOptions {
   // why ("summary_notes"). The library never reads the environment; the
   // CLI and MCP server fill this from CTXKIT_LLM_*.
   std::optional<LlmEndpoint> llm;
+  // Tool definitions the request carries as "tools": a JSON array in the
+  // request's provider format, such as AgentToolsJson (ctxkit/agent_tools.h)
+  // with the harness's own tools appended. Written compactly, after the
+  // messages; its tokens count in the budget (breakdown: with the system
+  // prompt) and the record names it, so replays carry it too. Empty: none.
+  // InvalidArgument when it is not a JSON array.
+  std::string tools_json;
 };
 
 struct RenderDrop {
@@ -316,6 +323,12 @@ class Session {
 
   const std::string& id() const;
 
+  // The view the session reads and writes its objects through (agent "",
+  // session `id()`): a key given to Activate, Pin, ... is looked up in it.
+  // For code acting on the session's objects on its behalf (the agent
+  // tools of ctxkit/agent_tools.h). Valid while the Session lives.
+  View& view();
+
   // The current state (re-read when another process changed it).
   Result<SessionSnapshot> Snapshot();
 
@@ -390,6 +403,16 @@ class Session {
   // The chat messages compaction `compaction` (its ref, or its key in the
   // session scope) replaces, exactly as stored: the chat's NDJSON lines.
   Result<std::string> Expand(std::string_view compaction);
+
+  // Asks the next render to fold every turn but the newest keep_turns into
+  // a compaction now, whatever the budget pressure (what a model asks for
+  // with ctxkit_compact). `instructions` (0-2,000 bytes of UTF-8) say what
+  // the summary must keep: an LLM summarizer is given them; the structural
+  // summary quotes them on its first line; the compaction object keeps
+  // them ("instructions"). A later request replaces an earlier one not yet
+  // rendered. With fewer turns than keep_turns the next render only clears
+  // the request. InvalidArgument for instructions too long or not UTF-8.
+  Status RequestCompaction(std::string_view instructions);
 
  private:
   explicit Session(std::unique_ptr<SessionImpl> impl);

@@ -8,7 +8,9 @@
 #include <mutex>
 
 #include "binding.h"
+#include "ctxkit/agent_tools.h"
 #include "ctxkit/session.h"
+#include "face/environment.h"
 
 namespace ctxkit::python {
 namespace {
@@ -198,6 +200,18 @@ LogFormat Format(const std::string& name) {
   return Unwrap(ParseLogFormat(name));
 }
 
+// Session.render's `tools`: False/None, True, or a list of the harness's
+// own tool definitions to follow the agent tools.
+std::string RenderTools(LogFormat format, const py::object& tools) {
+  if (tools.is_none() ||
+      (py::isinstance<py::bool_>(tools) && !tools.cast<bool>())) {
+    return "";
+  }
+  const std::string extra =
+      py::isinstance<py::bool_>(tools) ? "" : JsonText(tools);
+  return Unwrap(AgentToolsWith(ToolFormatOf(format), extra));
+}
+
 void BindSessionClass(py::module_& m) {
   py::class_<PySession>(m, "Session", R"doc(
 The context manager of one conversation: ingest the chat log, render the
@@ -286,21 +300,65 @@ on one session id.)doc")
       .def(
           "render",
           [](PySession& s, uint64_t budget_tokens, const std::string& format,
-             bool record, std::optional<LlmEndpoint> llm) {
+             bool record, std::optional<LlmEndpoint> llm,
+             const py::object& tools) {
             RenderOptions options;
             options.budget_tokens = budget_tokens;
             options.format = Format(format);
             options.record = record;
             options.llm = std::move(llm);
+            options.tools_json = RenderTools(options.format, tools);
             return s.Run([&](Session& x) { return x.Render(options); });
           },
           py::arg("budget_tokens"), py::kw_only(), py::arg("format") = "openai",
           py::arg("record") = true, py::arg("llm") = py::none(),
+          py::arg("tools") = false,
           "The request within budget_tokens (FailedPreconditionError below "
           "the\n"
           "minimum, which the message names). Recorded unless record=False.\n"
           "llm: the LlmEndpoint that writes the summary of a compaction this\n"
-          "render makes (structural without one, or when it fails).")
+          "render makes (structural without one, or when it fails).\n"
+          "tools: True adds the agent tools (Session.tools) to the request as\n"
+          "\"tools\"; a list adds them followed by the harness's own tool\n"
+          "definitions. Their tokens count in the budget.")
+      .def(
+          "tools",
+          [](PySession&, const std::string& format) {
+            return ParseJson(AgentToolsJson(Unwrap(ParseToolFormat(format))));
+          },
+          py::arg("format") = "openai",
+          "The agent tools (ctxkit_read, ctxkit_search, ...) as a list of\n"
+          "tool definitions in format openai (Chat Completions),\n"
+          "openai-responses or anthropic: send them with a request and hand\n"
+          "every call to one of them to Session.call.")
+      .def(
+          "call",
+          [](PySession& s, const py::object& tool_call,
+             size_t max_result_bytes) {
+            const std::string call = JsonText(tool_call);
+            AgentToolOptions options{.max_result_bytes = max_result_bytes,
+                                     .embeddings = env::EmbeddingsFromEnv()};
+            return ParseJson(s.Run(
+                [&](Session& x) { return CallAgentTool(x, call, options); }));
+          },
+          py::arg("tool_call"), py::kw_only(),
+          py::arg("max_result_bytes") = AgentToolOptions{}.max_result_bytes,
+          "Runs one agent tool call a model made (a dict or JSON text: an\n"
+          "OpenAI tool call, a Responses function_call or an Anthropic\n"
+          "tool_use block) and returns its result in the same format (a\n"
+          "tool message, a function_call_output item or a tool_result block).\n"
+          "A tool that fails returns a result saying why, for the model;\n"
+          "InvalidArgumentError for a malformed call or another tool's name.")
+      .def(
+          "request_compaction",
+          [](PySession& s, const std::string& instructions) {
+            s.Run(
+                [&](Session& x) { return x.RequestCompaction(instructions); });
+          },
+          py::arg("instructions") = "",
+          "Asks the next render to fold every turn but the newest\n"
+          "keep_turns into a compaction whose summary keeps what\n"
+          "`instructions` say (what ctxkit_compact does).")
       .def(
           "replay",
           [](PySession& s, uint64_t n) {

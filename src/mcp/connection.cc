@@ -6,12 +6,12 @@
 #include <utility>
 
 #include "core/mutex.h"
+#include "face/tool_schema.h"
 #include "mcp/extension.h"
 #include "mcp/json_rpc.h"
 #include "mcp/prompts.h"
 #include "mcp/resource_uri.h"
 #include "mcp/resources.h"
-#include "mcp/schema_check.h"
 #include "mcp/tool_registry.h"
 #include "mcp/tool_util.h"
 #include "text/json_parse.h"
@@ -163,7 +163,7 @@ class Dispatcher {
       return RpcOutcome::Fail(kInvalidParams,
                               "unknown tool '" + name + "' (see tools/list)");
     }
-    Status valid = CheckSchema(tool->input_schema, args);
+    Status valid = face::CheckSchema(tool->input_schema, args);
     if (!valid.ok()) {
       // 2025-06-18 lists invalid arguments as a protocol error; 2025-11-25
       // (SEP-1303) makes them a tool execution error the model can read

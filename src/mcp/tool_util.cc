@@ -7,54 +7,6 @@
 
 namespace ctxkit::mcp {
 
-Json ObjectSchema(Json properties,
-                  std::initializer_list<const char*> required) {
-  Json schema = {{"type", "object"},
-                 {"properties", std::move(properties)},
-                 {"additionalProperties", false}};
-  if (required.size() > 0) {
-    Json req = Json::array();
-    for (const char* r : required) req.push_back(r);
-    schema["required"] = std::move(req);
-  }
-  return schema;
-}
-
-Json StringProp(std::string_view description, uint64_t min_length,
-                uint64_t max_length) {
-  Json p = {{"type", "string"}, {"description", std::string(description)}};
-  if (min_length > 0) p["minLength"] = min_length;
-  if (max_length > 0) p["maxLength"] = max_length;
-  return p;
-}
-
-Json IntProp(std::string_view description, int64_t minimum, int64_t maximum) {
-  return {{"type", "integer"},
-          {"description", std::string(description)},
-          {"minimum", minimum},
-          {"maximum", maximum}};
-}
-
-Json BoolProp(std::string_view description) {
-  return {{"type", "boolean"}, {"description", std::string(description)}};
-}
-
-Json EnumProp(std::string_view description,
-              std::initializer_list<const char*> values) {
-  Json e = Json::array();
-  for (const char* v : values) e.push_back(v);
-  return {{"type", "string"},
-          {"description", std::string(description)},
-          {"enum", std::move(e)}};
-}
-
-Json StringListProp(std::string_view description, uint64_t max_items) {
-  return {{"type", "array"},
-          {"description", std::string(description)},
-          {"items", {{"type", "string"}}},
-          {"maxItems", max_items}};
-}
-
 Json KeyProp() {
   return StringProp(
       "The variable's key, e.g. \"logs/build\" (1-256 bytes). Give key or "

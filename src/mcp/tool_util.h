@@ -15,23 +15,21 @@
 #include "ctxkit/ref.h"
 #include "ctxkit/status.h"
 #include "ctxkit/store.h"
+#include "face/tool_schema.h"
 #include "mcp/client_state.h"
 #include "mcp/json_rpc.h"
 
 namespace ctxkit::mcp {
 
-// {"type":"object","properties":...,"required":[...],
-//  "additionalProperties":false}.
-Json ObjectSchema(Json properties, std::initializer_list<const char*> required);
+// The schema builders every face's tools share (face/tool_schema.h).
+using face::BoolProp;
+using face::EnumProp;
+using face::IntProp;
+using face::ObjectSchema;
+using face::StringListProp;
+using face::StringProp;
 
-// Property schemas used by many tools.
-Json StringProp(std::string_view description, uint64_t min_length = 0,
-                uint64_t max_length = 0);
-Json IntProp(std::string_view description, int64_t minimum, int64_t maximum);
-Json BoolProp(std::string_view description);
-Json EnumProp(std::string_view description,
-              std::initializer_list<const char*> values);
-Json StringListProp(std::string_view description, uint64_t max_items);
+// Property schemas used by many MCP tools.
 Json KeyProp();
 Json RefProp();
 Json ScopeProp(std::string_view description);

@@ -34,6 +34,8 @@ struct Plan {
   size_t compact_end = 0;  // Relative; 0: no compaction.
   bool merge = false;      // The new compaction replaces all earlier ones.
   uint64_t compact_freed = 0;
+  // What the compaction's summary must keep (a model's ctxkit_compact).
+  std::string instructions;
 };
 
 // The object ids of the newest `keep` distinct tool outputs rendered.
@@ -155,12 +157,18 @@ constexpr std::chrono::seconds kLlmRetryAfter{60};
 CompactionSummary Summarize(SessionImpl& s,
                             const std::vector<ChatMessage>& chat, size_t first,
                             size_t end, const std::vector<std::string>& merged,
-                            uint64_t cap,
-                            const std::optional<LlmEndpoint>& llm) {
-  // The structural summary, built only when it is the one stored.
+                            uint64_t cap, const std::optional<LlmEndpoint>& llm,
+                            const std::string& instructions) {
+  // The structural summary, built only when it is the one stored. It
+  // cannot follow instructions: it quotes them first, so the model still
+  // reads what it asked to keep.
   auto structural = [&](std::string notes) {
-    return CompactionSummary{SummarizeTurns(chat, first, end, cap),
-                             kStructuralSummarizer, std::move(notes)};
+    std::string text = SummarizeTurns(chat, first, end, cap);
+    if (!instructions.empty()) {
+      text = "Asked to keep: " + instructions + "\n" + text;
+    }
+    return CompactionSummary{std::move(text), kStructuralSummarizer,
+                             std::move(notes)};
   };
   if (!llm || !llm->configured()) return structural("");
   const std::string identity = "llm-v1:" + llm->model;
@@ -187,8 +195,11 @@ CompactionSummary Summarize(SessionImpl& s,
       if (c.ref == ref) from = std::max<size_t>(from, c.end_message);
     }
   }
-  const std::string transcript =
+  std::string transcript =
       CompactionTranscript(chat, first, std::min(from, end), end, earlier);
+  if (!instructions.empty()) {
+    transcript += "\n\nThe summary must keep: " + instructions + "\n";
+  }
   // The same request is not sent twice (a mutation run again).
   if (memo.identity == identity && memo.cap == cap &&
       memo.transcript == transcript) {
@@ -215,10 +226,11 @@ CompactionSummary Summarize(SessionImpl& s,
 Result<CompactionInfo> WriteCompaction(SessionImpl& s, size_t first, size_t end,
                                        const std::vector<std::string>& merged,
                                        uint64_t cap,
-                                       const std::optional<LlmEndpoint>& llm) {
+                                       const std::optional<LlmEndpoint>& llm,
+                                       const std::string& instructions) {
   CTXKIT_ASSIGN_OR_RETURN(const auto* chat, s.Chat());
   const CompactionSummary summary =
-      Summarize(s, *chat, first, end, merged, cap, llm);
+      Summarize(s, *chat, first, end, merged, cap, llm, instructions);
   json outputs = json::array();
   std::set<std::string> seen;
   for (size_t i = first; i < end; ++i) {
@@ -239,6 +251,7 @@ Result<CompactionInfo> WriteCompaction(SessionImpl& s, size_t first, size_t end,
                   {"tool_outputs", std::move(outputs)},
                   {"replaces", merged}};
   if (!summary.notes.empty()) content["summary_notes"] = summary.notes;
+  if (!instructions.empty()) content["instructions"] = instructions;
   SetOptions opts{.scope = "session",
                   .type = ValueType::kJson,
                   .producer = "session:" + s.id()};
@@ -279,10 +292,10 @@ Status Apply(SessionImpl& s, const Layout& layout, const Plan& plan,
   if (plan.merge) {
     for (const CompactionInfo& c : st.compactions) merged.push_back(c.ref);
   }
-  CTXKIT_ASSIGN_OR_RETURN(
-      CompactionInfo info,
-      WriteCompaction(s, first, end, merged,
-                      SummaryCapTokens(st.policy, budget), llm));
+  CTXKIT_ASSIGN_OR_RETURN(CompactionInfo info,
+                          WriteCompaction(s, first, end, merged,
+                                          SummaryCapTokens(st.policy, budget),
+                                          llm, plan.instructions));
   std::vector<std::string> outputs;
   for (size_t rel = 0; rel < plan.compact_end; ++rel) {
     const ChatMessage& m = layout.message(rel);
@@ -399,6 +412,25 @@ Result<bool> FoldPlaceholders(SessionImpl& s, const Layout& layout,
   }
   // Nothing to fold when the placeholders are all in the newest turns.
   if (plan.compact_end == 0 || left == placeholders) return false;
+  CTXKIT_RETURN_IF_ERROR(Apply(s, layout, plan, budget, llm, ch, result));
+  return true;
+}
+
+Result<bool> CompactOnRequest(SessionImpl& s, const Layout& layout,
+                              uint64_t budget,
+                              const std::optional<LlmEndpoint>& llm,
+                              SessionChanges& ch, RenderResult* result) {
+  State& st = s.state();
+  if (!st.compact_request) return false;
+  Plan plan;
+  plan.instructions = *std::move(st.compact_request);
+  st.compact_request.reset();
+  ch.state = true;
+  const std::vector<size_t> starts = TurnStarts(layout);
+  const size_t keep = st.policy.keep_turns;
+  if (starts.size() < keep) return false;
+  plan.compact_end = starts[starts.size() - keep];
+  plan.merge = layout.compactions.size() + 1 > kMaxCompactions;
   CTXKIT_RETURN_IF_ERROR(Apply(s, layout, plan, budget, llm, ch, result));
   return true;
 }

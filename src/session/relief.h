@@ -65,6 +65,16 @@ Result<bool> FoldPlaceholders(SessionImpl& s, const Layout& layout,
                               const std::optional<LlmEndpoint>& llm,
                               SessionChanges& changes, RenderResult* result);
 
+// When the session holds a compaction request (Session::RequestCompaction),
+// clears it and folds every turn but the newest keep_turns into a
+// compaction whose summary follows the request's instructions. Returns
+// true when the state changed beyond the cleared request (gather the
+// layout again).
+Result<bool> CompactOnRequest(SessionImpl& s, const Layout& layout,
+                              uint64_t budget,
+                              const std::optional<LlmEndpoint>& llm,
+                              SessionChanges& changes, RenderResult* result);
+
 // The chat messages a compaction replaces (Session::Expand).
 Result<std::string> ExpandCompaction(SessionImpl& s,
                                      std::string_view compaction);

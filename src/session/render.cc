@@ -482,6 +482,8 @@ Result<RenderResult> Session::Render(const RenderOptions& options) {
   }
   SessionImpl& s = *impl_;
   const bool anthropic = options.format == LogFormat::kAnthropic;
+  CTXKIT_ASSIGN_OR_RETURN(const std::string tools,
+                          session::CanonicalTools(options.tools_json));
   RenderResult result;
   Layout layout;
   uint64_t tokens = 0;
@@ -497,9 +499,15 @@ Result<RenderResult> Session::Render(const RenderOptions& options) {
       result.dropped.clear();
       CTXKIT_ASSIGN_OR_RETURN(
           layout, session::GatherLayout(s, anthropic, budget, &result));
+      layout.tools = {tools, tools.empty() ? 0 : s.Tokens(tools)};
       return Status::Ok();
     };
     CTXKIT_RETURN_IF_ERROR(gather());
+    // A compaction the model asked for (ctxkit_compact), first.
+    CTXKIT_ASSIGN_OR_RETURN(
+        bool asked,
+        session::CompactOnRequest(s, layout, budget, options.llm, ch, &result));
+    if (asked) CTXKIT_RETURN_IF_ERROR(gather());
     for (int round = 0; round < session::kReliefRounds; ++round) {
       CTXKIT_ASSIGN_OR_RETURN(
           bool changed,

@@ -133,6 +133,9 @@ class FragmentCache {
 struct Layout {
   Block system;
   std::string system_ref;  // "" when there is no system prompt.
+  // The request's "tools" (RenderOptions::tools_json, compact): counted
+  // with the system prompt in the breakdown. Empty text: none.
+  Block tools;
   std::vector<Block> pinned;
   std::vector<PinnedSpec> pinned_specs;
   MetadataIndexBlock metadata_index;
@@ -217,6 +220,10 @@ std::string CompactionBlockText(const std::string& ref,
 // (what nlohmann::json::dump() writes for the same tree), with every
 // emitted string counted (docs/sessions.md). `emitted` receives the count.
 // Chat messages go through layout.fragments when it is set.
+// RenderOptions::tools_json written compactly (a render's "tools"): ""
+// for "", else InvalidArgument unless it is a JSON array of at most 1 MiB.
+Result<std::string> CanonicalTools(std::string_view tools_json);
+
 std::string BuildRequest(const Layout& layout, bool anthropic,
                          const std::function<uint64_t(std::string_view)>& count,
                          uint64_t* emitted);

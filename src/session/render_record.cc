@@ -34,14 +34,16 @@ RenderBreakdown BreakdownOf(const json& j) {
   return b;
 }
 
-// The static ref of the stored index snapshot holding `text`, writing a
-// new version only when the text changed. Static: the record must name the
-// version it showed, not whichever is latest when it is replayed.
-Result<std::string> IndexSnapshot(SessionImpl& s, const std::string& text) {
-  auto& cache = s.index_snapshot();
+// The static ref of the stored snapshot `key` (the index block, the tools)
+// holding `text`, writing a new version only when the text changed.
+// Static: the record must name the version it showed, not whichever is
+// latest when it is replayed.
+Result<std::string> StoredSnapshot(SessionImpl& s, const char* key,
+                                   const std::string& text,
+                                   SessionImpl::Snapshot& cache) {
   if (!cache.ref.empty() && cache.text == text) return cache.ref;
   View& view = s.view();
-  Result<Ref> latest = view.Pin(kIndexKey, {.scope = s.session_scope()});
+  Result<Ref> latest = view.Pin(key, {.scope = s.session_scope()});
   if (latest.ok()) {
     CTXKIT_ASSIGN_OR_RETURN(std::string stored, view.Resolve(*latest));
     if (stored == text) {
@@ -52,7 +54,7 @@ Result<std::string> IndexSnapshot(SessionImpl& s, const std::string& text) {
     return latest.status();
   }
   SetOptions opts{.scope = "session", .producer = "session:" + s.id()};
-  CTXKIT_ASSIGN_OR_RETURN(Ref ref, view.Set(kIndexKey, text, opts));
+  CTXKIT_ASSIGN_OR_RETURN(Ref ref, view.Set(key, text, opts));
   cache = {text, FormatRef(ref)};
   return cache.ref;
 }
@@ -66,8 +68,16 @@ Result<json> EncodeRecord(SessionImpl& s, const Layout& layout,
   }
   std::string index_ref;
   if (layout.metadata_index.present) {
-    CTXKIT_ASSIGN_OR_RETURN(index_ref,
-                            IndexSnapshot(s, layout.metadata_index.block.text));
+    CTXKIT_ASSIGN_OR_RETURN(
+        index_ref,
+        StoredSnapshot(s, kIndexKey, layout.metadata_index.block.text,
+                       s.index_snapshot()));
+  }
+  std::string tools_ref;
+  if (!layout.tools.text.empty()) {
+    CTXKIT_ASSIGN_OR_RETURN(
+        tools_ref,
+        StoredSnapshot(s, kToolsKey, layout.tools.text, s.tools_snapshot()));
   }
   json shown = json::array(), pinned_out = json::array(),
        excerpt = json::array();
@@ -108,7 +118,7 @@ Result<json> EncodeRecord(SessionImpl& s, const Layout& layout,
                        ? json()
                        : json::array({made.ref, made.first_message,
                                       made.end_message, made.turns});
-  return json{
+  json rec{
       {"v", 1},
       {"format", LogFormatName(options.format)},
       {"budget", options.budget_tokens},
@@ -133,6 +143,9 @@ Result<json> EncodeRecord(SessionImpl& s, const Layout& layout,
       {"compacted", std::move(compacted)},
       {"bytes", result.bytes},
       {"prefix", result.prefix_bytes ? json(*result.prefix_bytes) : json()}};
+  // Only records of renders that carried tools have the field.
+  if (!tools_ref.empty()) rec["tools"] = tools_ref;
+  return rec;
 }
 
 // The refs record `rec` (as EncodeRecord made it) names in its own
@@ -148,6 +161,7 @@ std::vector<Ref> RecordRefs(const json& rec) {
   };
   add(rec.at("system"));
   add(rec.at("index"));
+  add(rec.value("tools", json()));
   add(rec.at("chat"));
   for (const json& p : rec.at("pinned")) add(p.at(0));
   for (const json& c : rec.at("compactions")) add(c);
@@ -294,6 +308,10 @@ Result<Layout> RebuildLayout(SessionImpl& s, const json& rec, uint64_t n) {
     layout.metadata_index.present = true;
     CTXKIT_ASSIGN_OR_RETURN(layout.metadata_index.block.text,
                             ReadRef(view, index));
+  }
+  const std::string tools = ctxkit::text::StringOr(rec, "tools", "");
+  if (!tools.empty()) {
+    CTXKIT_ASSIGN_OR_RETURN(layout.tools.text, ReadRef(view, tools));
   }
   for (const json& c : rec.at("compactions")) {
     CTXKIT_ASSIGN_OR_RETURN(const std::string* text,

@@ -163,6 +163,13 @@ class ArrayWriter {
   bool empty_ = true;
 };
 
+// The request's "tools" member, when the render carries tools: after every
+// other member (keys stay sorted), so the messages' bytes come first.
+void AppendTools(const Layout& layout, Emitter& emit, std::string* out) {
+  if (layout.tools.text.empty()) return;
+  *out += ",\"tools\":" + emit(layout.tools.text);
+}
+
 // An OpenAI chat-completions request: system messages, the chat, the tail
 // as user messages.
 std::string OpenAiRequest(const Layout& layout, Emitter& emit) {
@@ -183,7 +190,9 @@ std::string OpenAiRequest(const Layout& layout, Emitter& emit) {
     messages.Add(
         json{{"role", "user"}, {"content", emit(t.block.text)}}.dump());
   }
-  out += "]}";
+  out += "]";
+  AppendTools(layout, emit, &out);
+  out += "}";
   return out;
 }
 
@@ -256,6 +265,7 @@ std::string AnthropicRequest(const Layout& layout, Emitter& emit) {
     for (const std::string& b : sys_blocks) system.Add(b);
     out += "]";
   }
+  AppendTools(layout, emit, &out);
   out += "}";
   return out;
 }
@@ -270,7 +280,7 @@ std::string MetadataIndexBlock::Text(size_t k, bool more_line) const {
 }
 
 uint64_t Layout::Total() const {
-  uint64_t t = system.tokens +
+  uint64_t t = system.tokens + tools.tokens +
                (metadata_index.present ? metadata_index.block.tokens : 0);
   for (const Block& b : pinned) t += b.tokens;
   for (const Block& b : compactions) t += b.tokens;
@@ -282,7 +292,7 @@ uint64_t Layout::Total() const {
 
 RenderBreakdown Layout::Breakdown() const {
   RenderBreakdown b;
-  b.system = system.tokens;
+  b.system = system.tokens + tools.tokens;
   for (const Block& p : pinned) b.pinned += p.tokens;
   b.index = metadata_index.present ? metadata_index.block.tokens : 0;
   for (const Block& c : compactions) b.compactions += c.tokens;
@@ -503,6 +513,18 @@ void FragmentCache::Trim(uint64_t chat_epoch, size_t first) {
   }
   trimmed_epoch_ = chat_epoch;
   trimmed_first_ = first;
+}
+
+Result<std::string> CanonicalTools(std::string_view tools_json) {
+  if (tools_json.empty()) return std::string();
+  if (tools_json.size() > (1u << 20)) {
+    return Status::InvalidArgument("tools_json is larger than 1 MiB");
+  }
+  json tools = ctxkit::text::ParseJsonOrDiscarded(tools_json);
+  if (!tools.is_array()) {
+    return Status::InvalidArgument("tools_json must be a JSON array");
+  }
+  return tools.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
 std::string BuildRequest(const Layout& layout, bool anthropic,

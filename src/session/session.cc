@@ -88,6 +88,8 @@ Session::~Session() = default;
 
 const std::string& Session::id() const { return impl_->id(); }
 
+View& Session::view() { return impl_->view(); }
+
 Result<std::unique_ptr<Session>> Session::Create(Store& store,
                                                  std::string_view id,
                                                  const SessionPolicy& policy) {
@@ -495,6 +497,18 @@ Result<std::vector<RenderFigures>> Session::RenderHistory() {
 Result<RenderDiff> Session::Diff(uint64_t from, uint64_t to) {
   CTXKIT_RETURN_IF_ERROR(impl_->Refresh());
   return session::DiffRenders(*impl_, from, to);
+}
+
+Status Session::RequestCompaction(std::string_view instructions) {
+  if (instructions.size() > 2000 || !core::IsValidUtf8(instructions)) {
+    return Status::InvalidArgument(
+        "compaction instructions must be at most 2000 bytes of UTF-8");
+  }
+  return impl_->Mutate([&](SessionChanges& ch) -> Status {
+    impl_->state().compact_request = std::string(instructions);
+    ch.state = true;
+    return Status::Ok();
+  });
 }
 
 Result<std::string> Session::Expand(std::string_view compaction) {

@@ -112,12 +112,14 @@ class SessionImpl {
   // The rendered block of the compaction `ref` names (cached by ref: a
   // static ref's content never changes).
   Result<const std::string*> CompactionText(const std::string& ref);
-  // The last index snapshot written or read (render_record.cc).
-  struct IndexSnapshot {
+  // The last snapshot of a render's index block, and of its tools, written
+  // or read (render_record.cc).
+  struct Snapshot {
     std::string text;
     std::string ref;
   };
-  IndexSnapshot& index_snapshot() { return index_snapshot_; }
+  Snapshot& index_snapshot() { return index_snapshot_; }
+  Snapshot& tools_snapshot() { return tools_snapshot_; }
   // The request of the last render this instance recorded or replayed
   // (render_record.cc: the previous request a new record's prefix_bytes
   // compares with). record 0: none.
@@ -214,7 +216,8 @@ class SessionImpl {
   // Bumped whenever chat_ is replaced rather than extended.
   uint64_t chat_epoch_ = 0;
   uint64_t calls_epoch_ = 0;
-  IndexSnapshot index_snapshot_;
+  Snapshot index_snapshot_;
+  Snapshot tools_snapshot_;
   LastRequest last_request_;
   // Bumped whenever pool entries may have changed (a load, a commit that
   // wrote entries); the lists below are recomputed when it moves.

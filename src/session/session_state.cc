@@ -180,6 +180,9 @@ std::string EncodeState(const State& s) {
             {"compactions", std::move(compactions)},
             {"records_key", s.records_key}};
   if (s.listed_entries_known) j["listed_entries"] = s.listed_entries;
+  if (s.compact_request) {
+    j["compact_request"] = {{"instructions", *s.compact_request}};
+  }
   return j.dump();
 }
 
@@ -218,6 +221,18 @@ Status DecodePolicy(const json& j, uint64_t format, SessionPolicy* p) {
       return Corrupt("bad policy");
     }
   }
+  return Status::Ok();
+}
+
+// The pending compaction request, when the state has one.
+Status DecodeCompactRequest(const json& j, State* s) {
+  auto it = j.find("compact_request");
+  if (it == j.end()) return Status::Ok();
+  std::string instructions;
+  if (!it->is_object() || !Get(*it, "instructions", &instructions)) {
+    return Corrupt("bad compact_request");
+  }
+  s->compact_request = std::move(instructions);
   return Status::Ok();
 }
 
@@ -266,6 +281,7 @@ Status DecodeState(const std::string& text, State* s) {
   }
   if (format >= 2) {
     CTXKIT_RETURN_IF_ERROR(DecodeCompactions(j, s));
+    CTXKIT_RETURN_IF_ERROR(DecodeCompactRequest(j, s));
     if (!Get(j, "chat_whole_version", &s->chat_whole_version) ||
         !Get(j, "records_key", &s->records_key) ||
         !s->records_key.starts_with(kRecordsKey)) {

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -29,6 +30,9 @@ inline constexpr char kCompactionPrefix[] = "ctxkit.session/compaction/";
 inline constexpr char kRecordsKey[] = "ctxkit.session/renders";
 // Snapshots of the rendered metadata index, one version per change.
 inline constexpr char kIndexKey[] = "ctxkit.session/index";
+// The tool definitions renders carried (RenderOptions::tools_json), one
+// version per distinct array, named by the records.
+inline constexpr char kToolsKey[] = "ctxkit.session/tools";
 
 struct ToolCallRef {
   std::string id;
@@ -85,6 +89,9 @@ struct State {
   // is a prefix of the current one).
   uint64_t chat_whole_version = 0;
   std::vector<CompactionInfo> compactions;
+  // A compaction asked for (Session::RequestCompaction) that the next
+  // render makes: the instructions for its summary ("" for none).
+  std::optional<std::string> compact_request;
   std::string records_key;  // This session's record stream.
   // Messages [0, compacted_end()) are folded into compactions.
   uint64_t compacted_end() const {

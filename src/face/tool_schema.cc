@@ -1,9 +1,10 @@
-#include "mcp/schema_check.h"
+#include "face/tool_schema.h"
 
 #include <cmath>
 #include <string>
+#include <utility>
 
-namespace ctxkit::mcp {
+namespace ctxkit::face {
 
 namespace {
 
@@ -38,6 +39,54 @@ size_t CodePoints(const std::string& s) {
 }
 
 }  // namespace
+
+Json ObjectSchema(Json properties,
+                  std::initializer_list<const char*> required) {
+  Json schema = {{"type", "object"},
+                 {"properties", std::move(properties)},
+                 {"additionalProperties", false}};
+  if (required.size() > 0) {
+    Json req = Json::array();
+    for (const char* r : required) req.push_back(r);
+    schema["required"] = std::move(req);
+  }
+  return schema;
+}
+
+Json StringProp(std::string_view description, uint64_t min_length,
+                uint64_t max_length) {
+  Json p = {{"type", "string"}, {"description", std::string(description)}};
+  if (min_length > 0) p["minLength"] = min_length;
+  if (max_length > 0) p["maxLength"] = max_length;
+  return p;
+}
+
+Json IntProp(std::string_view description, int64_t minimum, int64_t maximum) {
+  return {{"type", "integer"},
+          {"description", std::string(description)},
+          {"minimum", minimum},
+          {"maximum", maximum}};
+}
+
+Json BoolProp(std::string_view description) {
+  return {{"type", "boolean"}, {"description", std::string(description)}};
+}
+
+Json EnumProp(std::string_view description,
+              std::initializer_list<const char*> values) {
+  Json e = Json::array();
+  for (const char* v : values) e.push_back(v);
+  return {{"type", "string"},
+          {"description", std::string(description)},
+          {"enum", std::move(e)}};
+}
+
+Json StringListProp(std::string_view description, uint64_t max_items) {
+  return {{"type", "array"},
+          {"description", std::string(description)},
+          {"items", {{"type", "string"}}},
+          {"maxItems", max_items}};
+}
 
 Status CheckSchema(const Json& schema, const Json& value,
                    const std::string& path) {
@@ -155,4 +204,4 @@ Status CheckSchema(const Json& schema, const Json& value,
   return Status::Ok();
 }
 
-}  // namespace ctxkit::mcp
+}  // namespace ctxkit::face
