@@ -178,6 +178,10 @@ struct SearchOptions {
   ScopeName scope;
   std::optional<ValueType> type;
   std::string key_prefix;
+  // Listed variables whose key starts with this are not searched ("":
+  // none); keys and refs given are searched whatever their key. The agent
+  // tools skip a session's own objects (its chat, records, index).
+  std::string skip_key_prefix;
 };
 
 struct SearchLine {

@@ -174,6 +174,10 @@ Result<SearchResult> Search(View& view, std::string_view pattern,
     CTXKIT_ASSIGN_OR_RETURN(ListPage page, view.List(filter));
     for (const ObjectMeta& meta : page.items) {
       if (run.done()) break;
+      if (!options.skip_key_prefix.empty() &&
+          meta.key.starts_with(options.skip_key_prefix)) {
+        continue;
+      }
       CTXKIT_RETURN_IF_ERROR(run.Listed(StaticRefOf(meta)));
     }
     if (run.done() || page.next_cursor.empty()) break;

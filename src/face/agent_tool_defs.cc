@@ -18,6 +18,13 @@ namespace ctxkit::face {
 
 namespace {
 
+// The keys of a session's own objects (its chat, records, index, ...):
+// the model sees them rendered, so searches skip them.
+constexpr char kSessionObjects[] = "ctxkit.session/";
+// find_relevant ranks this many more chunks than asked, for the session's
+// own objects it drops.
+constexpr size_t kFindSlack = 16;
+
 constexpr char kRefHelp[] =
     "A ref (ck:...) as a placeholder, excerpt or earlier result shows it, "
     "or a key.";
@@ -140,6 +147,7 @@ Result<std::string> RunSearch(Session& s, const Json& a,
   so.regex = a.value("regex", false);
   so.case_insensitive = a.value("case_insensitive", false);
   so.max_results = U64(a, "max_results", 20);
+  so.skip_key_prefix = kSessionObjects;
   if (a.contains("ref")) {
     CTXKIT_ASSIGN_OR_RETURN(Ref ref, PinnedArg(s, a, "ref"));
     so.refs.push_back(std::move(ref));
@@ -166,7 +174,8 @@ Result<std::string> RunSearch(Session& s, const Json& a,
 Result<std::string> RunFindRelevant(Session& s, const Json& a,
                                     const AgentToolOptions& o) {
   FindOptions fo;
-  fo.top_k = U64(a, "top_k", 5);
+  const size_t top_k = U64(a, "top_k", 5);
+  fo.top_k = top_k + kFindSlack;
   fo.embeddings = o.embeddings;
   if (a.contains("ref")) {
     CTXKIT_ASSIGN_OR_RETURN(Ref ref, PinnedArg(s, a, "ref"));
@@ -176,13 +185,16 @@ Result<std::string> RunFindRelevant(Session& s, const Json& a,
       FindResult r,
       FindRelevant(s.view(), a.at("query").get<std::string>(), fo));
   std::string out;
+  size_t shown = 0;
   for (const FindHit& h : r.hits) {
+    if (h.key.starts_with(kSessionObjects)) continue;
+    if (shown++ == top_k) break;
     out += FormatRef(h.ref) + " offset=" + std::to_string(h.byte_offset) +
            " length=" + std::to_string(h.byte_length) + " (" + h.key + ")\n" +
            Shown(h.preview) + "\n---\n";
     if (out.size() > o.max_result_bytes) break;
   }
-  if (r.hits.empty()) out = "no relevant passage found\n";
+  if (shown == 0) out = "no relevant passage found\n";
   return out;
 }
 

@@ -143,6 +143,14 @@ Result<ToolResult> RunExpand(ClientState& c, const Json& a) {
       std::nullopt, 0);
 }
 
+Result<ToolResult> RunCompact(ClientState& c, const Json& a) {
+  auto s = OwnSession(c);
+  if (!s.ok()) return s.status();
+  Status st = (*s)->RequestCompaction(StrArg(a, "instructions"));
+  if (!st.ok()) return st;
+  return PoolResult(c, "compaction requested", "older turns");
+}
+
 }  // namespace
 
 void AddSessionTools(std::vector<ToolDef>& tools) {
@@ -227,6 +235,16 @@ void AddSessionTools(std::vector<ToolDef>& tools) {
                                       1, 1024)}},
            {"compaction"}),
        true, false, true, RunExpand});
+  tools.push_back(
+      {"session_compact", "Compact your session's older turns now",
+       "Your session's next render folds every turn but the newest few into "
+       "a compaction, whatever the budget, with a summary that keeps what "
+       "`instructions` say; session_expand reads the turns back.",
+       ObjectSchema(
+           {{"instructions",
+             StringProp("What the summary must keep (optional).", 0, 2000)}},
+           {}),
+       false, false, true, RunCompact});
 }
 
 }  // namespace ctxkit::mcp

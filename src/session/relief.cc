@@ -55,7 +55,8 @@ uint64_t Freeable(SessionImpl& s, const Layout& layout, const Shown& sh) {
     const uint64_t t = layout.tail[sh.index].block.tokens;
     return t > 48 ? t - 48 : 0;
   }
-  const uint64_t hidden = s.Tokens(PlaceholderText(layout.message(sh.index)));
+  const uint64_t hidden =
+      s.Tokens(PlaceholderText(layout.message(sh.index), layout.texts));
   const uint64_t t = layout.chat_text[sh.index].tokens;
   return t > hidden ? t - hidden : 0;
 }
@@ -121,7 +122,7 @@ void PlanCompaction(SessionImpl& s, const Layout& layout, uint64_t budget,
   for (size_t i = n; i-- > 0;) {
     const ChatMessage& m = layout.message(i);
     later[i] = later[i + 1] + (m.role == "tool" && i < layout.newest_from
-                                   ? s.Tokens(PlaceholderText(m))
+                                   ? s.Tokens(PlaceholderText(m, layout.texts))
                                    : 0);
   }
   const uint64_t placeholder_room = Share(budget, kPlaceholderTargetPercent);
@@ -133,9 +134,10 @@ void PlanCompaction(SessionImpl& s, const Layout& layout, uint64_t budget,
       // anyway (collapsed, or moved to the tail when a user keeps it), so a
       // compaction frees only its placeholder.
       removed += layout.call_tokens[rel];
-      removed += layout.modes[rel] == ToolMode::kShown
-                     ? s.Tokens(PlaceholderText(layout.message(rel)))
-                     : layout.chat_text[rel].tokens;
+      removed +=
+          layout.modes[rel] == ToolMode::kShown
+              ? s.Tokens(PlaceholderText(layout.message(rel), layout.texts))
+              : layout.chat_text[rel].tokens;
     }
     plan->compact_end = starts[k];
     const uint64_t gain = removed + existing;

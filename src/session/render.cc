@@ -153,15 +153,16 @@ Result<std::string> ToolMessageText(
           s.view().RefOf(e.key, {.scope = e.scope, .version = live->second}));
       layout->shown_refs[rel] = FormatRef(ref);
     }
-    return session::ToolText(m, ToolMode::kShown, live->second, *content);
+    return session::ToolText(m, ToolMode::kShown, live->second, *content,
+                             layout->texts);
   }
   if (it != entries.end() && it->second.pinned_version != 0) {
     layout->modes[rel] = ToolMode::kPinned;
     return session::ToolText(m, ToolMode::kPinned, it->second.pinned_version,
-                             "");
+                             "", layout->texts);
   }
   layout->modes[rel] = ToolMode::kHidden;
-  return session::ToolText(m, ToolMode::kHidden, 0, "");
+  return session::ToolText(m, ToolMode::kHidden, 0, "", layout->texts);
 }
 
 // The chat from the first uncompacted message, one block per message.
@@ -211,7 +212,8 @@ Status GatherChat(SessionImpl& s, bool anthropic,
 // One block per compaction, in chat order.
 Status GatherCompactions(SessionImpl& s, Layout* layout) {
   for (const CompactionInfo& c : s.state().compactions) {
-    CTXKIT_ASSIGN_OR_RETURN(const std::string* text, s.CompactionText(c.ref));
+    CTXKIT_ASSIGN_OR_RETURN(const std::string* text,
+                            s.CompactionText(c.ref, layout->texts));
     layout->compactions.push_back({*text, s.Tokens(*text)});
     layout->compaction_refs.push_back(c.ref);
   }
@@ -284,7 +286,7 @@ void DropContent(SessionImpl& s, const Shown& sh, Layout* layout) {
   Block& b = layout->chat_text[sh.index];
   layout->modes[sh.index] = ToolMode::kHidden;
   layout->shown_refs[sh.index].clear();
-  b.text = session::PlaceholderText(layout->message(sh.index));
+  b.text = session::PlaceholderText(layout->message(sh.index), layout->texts);
   b.tokens = s.Tokens(b.text);
 }
 
@@ -368,7 +370,8 @@ Result<Block> FitExcerpt(SessionImpl& s, const Shown& sh, uint64_t room,
     // Two thirds head, one third tail: a log's start says what ran, its
     // end how it ended.
     const session::ExcerptSpec at{k - k / 3, k / 3};
-    return session::ExcerptText(m, sh.version, ref, *content, at);
+    return session::ExcerptText(m, sh.version, ref, *content, at,
+                                layout->texts);
   };
   // The largest line count k whose excerpt fits (the text grows with k).
   uint64_t lo = 0, hi = session::LineCount(*content);
@@ -460,8 +463,9 @@ Result<uint64_t> FitBudget(SessionImpl& s, uint64_t budget, bool excerpt,
 namespace session {
 
 Result<Layout> GatherLayout(SessionImpl& s, bool anthropic, uint64_t budget,
-                            RenderResult* result) {
+                            ToolTexts texts, RenderResult* result) {
   Layout layout;
+  layout.texts = texts;
   CTXKIT_ASSIGN_OR_RETURN(layout.system.text, s.SystemText());
   layout.system.tokens = s.Tokens(layout.system.text);
   CTXKIT_ASSIGN_OR_RETURN(layout.system_ref, s.SystemRef());
@@ -484,6 +488,10 @@ Result<RenderResult> Session::Render(const RenderOptions& options) {
   const bool anthropic = options.format == LogFormat::kAnthropic;
   CTXKIT_ASSIGN_OR_RETURN(const std::string tools,
                           session::CanonicalTools(options.tools_json));
+  // A render that carries the agent tools names them in its pointers.
+  const session::ToolTexts texts = tools.empty()
+                                       ? session::ToolTexts::kCompact
+                                       : session::ToolTexts::kAgentTools;
   RenderResult result;
   Layout layout;
   uint64_t tokens = 0;
@@ -498,7 +506,7 @@ Result<RenderResult> Session::Render(const RenderOptions& options) {
       result.conflicts.clear();
       result.dropped.clear();
       CTXKIT_ASSIGN_OR_RETURN(
-          layout, session::GatherLayout(s, anthropic, budget, &result));
+          layout, session::GatherLayout(s, anthropic, budget, texts, &result));
       layout.tools = {tools, tools.empty() ? 0 : s.Tokens(tools)};
       return Status::Ok();
     };

@@ -40,6 +40,11 @@ enum class ToolTexts : uint8_t {
   // ref; a shown output after its reference line without the summary,
   // which the output itself follows (a one-line output appeared twice).
   kCompact = 2,
+  // kCompact for a render that carries the agent tools
+  // (RenderOptions::tools_json): the placeholder, the excerpt note and the
+  // compaction block name the tool call that reads the rest
+  // (ctxkit_read, ctxkit_expand) instead of the CLI/MCP verb.
+  kAgentTools = 3,
 };
 
 // An excerpt: the first `head` and last `tail` lines of an output.
@@ -190,7 +195,8 @@ std::string RefLineHead(const ChatMessage& m);
 // A hidden output's placeholder (ToolTexts::kCompact): "[<tool> output
 // hidden, <tokens> tokens; get <ref>] <summary cut at 32 bytes>", the ref
 // once (a ref alone is 30-45 tokens: its capability tag, scope and key).
-std::string PlaceholderText(const ChatMessage& m);
+std::string PlaceholderText(const ChatMessage& m,
+                            ToolTexts texts = ToolTexts::kCompact);
 // A tool message: its reference line and, by mode, the output at
 // `version` (`content`), a pointer to the pinned copy, or the placeholder
 // (one text whether the output was collapsed or dropped for budget; its
@@ -206,7 +212,8 @@ uint64_t LineCount(std::string_view content);
 // reads them (`ref`: the static ref of that version).
 std::string ExcerptText(const ChatMessage& m, uint64_t version,
                         const std::string& ref, const std::string& content,
-                        ExcerptSpec spec);
+                        ExcerptSpec spec,
+                        ToolTexts texts = ToolTexts::kCompact);
 std::string PinnedBlockText(const PinnedSpec& spec, uint64_t version,
                             const std::string& content);
 std::string TailShownText(const std::string& key, uint64_t version,
@@ -214,7 +221,8 @@ std::string TailShownText(const std::string& key, uint64_t version,
                           const std::string& content);
 // A compaction's block from its static ref and stored content.
 std::string CompactionBlockText(const std::string& ref,
-                                const nlohmann::json& content);
+                                const nlohmann::json& content,
+                                ToolTexts texts = ToolTexts::kCompact);
 
 // Serialization: the provider request as compact JSON with sorted keys
 // (what nlohmann::json::dump() writes for the same tree), with every

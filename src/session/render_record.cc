@@ -238,10 +238,6 @@ Status RebuildChat(View& view, const json& rec, uint64_t n, Layout* layout) {
   if (layout->first > layout->owned_chat.size()) {
     return BadRecord(n, "first message past the chat's end");
   }
-  // Records without "texts" were written with the first placeholder.
-  const uint64_t texts = ctxkit::text::UintOr(rec, "texts", 1);
-  if (texts != 1 && texts != 2) return BadRecord(n, "unknown texts form");
-  layout->texts = static_cast<ToolTexts>(texts);
   const size_t count = layout->owned_chat.size() - layout->first;
   layout->chat_text.resize(count);
   layout->modes.assign(count, ToolMode::kText);
@@ -274,9 +270,9 @@ Status RebuildChat(View& view, const json& rec, uint64_t n, Layout* layout) {
     CTXKIT_ASSIGN_OR_RETURN(Ref parsed, ParseRef(ref));
     CTXKIT_ASSIGN_OR_RETURN(std::string content, view.Resolve(parsed));
     layout->modes[rel] = ToolMode::kExcerpt;
-    layout->chat_text[rel].text =
-        ExcerptText(m, parsed.version, ref, content,
-                    {e.at(1).get<uint64_t>(), e.at(2).get<uint64_t>()});
+    layout->chat_text[rel].text = ExcerptText(
+        m, parsed.version, ref, content,
+        {e.at(1).get<uint64_t>(), e.at(2).get<uint64_t>()}, layout->texts);
   }
   for (const json& e : rec.at("pinned_out")) {
     const size_t rel = e.at(0).get<size_t>();
@@ -292,6 +288,10 @@ Status RebuildChat(View& view, const json& rec, uint64_t n, Layout* layout) {
 Result<Layout> RebuildLayout(SessionImpl& s, const json& rec, uint64_t n) {
   View& view = s.view();
   Layout layout;
+  // Records without "texts" were written with the first placeholder.
+  const uint64_t texts = ctxkit::text::UintOr(rec, "texts", 1);
+  if (texts < 1 || texts > 3) return BadRecord(n, "unknown texts form");
+  layout.texts = static_cast<ToolTexts>(texts);
   const std::string system = ctxkit::text::StringOr(rec, "system", "");
   if (!system.empty()) {
     CTXKIT_ASSIGN_OR_RETURN(layout.system.text, ReadRef(view, system));
@@ -314,8 +314,9 @@ Result<Layout> RebuildLayout(SessionImpl& s, const json& rec, uint64_t n) {
     CTXKIT_ASSIGN_OR_RETURN(layout.tools.text, ReadRef(view, tools));
   }
   for (const json& c : rec.at("compactions")) {
-    CTXKIT_ASSIGN_OR_RETURN(const std::string* text,
-                            s.CompactionText(c.get<std::string>()));
+    CTXKIT_ASSIGN_OR_RETURN(
+        const std::string* text,
+        s.CompactionText(c.get<std::string>(), layout.texts));
     layout.compactions.push_back({*text, 0});
   }
   CTXKIT_RETURN_IF_ERROR(RebuildChat(view, rec, n, &layout));

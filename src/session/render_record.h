@@ -14,9 +14,10 @@
 namespace ctxkit::session {
 
 // The layout of the session's state for a render of `budget` tokens
-// (render.cc); conflicts go to `result`.
+// (render.cc), its tool messages and compactions in form `texts`;
+// conflicts go to `result`.
 Result<Layout> GatherLayout(SessionImpl& s, bool anthropic, uint64_t budget,
-                            RenderResult* result);
+                            ToolTexts texts, RenderResult* result);
 
 // Appends the record of a render (`layout`, emitted as `result`) to the
 // session's record stream, right after the record that was last when it

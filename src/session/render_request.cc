@@ -364,18 +364,19 @@ std::vector<std::pair<size_t, size_t>> Lines(std::string_view content) {
 
 }  // namespace
 
-std::string PlaceholderText(const ChatMessage& m) {
+std::string PlaceholderText(const ChatMessage& m, ToolTexts texts) {
   return "[" + m.tool + " output hidden, " + std::to_string(m.tokens) +
-         " tokens; get " + m.ref + "] " +
-         CutText(m.summary, kPlaceholderSummaryBytes);
+         (texts == ToolTexts::kAgentTools ? " tokens; ctxkit_read "
+                                          : " tokens; get ") +
+         m.ref + "] " + CutText(m.summary, kPlaceholderSummaryBytes);
 }
 
 std::string ToolText(const ChatMessage& m, ToolMode mode, uint64_t version,
                      const std::string& content, ToolTexts texts) {
   if ((mode == ToolMode::kHidden || mode == ToolMode::kText ||
        mode == ToolMode::kExcerpt) &&
-      texts == ToolTexts::kCompact) {
-    return PlaceholderText(m);
+      texts != ToolTexts::kV1) {
+    return PlaceholderText(m, texts);
   }
   switch (mode) {
     case ToolMode::kShown: {
@@ -403,7 +404,7 @@ uint64_t LineCount(std::string_view content) { return Lines(content).size(); }
 
 std::string ExcerptText(const ChatMessage& m, uint64_t version,
                         const std::string& ref, const std::string& content,
-                        ExcerptSpec spec) {
+                        ExcerptSpec spec, ToolTexts texts) {
   const auto lines = Lines(content);
   const uint64_t n = lines.size();
   const uint64_t head = std::min<uint64_t>(spec.head, n);
@@ -424,9 +425,15 @@ std::string ExcerptText(const ChatMessage& m, uint64_t version,
     }
     t += " shown";
   }
-  t += "; read the rest with get {\"ref\":\"" + ref +
-       "\",\"line_start\":" + std::to_string(head) +
-       ",\"line_end\":" + std::to_string(gap_end) + "}]";
+  if (texts == ToolTexts::kAgentTools) {
+    t += "; read the rest with ctxkit_read {\"ref\":\"" + ref +
+         "\",\"start_line\":" + std::to_string(head + 1) +
+         ",\"end_line\":" + std::to_string(gap_end) + "}]";
+  } else {
+    t += "; read the rest with get {\"ref\":\"" + ref +
+         "\",\"line_start\":" + std::to_string(head) +
+         ",\"line_end\":" + std::to_string(gap_end) + "}]";
+  }
   auto add_line = [&](uint64_t i) {
     std::string line =
         content.substr(lines[i].first, lines[i].second - lines[i].first);
@@ -459,13 +466,16 @@ std::string TailShownText(const std::string& key, uint64_t version,
   return t;
 }
 
-std::string CompactionBlockText(const std::string& ref, const json& content) {
+std::string CompactionBlockText(const std::string& ref, const json& content,
+                                ToolTexts texts) {
   const uint64_t first = ctxkit::text::UintOr(content, "first", 0);
   const uint64_t end = ctxkit::text::UintOr(content, "end", 0);
   return "[compacted: chat messages " + std::to_string(first) + "-" +
          std::to_string(end == 0 ? 0 : end - 1) + ", " +
          std::to_string(ctxkit::text::UintOr(content, "turns", 0)) +
-         " turns; expand " + ref + " to get them back]\n" +
+         (texts == ToolTexts::kAgentTools ? " turns; ctxkit_expand "
+                                          : " turns; expand ") +
+         ref + " to get them back]\n" +
          ctxkit::text::StringOr(content, "summary", "");
 }
 

@@ -436,8 +436,11 @@ Result<std::string> SessionImpl::SystemRef() {
   return FormatRef(ref);
 }
 
-Result<const std::string*> SessionImpl::CompactionText(const std::string& ref) {
-  auto it = compaction_texts_.find(ref);
+Result<const std::string*> SessionImpl::CompactionText(
+    const std::string& ref, session::ToolTexts texts) {
+  // Keyed by ref and form (a render with the agent tools names them).
+  const std::string key = ref + "#" + std::to_string(static_cast<int>(texts));
+  auto it = compaction_texts_.find(key);
   if (it != compaction_texts_.end()) return &it->second;
   CTXKIT_ASSIGN_OR_RETURN(Ref parsed, ParseRef(ref));
   CTXKIT_ASSIGN_OR_RETURN(std::string text, view_.Resolve(parsed));
@@ -446,7 +449,7 @@ Result<const std::string*> SessionImpl::CompactionText(const std::string& ref) {
     return Status::Corruption("compaction " + ref + " is not a JSON object");
   }
   auto [pos, inserted] = compaction_texts_.emplace(
-      ref, session::CompactionBlockText(ref, content));
+      key, session::CompactionBlockText(ref, content, texts));
   return &pos->second;
 }
 

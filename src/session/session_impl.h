@@ -111,7 +111,9 @@ class SessionImpl {
   Result<std::string> SystemRef();
   // The rendered block of the compaction `ref` names (cached by ref: a
   // static ref's content never changes).
-  Result<const std::string*> CompactionText(const std::string& ref);
+  Result<const std::string*> CompactionText(
+      const std::string& ref,
+      session::ToolTexts texts = session::ToolTexts::kCompact);
   // The last snapshot of a render's index block, and of its tools, written
   // or read (render_record.cc).
   struct Snapshot {

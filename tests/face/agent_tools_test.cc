@@ -162,6 +162,10 @@ TEST_F(AgentToolsTest, PeekSearchAndFindRelevant) {
   EXPECT_NE(found.find(":37\tstep 37: error: linker"), std::string::npos)
       << found;
   EXPECT_NE(found.find("# 3 matches"), std::string::npos) << found;
+  // The session's own objects (the chat the model reads already) are not
+  // searched.
+  std::string chat = CallOpenAI("ctxkit_search", {{"pattern", "build target"}});
+  EXPECT_NE(chat.find("# 0 matches"), std::string::npos) << chat;
   std::string one =
       CallOpenAI("ctxkit_search", {{"pattern", "linker"}, {"ref", ref_}});
   EXPECT_NE(one.find("# 1 match in 1 object"), std::string::npos) << one;
@@ -300,6 +304,34 @@ TEST_F(AgentToolsTest, CompactionAskedForFoldsOlderTurnsWithItsInstructions) {
   EXPECT_TRUE(
       session_->RequestCompaction(std::string(2001, 'x')).IsInvalidArgument());
   EXPECT_TRUE(session_->RequestCompaction("\xff").IsInvalidArgument());
+}
+
+// With the tools in the request, placeholders, excerpts and compaction
+// blocks name the tool calls that read the rest; without, the CLI/MCP
+// verbs. Each form replays as rendered.
+TEST_F(AgentToolsTest, PointersNameTheToolsTheRequestCarries) {
+  ASSERT_TRUE(session_->RequestCompaction("").ok());
+  RenderOptions o{.budget_tokens = 1500};
+  o.tools_json = AgentToolsJson(ToolFormat::kOpenAIChat);
+  auto with = session_->Render(o);
+  ASSERT_TRUE(with.ok()) << with.status().ToString();
+  const std::string& text = with->request_json;
+  EXPECT_NE(text.find("; ctxkit_expand ck:"), std::string::npos) << text;
+  EXPECT_NE(text.find("read the rest with ctxkit_read {\\\"ref\\\":"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("; expand ck:"), std::string::npos);
+  auto replay = session_->Replay(with->record);
+  ASSERT_TRUE(replay.ok()) << replay.status().ToString();
+  EXPECT_EQ(replay->request_json, text);
+
+  auto without = session_->Render({.budget_tokens = 1500});
+  ASSERT_TRUE(without.ok());
+  EXPECT_NE(without->request_json.find("; expand ck:"), std::string::npos);
+  EXPECT_EQ(without->request_json.find("ctxkit_read"), std::string::npos);
+  auto replayed = session_->Replay(with->record);
+  ASSERT_TRUE(replayed.ok());
+  EXPECT_EQ(replayed->request_json, text);
 }
 
 TEST_F(AgentToolsTest, ARenderCarriesTheToolsAndReplaysWithThem) {

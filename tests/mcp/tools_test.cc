@@ -56,6 +56,7 @@ TEST_F(ToolsTest, ListIsSortedDeterministicAndSchemaComplete) {
                            "promote",
                            "tokens",
                            "session_activate",
+                           "session_compact",
                            "session_deactivate",
                            "session_pin",
                            "session_render",
@@ -298,6 +299,35 @@ TEST_F(ToolsTest, SessionRenderCompactsWithTheServersEndpoint) {
   EXPECT_NE(Client::Text(render).find("Things 0-5 were found."),
             std::string::npos)
       << Client::Text(render);
+}
+
+// session_compact: the next render compacts the older turns whatever the
+// budget, and the endpoint writing the summary is given the instructions.
+TEST_F(ToolsTest, SessionCompactAsksTheNextRenderForACompaction) {
+  ctxkit::testing::FakeChatServer llm(
+      ctxkit::testing::FakeChatServer::Mode::kOk, "Kept: the failing test.");
+  LlmEndpoint endpoint;
+  endpoint.base_url = llm.base_url();
+  endpoint.model = "test-model";
+  endpoint.timeout_ms = 2000;
+  options_.llm = endpoint;
+  Client& c = Ready();
+  Json log = ctxkit::testing::OpenAILog(4, 5);
+  c.Ok(
+      "session_ingest",
+      {{"messages", log["messages"]}, {"append", false}, {"format", "openai"}});
+  Json plain = c.Ok("session_render", {{"budget_tokens", 100000}});
+  EXPECT_TRUE(plain["structuredContent"]["compacted"].is_null());
+  c.Ok("session_compact", {{"instructions", "keep the failing test name"}});
+  Json render = c.Ok("session_render", {{"budget_tokens", 100000}});
+  ASSERT_FALSE(render["structuredContent"]["compacted"].is_null())
+      << render.dump();
+  ASSERT_EQ(llm.hits(), 1u);
+  EXPECT_NE(llm.requests()[0].body.find("keep the failing test name"),
+            std::string::npos);
+  EXPECT_NE(Client::Text(render).find("Kept: the failing test."),
+            std::string::npos);
+  c.Fails("session_compact", {{"instructions", std::string(2001, 'x')}});
 }
 
 TEST_F(ToolsTest, Externalize) {
