@@ -66,7 +66,8 @@ std::string_view ToolFormatName(ToolFormat format);
 // InvalidArgument for any other name, listing the three.
 Result<ToolFormat> ParseToolFormat(std::string_view name);
 
-// The tool format of a render in `format` (openai: Chat Completions).
+// The tool format of a render in `format` (openai: Chat Completions;
+// openai-responses: Responses).
 ToolFormat ToolFormatOf(LogFormat format);
 
 // True for the name of one of the tools above.

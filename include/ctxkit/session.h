@@ -63,8 +63,12 @@ namespace ctxkit {
 
 class SessionImpl;
 
-enum class LogFormat : uint8_t { kOpenAI = 0, kAnthropic };
-// "openai", "anthropic".
+// kOpenAIResponses: the OpenAI Responses API's input items (what the
+// OpenAI Agents SDK stores): messages, function_call and
+// function_call_output items; any other item (reasoning, a hosted tool's
+// call, ...) is kept verbatim, in order (docs/sessions.md, "Ingestion").
+enum class LogFormat : uint8_t { kOpenAI = 0, kAnthropic, kOpenAIResponses };
+// "openai", "anthropic", "openai-responses".
 std::string_view LogFormatName(LogFormat format);
 // Parses LogFormatName's form; InvalidArgument otherwise.
 Result<LogFormat> ParseLogFormat(std::string_view name);
@@ -237,9 +241,10 @@ struct RenderResult {
   LogFormat format = LogFormat::kOpenAI;  // The request's format.
   // OpenAI: {"messages": [...]}. Anthropic: {"system": [...],
   // "messages": [...]}, with cache_control on the last block of the stable
-  // part. Serialize with dump() for byte-identical output. Any value can
-  // be shown: content that is not UTF-8 shows each ill-formed sequence as
-  // U+FFFD (its ref reads the exact bytes).
+  // part. OpenAI Responses: {"input": [...]} (items kept verbatim appear
+  // only in this format). Serialize with dump() for byte-identical output. Any
+  // value can be shown: content that is not UTF-8 shows each ill-formed
+  // sequence as U+FFFD (its ref reads the exact bytes).
   std::string request_json;
   uint64_t tokens = 0;  // Counted as docs/sessions.md says; <= budget.
   uint64_t budget_tokens = 0;

@@ -148,8 +148,15 @@ Result<ToolFormat> ParseToolFormat(std::string_view name) {
 }
 
 ToolFormat ToolFormatOf(LogFormat format) {
-  return format == LogFormat::kAnthropic ? ToolFormat::kAnthropic
-                                         : ToolFormat::kOpenAIChat;
+  switch (format) {
+    case LogFormat::kAnthropic:
+      return ToolFormat::kAnthropic;
+    case LogFormat::kOpenAIResponses:
+      return ToolFormat::kOpenAIResponses;
+    case LogFormat::kOpenAI:
+      break;
+  }
+  return ToolFormat::kOpenAIChat;
 }
 
 Result<std::string> AgentToolsWith(ToolFormat format,

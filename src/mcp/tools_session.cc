@@ -102,8 +102,13 @@ Result<ToolResult> RunIngest(ClientState& c, const Json& a) {
   if (it == a.end() || !it->is_array()) {
     return Status::InvalidArgument("messages must be an array");
   }
-  Json log = {{"messages", *it}};
-  if (auto sys = a.find("system"); sys != a.end()) log["system"] = *sys;
+  // The log in the format's own shape: Responses items go in "input",
+  // with the system prompt as its "instructions".
+  const bool responses = *f == LogFormat::kOpenAIResponses;
+  Json log = {{responses ? "input" : "messages", *it}};
+  if (auto sys = a.find("system"); sys != a.end()) {
+    log[responses ? "instructions" : "system"] = *sys;
+  }
   const std::string text = log.dump();
   Result<IngestReport> rep = BoolArg(a, "append", true)
                                  ? (*s)->IngestAppend(text, *f)
@@ -191,12 +196,13 @@ void AddSessionTools(std::vector<ToolDef>& tools) {
                            "byte instead of rendering anew.",
                            1, INT64_MAX)},
             {"format", EnumProp("Request shape (default openai).",
-                                {"openai", "anthropic"})}},
+                                {"openai", "openai-responses", "anthropic"})}},
            {}),
        false, false, false, RunRender});
   tools.push_back(
       {"session_ingest", "Add messages to your session's chat",
-       "Ingest harness messages (OpenAI or Anthropic form) into your "
+       "Ingest harness messages (OpenAI Chat, OpenAI Responses items or "
+       "Anthropic form) into your "
        "session's chat. append (default true): the messages continue what "
        "was ingested, and tool results may answer earlier calls; false: "
        "messages is the whole log (re-sending it adds only what is new). "
@@ -207,12 +213,12 @@ void AddSessionTools(std::vector<ToolDef>& tools) {
                               {"description", "Log messages, oldest first."},
                               {"items", {{"type", "object"}}},
                               {"maxItems", 100000}}},
-            {"system", StringProp("Anthropic: the system prompt (whole "
-                                  "logs only).")},
+            {"system", StringProp("Anthropic and openai-responses: the "
+                                  "system prompt (whole logs only).")},
             {"append", BoolProp("The messages continue the chat (default "
                                 "true).")},
-            {"format",
-             EnumProp("Log shape (default openai).", {"openai", "anthropic"})}},
+            {"format", EnumProp("Log shape (default openai).",
+                                {"openai", "openai-responses", "anthropic"})}},
            {"messages"}),
        false, false, false, RunIngest});
   tools.push_back(

@@ -112,6 +112,7 @@ std::string CompactionTranscript(const std::vector<ChatMessage>& chat,
       messages += "tool result: " + RefLine(m) + "\n";
       continue;
     }
+    if (m.role == kItemRole) continue;  // Reasoning and the like.
     messages +=
         m.role + ": " + text::FitToTokens(tok, m.text, kMessageTokens) + "\n";
     for (const ToolCallRef& c : m.tool_calls) {

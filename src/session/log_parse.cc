@@ -1,9 +1,13 @@
-// Parsing of OpenAI and Anthropic message logs (log_parse.h).
+// Parsing of OpenAI Chat Completions, OpenAI Responses and Anthropic
+// message logs (log_parse.h).
 //
 // Supported content: text (strings or text parts/blocks), assistant tool
 // calls, tool results. Anthropic "thinking" blocks are dropped (they are
 // not replayable context); any other block or part type (images,
 // documents, audio) is refused with its path, so nothing is lost silently.
+// Responses items other than messages, function calls and their outputs
+// (reasoning, hosted tools' calls, ...) are kept verbatim as "item"
+// messages, in order: a Responses render sends them back as they came.
 
 #include "session/log_parse.h"
 
@@ -24,9 +28,10 @@ Status Bad(const std::string& path, std::string_view why) {
   return Status::InvalidArgument("log " + path + ": " + std::string(why));
 }
 
-// Text of a string or of an array of {"type":"text","text":...} parts.
+// Text of a string or of an array of {"type":"text","text":...} parts
+// (Responses: "input_text" and "output_text" parts too).
 Result<std::string> TextOf(const json& content, const std::string& path,
-                           bool allow_null) {
+                           bool allow_null, bool responses = false) {
   if (content.is_null() && allow_null) return std::string();
   if (content.is_string()) return content.get<std::string>();
   if (!content.is_array()) {
@@ -42,7 +47,10 @@ Result<std::string> TextOf(const json& content, const std::string& path,
     }
     std::string type = part["type"].get<std::string>();
     if (type == "thinking" || type == "redacted_thinking") continue;
-    if (type != "text") {
+    const bool text_part =
+        type == "text" ||
+        (responses && (type == "input_text" || type == "output_text"));
+    if (!text_part) {
       return Bad(
           p, "unsupported content type '" + type + "' (only text is ingested)");
     }
@@ -78,10 +86,19 @@ std::string ArgumentsJson(const std::string& text) {
 
 Result<const json*> MessagesOf(const json& root, LogFormat format) {
   if (root.is_array()) return &root;
+  const char* field =
+      format == LogFormat::kOpenAIResponses ? "input" : "messages";
   if (!root.is_object()) {
-    return Bad("$", "must be an object with \"messages\" or an array");
+    return Bad("$", "must be an object with \"" + std::string(field) +
+                        "\" or an array");
   }
-  auto it = root.find("messages");
+  auto it = root.find(field);
+  if (format == LogFormat::kOpenAIResponses) {
+    if (it == root.end() || !it->is_array()) {
+      return Bad("$.input", "missing or not an array");
+    }
+    return &*it;
+  }
   if (it == root.end() || !it->is_array()) {
     return Bad("$.messages", "missing or not an array");
   }
@@ -296,6 +313,95 @@ Result<ParsedLog> ParseAnthropic(const json& root, const json& msgs,
   return log;
 }
 
+// A Responses message item: system/developer text, or a user or
+// assistant message.
+Status ResponsesMessage(const json& m, const std::string& path, ParsedLog* log,
+                        ParsedItem* item) {
+  if (!m.contains("role") || !m["role"].is_string()) {
+    return Bad(path + ".role", "missing or not a string");
+  }
+  const std::string role = m["role"].get<std::string>();
+  CTXKIT_ASSIGN_OR_RETURN(
+      std::string text,
+      TextOf(m.value("content", json()), path + ".content", false, true));
+  if (role == "system" || role == "developer") {
+    if (!log->system.empty()) log->system += "\n\n";
+    log->system += text;
+    return Status::Ok();
+  }
+  if (role != "user" && role != "assistant") {
+    return Bad(path + ".role", "unsupported role '" + role + "'");
+  }
+  ParsedMessage p;
+  p.message.role = role;
+  p.message.text = std::move(text);
+  item->messages.push_back(std::move(p));
+  return Status::Ok();
+}
+
+// A string field of item `m`, or the error naming it.
+Result<std::string> ItemString(const json& m, const char* field,
+                               const std::string& path) {
+  auto it = m.find(field);
+  if (it == m.end() || !it->is_string()) {
+    return Bad(path + "." + field, "missing or not a string");
+  }
+  return it->get<std::string>();
+}
+
+Result<ParsedLog> ParseResponses(const json& items, const KnownCalls& earlier) {
+  CallTable calls(earlier);
+  ParsedLog log;
+  for (size_t i = 0; i < items.size(); ++i) {
+    const json& m = items[i];
+    const std::string path = "input[" + std::to_string(i) + "]";
+    if (!m.is_object()) return Bad(path, "an item must be an object");
+    ParsedItem item;
+    item.canonical = m.dump();
+    const std::string type = text::StringOr(m, "type", "message");
+    if (type == "message") {
+      CTXKIT_RETURN_IF_ERROR(ResponsesMessage(m, path, &log, &item));
+    } else if (type == "function_call") {
+      ToolCallRef r;
+      CTXKIT_ASSIGN_OR_RETURN(r.id, ItemString(m, "call_id", path));
+      CTXKIT_ASSIGN_OR_RETURN(r.name, ItemString(m, "name", path));
+      if (m.contains("arguments")) {
+        CTXKIT_ASSIGN_OR_RETURN(r.arguments, ItemString(m, "arguments", path));
+      }
+      CTXKIT_RETURN_IF_ERROR(CheckCallId(r.id, path + ".call_id"));
+      calls.Add(r.id, r.name, r.arguments);
+      ParsedMessage p;
+      p.message.role = "assistant";
+      p.message.tool_calls.push_back(std::move(r));
+      item.messages.push_back(std::move(p));
+    } else if (type == "function_call_output") {
+      ParsedMessage p;
+      p.message.role = "tool";
+      CTXKIT_ASSIGN_OR_RETURN(p.message.call_id,
+                              ItemString(m, "call_id", path));
+      const auto* call = calls.Find(p.message.call_id);
+      if (call == nullptr) {
+        return Bad(path, "call_id '" + p.message.call_id +
+                             "' matches no earlier function_call");
+      }
+      p.message.tool = call->first;
+      p.message.status = "ok";
+      p.arguments = ArgumentsJson(call->second);
+      CTXKIT_ASSIGN_OR_RETURN(p.output, TextOf(m.value("output", json()),
+                                               path + ".output", false, true));
+      item.messages.push_back(std::move(p));
+    } else {
+      // Reasoning, hosted tools' calls, item references: kept as they are.
+      ParsedMessage p;
+      p.message.role = kItemRole;
+      p.message.text = item.canonical;
+      item.messages.push_back(std::move(p));
+    }
+    log.items.push_back(std::move(item));
+  }
+  return log;
+}
+
 }  // namespace
 
 Result<ParsedLog> ParseLog(std::string_view text, LogFormat format,
@@ -306,6 +412,17 @@ Result<ParsedLog> ParseLog(std::string_view text, LogFormat format,
   CTXKIT_ASSIGN_OR_RETURN(json root, text::ParseJson(text, "log"));
   CTXKIT_ASSIGN_OR_RETURN(const json* msgs, MessagesOf(root, format));
   if (format == LogFormat::kOpenAI) return ParseOpenAI(*msgs, earlier);
+  if (format == LogFormat::kOpenAIResponses) {
+    ParsedLog log;
+    if (root.is_object() && root.contains("instructions")) {
+      CTXKIT_ASSIGN_OR_RETURN(
+          log.system, TextOf(root["instructions"], "$.instructions", false));
+    }
+    CTXKIT_ASSIGN_OR_RETURN(ParsedLog items, ParseResponses(*msgs, earlier));
+    if (!log.system.empty() && !items.system.empty()) log.system += "\n\n";
+    items.system = log.system + items.system;
+    return items;
+  }
   return ParseAnthropic(root, *msgs, earlier);
 }
 

@@ -1,4 +1,5 @@
-// Harness message logs (OpenAI Chat Completions, Anthropic Messages) parsed
+// Harness message logs (OpenAI Chat Completions and Responses, Anthropic
+// Messages) parsed
 // into the neutral chat model, with a canonical form of each log message
 // for the ingestion cursor's prefix hash.
 
@@ -39,10 +40,11 @@ struct ParsedLog {
 // Tool calls by id: (tool name, arguments as JSON text).
 using KnownCalls = std::map<std::string, std::pair<std::string, std::string>>;
 
-// Accepts {"messages": [...]} (Anthropic: plus "system") or a bare array
-// of messages. InvalidArgument naming the JSON path of the first problem.
-// Tool results may answer the calls in `earlier` (calls ingested before,
-// when the log continues a chat) as well as calls of the log itself.
+// Accepts {"messages": [...]} (Anthropic: plus "system"; Responses:
+// {"input": [...]}, plus "instructions") or a bare array of messages.
+// InvalidArgument naming the JSON path of the first problem. Tool results may
+// answer the calls in `earlier` (calls ingested before, when the log continues
+// a chat) as well as calls of the log itself.
 Result<ParsedLog> ParseLog(std::string_view json, LogFormat format,
                            const KnownCalls& earlier = {});
 

@@ -167,7 +167,7 @@ Result<std::string> ToolMessageText(
 
 // The chat from the first uncompacted message, one block per message.
 // Tool-call names and argument texts count as emitted strings.
-Status GatherChat(SessionImpl& s, bool anthropic,
+Status GatherChat(SessionImpl& s, LogFormat format,
                   const std::map<std::string, uint64_t>& chat_latest,
                   Layout* layout) {
   CTXKIT_ASSIGN_OR_RETURN(layout->chat, s.Chat());
@@ -194,10 +194,15 @@ Status GatherChat(SessionImpl& s, bool anthropic,
     const ChatMessage& m = layout->message(rel);
     for (const auto& c : m.tool_calls) {
       layout->call_tokens[rel] += s.Tokens(c.name);
-      layout->call_tokens[rel] += s.Tokens(
-          anthropic ? session::ParsedArgumentsText(c.arguments) : c.arguments);
+      layout->call_tokens[rel] +=
+          s.Tokens(format == LogFormat::kAnthropic
+                       ? session::ParsedArgumentsText(c.arguments)
+                       : c.arguments);
     }
     Block& b = layout->chat_text[rel];
+    if (m.role == session::kItemRole && format != LogFormat::kOpenAIResponses) {
+      continue;  // Only a Responses request holds it: no text, no tokens.
+    }
     if (m.role != "tool") {
       b.text = m.text;
     } else {
@@ -462,7 +467,7 @@ Result<uint64_t> FitBudget(SessionImpl& s, uint64_t budget, bool excerpt,
 
 namespace session {
 
-Result<Layout> GatherLayout(SessionImpl& s, bool anthropic, uint64_t budget,
+Result<Layout> GatherLayout(SessionImpl& s, LogFormat format, uint64_t budget,
                             ToolTexts texts, RenderResult* result) {
   Layout layout;
   layout.texts = texts;
@@ -472,7 +477,7 @@ Result<Layout> GatherLayout(SessionImpl& s, bool anthropic, uint64_t budget,
   CTXKIT_ASSIGN_OR_RETURN(layout.chat_ref, s.ChatRef());
   CTXKIT_RETURN_IF_ERROR(GatherPinned(s, &layout));
   CTXKIT_ASSIGN_OR_RETURN(auto chat_latest, GatherActive(s, &layout, result));
-  CTXKIT_RETURN_IF_ERROR(GatherChat(s, anthropic, chat_latest, &layout));
+  CTXKIT_RETURN_IF_ERROR(GatherChat(s, format, chat_latest, &layout));
   CTXKIT_RETURN_IF_ERROR(GatherCompactions(s, &layout));
   CTXKIT_ASSIGN_OR_RETURN(layout.metadata_index, BuildMetadataIndex(s, budget));
   return layout;
@@ -485,7 +490,6 @@ Result<RenderResult> Session::Render(const RenderOptions& options) {
     return Status::InvalidArgument("render budget must be >= 1 token");
   }
   SessionImpl& s = *impl_;
-  const bool anthropic = options.format == LogFormat::kAnthropic;
   CTXKIT_ASSIGN_OR_RETURN(const std::string tools,
                           session::CanonicalTools(options.tools_json));
   // A render that carries the agent tools names them in its pointers.
@@ -506,7 +510,8 @@ Result<RenderResult> Session::Render(const RenderOptions& options) {
       result.conflicts.clear();
       result.dropped.clear();
       CTXKIT_ASSIGN_OR_RETURN(
-          layout, session::GatherLayout(s, anthropic, budget, texts, &result));
+          layout,
+          session::GatherLayout(s, options.format, budget, texts, &result));
       layout.tools = {tools, tools.empty() ? 0 : s.Tokens(tools)};
       return Status::Ok();
     };
@@ -559,7 +564,7 @@ Result<RenderResult> Session::Render(const RenderOptions& options) {
 
   uint64_t emitted = 0;
   std::string request = session::BuildRequest(
-      layout, anthropic, [&](std::string_view t) { return s.Tokens(t); },
+      layout, options.format, [&](std::string_view t) { return s.Tokens(t); },
       &emitted);
   if (emitted != tokens || emitted > options.budget_tokens) {
     return Status::Internal("render counted " + std::to_string(tokens) +

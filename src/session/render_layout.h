@@ -104,7 +104,7 @@ struct RequestPart {
 // A chat message serialized, and what it was serialized from.
 struct MessageParts {
   uint64_t chat_epoch = 0;
-  bool anthropic = false;
+  LogFormat format = LogFormat::kOpenAI;
   std::string text;  // The message's block text (Layout::chat_text).
   std::vector<RequestPart> parts;
   uint64_t tokens = 0;  // Tokens of the strings the parts emit.
@@ -119,7 +119,7 @@ class FragmentCache {
  public:
   static constexpr uint64_t kMaxBytes = 64ull << 20;
   // The parts of chat message `index` built from `text`, or nullptr.
-  const MessageParts* Find(uint64_t chat_epoch, size_t index, bool anthropic,
+  const MessageParts* Find(uint64_t chat_epoch, size_t index, LogFormat format,
                            const std::string& text) const;
   // Stores (or replaces) the parts of chat message `index`.
   const MessageParts& Put(size_t index, MessageParts parts);
@@ -232,7 +232,7 @@ std::string CompactionBlockText(const std::string& ref,
 // for "", else InvalidArgument unless it is a JSON array of at most 1 MiB.
 Result<std::string> CanonicalTools(std::string_view tools_json);
 
-std::string BuildRequest(const Layout& layout, bool anthropic,
+std::string BuildRequest(const Layout& layout, LogFormat format,
                          const std::function<uint64_t(std::string_view)>& count,
                          uint64_t* emitted);
 

@@ -565,8 +565,8 @@ Result<RenderResult> ReplayRender(SessionImpl& s, uint64_t n) {
   CTXKIT_ASSIGN_OR_RETURN(r.format, ParseLogFormat(format));
   uint64_t emitted = 0;
   std::string request = BuildRequest(
-      *layout, r.format == LogFormat::kAnthropic,
-      [&](std::string_view t) { return s.Tokens(t); }, &emitted);
+      *layout, r.format, [&](std::string_view t) { return s.Tokens(t); },
+      &emitted);
   if (emitted != r.tokens) {
     return BadRecord(n, "replay emitted " + std::to_string(emitted) +
                             " tokens, recorded " + std::to_string(r.tokens));

@@ -16,7 +16,7 @@ namespace ctxkit::session {
 // The layout of the session's state for a render of `budget` tokens
 // (render.cc), its tool messages and compactions in form `texts`;
 // conflicts go to `result`.
-Result<Layout> GatherLayout(SessionImpl& s, bool anthropic, uint64_t budget,
+Result<Layout> GatherLayout(SessionImpl& s, LogFormat format, uint64_t budget,
                             ToolTexts texts, RenderResult* result);
 
 // Appends the record of a render (`layout`, emitted as `result`) to the

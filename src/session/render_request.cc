@@ -114,28 +114,65 @@ std::vector<RequestPart> AnthropicParts(const ChatMessage& m,
   return parts;
 }
 
+// Chat message `m` (text `text` for a tool message) as Responses input
+// items: a message, function_call items, a function_call_output, or an
+// item kept verbatim.
+std::vector<RequestPart> ResponsesParts(const ChatMessage& m,
+                                        const std::string& text,
+                                        Emitter& emit) {
+  std::vector<RequestPart> parts;
+  if (m.role == kItemRole) {
+    parts.push_back({"", emit(text)});
+    return parts;
+  }
+  if (m.role == "tool") {
+    parts.push_back({"", json{{"type", "function_call_output"},
+                              {"call_id", m.call_id},
+                              {"output", emit(text)}}
+                             .dump()});
+    return parts;
+  }
+  if (!text.empty() || m.tool_calls.empty()) {
+    parts.push_back(
+        {"", json{{"role", m.role}, {"content", emit(text)}}.dump()});
+  }
+  for (const auto& c : m.tool_calls) {
+    parts.push_back({"", json{{"type", "function_call"},
+                              {"call_id", c.id},
+                              {"name", emit(c.name)},
+                              {"arguments", emit(c.arguments)}}
+                             .dump()});
+  }
+  return parts;
+}
+
 // Rendered chat message `rel` serialized: from the layout's fragment cache
 // when it holds it, else built (and cached), its tokens counted either way.
 // `scratch` holds what is built when there is no cache.
 const std::vector<RequestPart>& ChatParts(const Layout& layout, size_t rel,
-                                          bool anthropic, Emitter& emit,
+                                          LogFormat format, Emitter& emit,
                                           MessageParts* scratch) {
   const size_t index = layout.first + rel;
   const std::string& text = layout.chat_text[rel].text;
   FragmentCache* cache = layout.fragments;
   if (cache != nullptr) {
     if (const MessageParts* hit =
-            cache->Find(layout.chat_epoch, index, anthropic, text)) {
+            cache->Find(layout.chat_epoch, index, format, text)) {
       emit.Add(hit->tokens);
       return hit->parts;
     }
   }
   MessageParts built;
   built.chat_epoch = layout.chat_epoch;
-  built.anthropic = anthropic;
+  built.format = format;
   const uint64_t before = emit.emitted();
-  if (anthropic) {
-    built.parts = AnthropicParts(layout.message(rel), text, emit);
+  const ChatMessage& m = layout.message(rel);
+  if (format == LogFormat::kOpenAIResponses) {
+    built.parts = ResponsesParts(m, text, emit);
+  } else if (m.role == kItemRole) {
+    // A Responses item kept verbatim: only a Responses request holds it.
+  } else if (format == LogFormat::kAnthropic) {
+    built.parts = AnthropicParts(m, text, emit);
   } else {
     built.parts.push_back({"", OpenAiMessage(layout, rel, emit).dump()});
   }
@@ -170,6 +207,32 @@ void AppendTools(const Layout& layout, Emitter& emit, std::string* out) {
   *out += ",\"tools\":" + emit(layout.tools.text);
 }
 
+// An OpenAI Responses request: the system texts as system messages, the
+// chat as items, the tail as user messages.
+std::string ResponsesRequest(const Layout& layout, Emitter& emit) {
+  std::string out = "{\"input\":[";
+  ArrayWriter input(&out);
+  std::vector<const std::string*> prefix = PrefixTexts(layout);
+  for (size_t i = 0; i < prefix.size(); ++i) {
+    if (i == 0 && prefix[i]->empty()) continue;
+    input.Add(json{{"role", "system"}, {"content", emit(*prefix[i])}}.dump());
+  }
+  MessageParts scratch;
+  for (size_t rel = 0; rel < layout.chat_text.size(); ++rel) {
+    for (const RequestPart& p :
+         ChatParts(layout, rel, LogFormat::kOpenAIResponses, emit, &scratch)) {
+      input.Add(p.json);
+    }
+  }
+  for (const TailBlock& t : layout.tail) {
+    input.Add(json{{"role", "user"}, {"content", emit(t.block.text)}}.dump());
+  }
+  out += "]";
+  AppendTools(layout, emit, &out);
+  out += "}";
+  return out;
+}
+
 // An OpenAI chat-completions request: system messages, the chat, the tail
 // as user messages.
 std::string OpenAiRequest(const Layout& layout, Emitter& emit) {
@@ -184,7 +247,10 @@ std::string OpenAiRequest(const Layout& layout, Emitter& emit) {
   }
   MessageParts scratch;
   for (size_t rel = 0; rel < layout.chat_text.size(); ++rel) {
-    messages.Add(ChatParts(layout, rel, false, emit, &scratch)[0].json);
+    for (const RequestPart& p :
+         ChatParts(layout, rel, LogFormat::kOpenAI, emit, &scratch)) {
+      messages.Add(p.json);
+    }
   }
   for (const TailBlock& t : layout.tail) {
     messages.Add(
@@ -240,7 +306,8 @@ std::string AnthropicRequest(const Layout& layout, Emitter& emit) {
   MessageParts unused;
   for (size_t rel = 0; rel < layout.chat_text.size(); ++rel) {
     MessageParts* scratch = owned.empty() ? &unused : &owned[rel];
-    for (const RequestPart& p : ChatParts(layout, rel, true, emit, scratch)) {
+    for (const RequestPart& p :
+         ChatParts(layout, rel, LogFormat::kAnthropic, emit, scratch)) {
       blocks.emplace_back(&p.role, &p.json);
     }
   }
@@ -480,13 +547,12 @@ std::string CompactionBlockText(const std::string& ref, const json& content,
 }
 
 const MessageParts* FragmentCache::Find(uint64_t chat_epoch, size_t index,
-                                        bool anthropic,
+                                        LogFormat format,
                                         const std::string& text) const {
   auto it = entries_.find(index);
   if (it == entries_.end()) return nullptr;
   const MessageParts& p = it->second;
-  if (p.chat_epoch != chat_epoch || p.anthropic != anthropic ||
-      p.text != text) {
+  if (p.chat_epoch != chat_epoch || p.format != format || p.text != text) {
     return nullptr;
   }
   return &p;
@@ -537,15 +603,25 @@ Result<std::string> CanonicalTools(std::string_view tools_json) {
   return tools.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
-std::string BuildRequest(const Layout& layout, bool anthropic,
+std::string BuildRequest(const Layout& layout, LogFormat format,
                          const std::function<uint64_t(std::string_view)>& count,
                          uint64_t* emitted) {
   if (layout.fragments != nullptr) {
     layout.fragments->Trim(layout.chat_epoch, layout.first);
   }
   Emitter emit(count);
-  std::string request =
-      anthropic ? AnthropicRequest(layout, emit) : OpenAiRequest(layout, emit);
+  std::string request;
+  switch (format) {
+    case LogFormat::kAnthropic:
+      request = AnthropicRequest(layout, emit);
+      break;
+    case LogFormat::kOpenAIResponses:
+      request = ResponsesRequest(layout, emit);
+      break;
+    case LogFormat::kOpenAI:
+      request = OpenAiRequest(layout, emit);
+      break;
+  }
   *emitted = emit.emitted();
   return request;
 }

@@ -73,14 +73,23 @@ Result<std::string> ContinueChain(const std::string& from,
 }  // namespace
 
 std::string_view LogFormatName(LogFormat format) {
-  return format == LogFormat::kAnthropic ? "anthropic" : "openai";
+  switch (format) {
+    case LogFormat::kAnthropic:
+      return "anthropic";
+    case LogFormat::kOpenAIResponses:
+      return "openai-responses";
+    case LogFormat::kOpenAI:
+      break;
+  }
+  return "openai";
 }
 
 Result<LogFormat> ParseLogFormat(std::string_view name) {
   if (name == "openai") return LogFormat::kOpenAI;
   if (name == "anthropic") return LogFormat::kAnthropic;
+  if (name == "openai-responses") return LogFormat::kOpenAIResponses;
   return Status::InvalidArgument("unknown format '" + std::string(name) +
-                                 "' (openai or anthropic)");
+                                 "' (openai, openai-responses or anthropic)");
 }
 
 Session::Session(std::unique_ptr<SessionImpl> impl) : impl_(std::move(impl)) {}

@@ -42,8 +42,12 @@ struct ToolCallRef {
 
 // One chat message, independent of the provider format. Tool results are
 // role "tool" and refer to their toolcall object instead of holding it.
+// The role of a Responses item kept verbatim (its JSON is the text).
+inline constexpr char kItemRole[] = "item";
+
 struct ChatMessage {
-  std::string role;  // "user", "assistant" or "tool".
+  // "user", "assistant", "tool", or kItemRole.
+  std::string role;
   std::string text;
   std::vector<ToolCallRef> tool_calls;  // assistant
   // role "tool":

@@ -139,6 +139,11 @@ export async function exercise(client, { binaryUri } = {}) {
   const diff = await call('session_diff', {
     from: wide.structuredContent.record, to: narrow.structuredContent.record });
   assert.equal(diff.structuredContent.compacted[0].ref, compaction.ref);
+  // A compaction asked for: the next render makes it whatever the budget.
+  for (let t = 12; t < 15; ++t) await call('session_ingest', { messages: turn(t) });
+  await call('session_compact', { instructions: 'keep the question numbers' });
+  const asked = await call('session_render', { budget_tokens: 100000 });
+  assert.ok(asked.structuredContent.compacted, 'the compaction asked for');
 
   // Externalize (SPEC-25).
   const ext = await call('externalize', { query: 'What is the plan?' });

@@ -158,3 +158,34 @@ def test_request_compaction_folds_older_turns(store: ctxkit.Store) -> None:
     assert result.compacted.ref and result.compacted.end_message == 4
     with pytest.raises(ctxkit.InvalidArgumentError):
         session.request_compaction("x" * 2001)
+
+
+def test_a_responses_loop_ingests_items_and_calls_tools(
+        store: ctxkit.Store) -> None:
+    """The OpenAI Responses shape end to end: items in, {"input", "tools"}
+    out, a function_call answered with a function_call_output item."""
+    session = ctxkit.Session.create(store, "responses")
+    items = [{"role": "user", "content": "Which deploy code did service 4 get?"},
+             {"type": "reasoning", "id": "rs_1", "summary": []},
+             {"type": "function_call", "call_id": "call_4", "name": "read_logs",
+              "arguments": json.dumps({"service": 4})},
+             {"type": "function_call_output", "call_id": "call_4",
+              "output": _service_log(4, "Z00004")}]
+    session.ingest(items, format="openai-responses")
+    result = session.render(4_000, format="openai-responses", tools=True)
+    request = result.request
+    assert set(request) == {"input", "tools"}
+    assert request["input"][1] == items[1]          # kept verbatim
+    assert {t["name"] for t in request["tools"]} >= {"ctxkit_read"}
+    output = request["input"][-1]
+    assert output["type"] == "function_call_output"
+    ref = re.search(r"ck:[^\s\]\"]+", output["output"]).group(0)
+    call = {"type": "function_call", "call_id": "fc_9", "name": "ctxkit_search",
+            "arguments": json.dumps({"pattern": "deploy code", "ref": ref})}
+    answer = session.call(call)
+    assert answer["type"] == "function_call_output"
+    assert "deploy code Z00004 accepted" in answer["output"]
+    session.ingest([call, answer], format="openai-responses", append=True)
+    again = session.render(4_000, format="openai-responses", tools=True)
+    assert again.request["input"][-1]["call_id"] == "fc_9"
+    assert session.replay(again.record).request_json == again.request_json
