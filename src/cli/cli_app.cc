@@ -117,6 +117,14 @@ const CLI::App* VerbLevel(const CLI::App& deepest, const std::string& word,
   return at < verb ? deepest.get_parent() : nullptr;
 }
 
+// Writes a failed `status` to stderr as "ctxkit: <code>: <message>", the
+// one way every error is reported. Returns ExitCodeFor(status).
+int ReportFailure(const Status& status) {
+  std::fflush(stdout);
+  std::fprintf(stderr, "ctxkit: %s\n", status.ToString().c_str());
+  return ExitCodeFor(status);
+}
+
 // CLI11 reports through exceptions; they must stop here, and every one of
 // them that is not a help/version request is a usage error (exit 2),
 // reported as every other error is. A word it could not place that looks
@@ -164,9 +172,28 @@ int HandleParseError(const CLI::App& app, const CLI::ParseError& e,
     }
     if (level != nullptr || !nearest.empty()) break;
   }
-  ReportError(Status::InvalidArgument(message));
+  ReportFailure(Status::InvalidArgument(message));
   std::fprintf(stderr, "Run with --help for more information.\n");
   return kExitUsage;
+}
+
+// Runs the verb that parsed: its exit code, or the failure to report. The
+// ids are checked first, after parsing so that one from the environment is
+// held to the same rule as one from a flag; nothing has touched the store.
+Result<int> RunVerb(const CommandTable& table, const GlobalOptions& options) {
+  if (!options.agent.empty()) {
+    CTXKIT_RETURN_IF_ERROR(
+        ValidateScopeId(options.agent).WithContext("--agent"));
+  }
+  if (!options.session.empty()) {
+    CTXKIT_RETURN_IF_ERROR(
+        ValidateScopeId(options.session).WithContext("--session"));
+  }
+  Context context(&options);
+  for (const auto& [sub, run] : table.entries()) {
+    if (sub->parsed()) return run(context);
+  }
+  return kExitInternal;
 }
 
 }  // namespace
@@ -196,15 +223,11 @@ int ExitCodeFor(const Status& status) {
   return kExitInternal;
 }
 
-int ReportError(const Status& status) {
-  std::fflush(stdout);
-  std::fprintf(stderr, "ctxkit: %s\n", status.ToString().c_str());
-  return ExitCodeFor(status);
-}
-
-int Emit(std::string_view text) {
-  Status s = WriteStdout(text);
-  return s.ok() ? kExitOk : ReportError(s);
+void CommandTable::Add(CLI::App* sub, Runner run) {
+  AddWithExitCode(sub, [run = std::move(run)](Context& ctx) -> Result<int> {
+    CTXKIT_RETURN_IF_ERROR(run(ctx));
+    return kExitOk;
+  });
 }
 
 Status CheckScopeName(std::string_view scope, const GlobalOptions& g) {
@@ -351,31 +374,16 @@ int Main(int argc, char** argv, std::span<const RegisterVerbs> extra) {
       return HandleParseError(app, e,
                               std::vector<std::string>(argv, argv + argc));
     }
-    // Checked after parsing so an id from the environment is held to the
-    // same rule as one from a flag; nothing has touched the store yet.
-    if (!options.agent.empty()) {
-      Status s = ValidateScopeId(options.agent);
-      if (!s.ok()) return ReportError(s.WithContext("--agent"));
-    }
-    if (!options.session.empty()) {
-      Status s = ValidateScopeId(options.session);
-      if (!s.ok()) return ReportError(s.WithContext("--session"));
-    }
-    Context context(&options);
-    for (const auto& [sub, run] : table.entries()) {
-      if (sub->parsed()) {
-        code = run(context);
-        break;
-      }
-    }
+    Result<int> ran = RunVerb(table, options);
+    code = ran.ok() ? *ran : ReportFailure(ran.status());
   } catch (const std::exception& e) {
     // Nothing in ctxkit should throw; std::bad_alloc and friends land here.
-    return ReportError(Status::Internal(e.what()));
+    return ReportFailure(Status::Internal(e.what()));
   }
   // A full disk or closed pipe must not pass for success.
   if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
     if (code == kExitOk) {
-      return ReportError(Status::IoError("cannot write to stdout"));
+      return ReportFailure(Status::IoError("cannot write to stdout"));
     }
   }
   return code;
