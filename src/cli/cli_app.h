@@ -117,8 +117,9 @@ class Context {
 };
 
 // A verb's body, run after a successful parse: OK for exit 0, or the
-// failure, which Main reports ("ctxkit: <code>: <message>" on stderr) and
-// exits with ExitCodeFor.
+// failure. Main reports a failure (see ReportFailure in cli_app.cc: one line
+// "ctxkit: <code>: <message>" on stderr, or under --json one JSON object
+// {"error":{"code":...,"message":...}}) and exits with its ExitCodeFor.
 using Runner = std::function<Status(Context&)>;
 
 // A verb whose exit code may be nonzero with nothing for Main to report
