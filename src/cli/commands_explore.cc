@@ -189,8 +189,7 @@ Status RunSearch(Context& ctx, const SearchArgs& a) {
       o.keys.push_back(t->key());
     }
   }
-  Status s = CheckScopeName(a.scope, ctx.options());
-  CTXKIT_RETURN_IF_ERROR(s);
+  CTXKIT_RETURN_IF_ERROR(CheckScopeName(a.scope, ctx.options()));
   if (!a.type.empty()) {
     Result<ValueType> type = ParseValueType(a.type);
     if (!type.ok()) return type.status().WithContext("--type");

@@ -130,8 +130,7 @@ Status RunExternalize(Context& ctx, const ExternalizeArgs& a) {
   Result<View*> view = ctx.OpenView();
   if (!view.ok()) return view.status();
   if (a.auto_chunk) {
-    Status s = ext->AutoChunk(**view, size);
-    CTXKIT_RETURN_IF_ERROR(s);
+    CTXKIT_RETURN_IF_ERROR(ext->AutoChunk(**view, size));
   }
   Result<RootPrompt> prompt = BuildRootPrompt(*ext, po);
   if (!prompt.ok()) return prompt.status();

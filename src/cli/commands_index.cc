@@ -44,8 +44,7 @@ Status RunFind(Context& ctx, const FindArgs& a) {
     Status s = ValidateKey(a.key);
     if (!s.ok()) return s.WithContext("--key");
   }
-  Status s = CheckScopeName(a.scope, ctx.options());
-  CTXKIT_RETURN_IF_ERROR(s);
+  CTXKIT_RETURN_IF_ERROR(CheckScopeName(a.scope, ctx.options()));
   FindOptions o;
   o.embeddings = env::EmbeddingsFromEnv();
   o.key = a.key;

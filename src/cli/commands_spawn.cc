@@ -201,8 +201,7 @@ Result<int> RunSpawn(Context& ctx, const SpawnArgs& a) {
                               : nlohmann::json(result.status().ToString())}};
     PrintJson(j);
   } else if (result.ok()) {
-    Status s = WriteStdout(FormatRef(*result) + "\n");
-    CTXKIT_RETURN_IF_ERROR(s);
+    CTXKIT_RETURN_IF_ERROR(WriteStdout(FormatRef(*result) + "\n"));
   }
   // The child's failure is the caller's news first: its code passes through.
   if (*exit_code != 0) {

@@ -47,8 +47,7 @@ Status CheckTarget(const std::string& target, const std::string& scope,
 }
 
 Status RunSummarize(Context& ctx, const SummarizeArgs& a) {
-  Status s = CheckTarget(a.target, a.scope, ctx.options());
-  CTXKIT_RETURN_IF_ERROR(s);
+  CTXKIT_RETURN_IF_ERROR(CheckTarget(a.target, a.scope, ctx.options()));
   Result<SummarizerKind> kind = ParseSummarizerKind(a.summarizer);
   if (!kind.ok()) return kind.status().WithContext("--summarizer");
   if (a.max_tokens == 0) {

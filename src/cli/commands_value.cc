@@ -203,19 +203,15 @@ Status RunResolve(Context& ctx, const ReadArgs& a) {
 Status RunRemove(Context& ctx, const ReadArgs& a) {
   Status s = ValidateKey(a.key);
   if (!s.ok()) return s.WithContext("key");
-  s = CheckScopeName(a.scope, ctx.options());
-  CTXKIT_RETURN_IF_ERROR(s);
+  CTXKIT_RETURN_IF_ERROR(CheckScopeName(a.scope, ctx.options()));
   Result<View*> view = ctx.OpenView();
   if (!view.ok()) return view.status();
-  s = (*view)->Remove(a.key, LookupOptions{a.scope, 0});
-  CTXKIT_RETURN_IF_ERROR(s);
+  CTXKIT_RETURN_IF_ERROR((*view)->Remove(a.key, LookupOptions{a.scope, 0}));
   if (ctx.json()) {
     PrintJson(nlohmann::json{{"key", a.key}, {"removed", true}});
-  } else {
-    s = WriteStdout("removed " + a.key + "\n");
-    CTXKIT_RETURN_IF_ERROR(s);
+    return Status::Ok();
   }
-  return Status::Ok();
+  return WriteStdout("removed " + a.key + "\n");
 }
 
 }  // namespace
