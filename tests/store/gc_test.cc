@@ -7,8 +7,8 @@
 
 #include "core/encoding.h"
 #include "core/sha256.h"
-#include "storage/filename.h"
-#include "storage/sqlite_db.h"
+#include "os/filename.h"
+#include "os/sqlite_db.h"
 #include "store/store_internals.h"
 #include "store/test_util.h"
 
