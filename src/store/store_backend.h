@@ -1,7 +1,9 @@
 // The storage engine behind a Store, for the store layer's own files and
 // for tests that reach under a Store (an engine's counters, a damaged
-// row). The layers above the store go through Store, StoreInternals
-// (store/store_internals.h) and StoredSessions (store/stored_sessions.h).
+// row). The layers above the store may not include this header
+// (cmake/layers.cmake seals it with storage/ and the engines): they go
+// through Store, StoreInternals (store/store_internals.h) and
+// StoredSessions (store/stored_sessions.h).
 
 #ifndef CTXKIT_STORE_STORE_BACKEND_H_
 #define CTXKIT_STORE_STORE_BACKEND_H_

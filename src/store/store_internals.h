@@ -5,8 +5,9 @@
 // to whichever engine holds it. The engine itself is not handed out (the
 // session layer's state goes through store/stored_sessions.h); the record
 // and key types (storage::VersionKey, RecordWrite, CommitListener, ...)
-// come with this header, so the layers above need not include storage/.
-// Not for users; the public API is include/ctxkit/store.h.
+// come with this header, so the layers above never include storage/
+// (cmake/layers.cmake seals it). Not for users; the public API is
+// include/ctxkit/store.h.
 
 #ifndef CTXKIT_STORE_STORE_INTERNALS_H_
 #define CTXKIT_STORE_STORE_INTERNALS_H_
@@ -125,7 +126,8 @@ class StoreInternals {
   static Result<std::string> KeyFor(Store& store, std::string_view purpose);
 
  private:
-  // The engine itself is for the store layer alone (store/store_backend.h).
+  // The engine itself is for the store layer alone (store/store_backend.h,
+  // sealed above the store by cmake/layers.cmake).
   friend storage::Backend& BackendOf(Store& store);
   static storage::Backend& Engine(Store& store);
 };
