@@ -17,8 +17,8 @@
 #include "core/status_macros.h"
 #include "ctxkit/ref.h"
 #include "ctxkit/store.h"
-#include "storage/file_util.h"
-#include "storage/posix_io.h"
+#include "os/file_util.h"
+#include "os/posix_io.h"
 
 namespace ctxkit::cli {
 
