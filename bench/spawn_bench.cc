@@ -17,7 +17,7 @@
 #include "bench_util.h"
 #include "ctxkit/spawn.h"
 #include "ctxkit/store.h"
-#include "storage/file_util.h"
+#include "os/file_util.h"
 
 namespace {
 

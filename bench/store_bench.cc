@@ -43,6 +43,7 @@
 #include "ctxkit/ref.h"
 #include "ctxkit/status.h"
 #include "ctxkit/store.h"
+#include "sqlite/sqlite_backend.h"
 #include "storage/backend.h"
 
 namespace {

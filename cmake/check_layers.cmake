@@ -12,6 +12,12 @@
 # one below it. Any violation fails, naming file, line and the allowed
 # layers. Angle-bracket includes (system and third-party) are not checked.
 #
+# Sealed layers: a layer above CTXKIT_SEAL_ABOVE (one whose allowed layers
+# include it) may not include a header of the CTXKIT_SEALED_LAYERS, nor one
+# of the CTXKIT_SEALED_HEADERS, unless the header is in CTXKIT_SEALED_OPEN
+# or CTXKIT_SEALED_OPEN_TO names it with that layer ("header:layer"). A
+# graph without CTXKIT_SEAL_ABOVE seals nothing.
+#
 # Two rules ride along on the same pass: only CTXKIT_ENVIRONMENT_LAYER reads
 # the environment (getenv), and only the layers in CTXKIT_REF_TEXT_LAYERS
 # test text for a ref's "ck:" prefix (starts_with("ck:"), rfind("ck:", 0),
@@ -38,6 +44,16 @@ foreach(layer IN LISTS CTXKIT_LAYERS)
     set(owner_${header} ${layer})
   endforeach()
 endforeach()
+
+# sealed_<layer>: TRUE for the layers above CTXKIT_SEAL_ABOVE.
+if(DEFINED CTXKIT_SEAL_ABOVE AND NOT CTXKIT_SEAL_ABOVE STREQUAL "")
+  foreach(layer IN LISTS CTXKIT_LAYERS)
+    if(NOT layer STREQUAL CTXKIT_SEAL_ABOVE AND
+       CTXKIT_SEAL_ABOVE IN_LIST allowed_${layer})
+      set(sealed_${layer} TRUE)
+    endif()
+  endforeach()
+endif()
 
 set(violations 0)
 
@@ -116,6 +132,19 @@ function(check_file file layer)
       message(SEND_ERROR
         "${rel}:${number}: #include \"${target}\" reaches layer "
         "'${target_layer}'; layer '${layer}' may include only: ${allowed}")
+      math(EXPR count "${count} + 1")
+    elseif(sealed_${layer} AND
+           (target_layer IN_LIST CTXKIT_SEALED_LAYERS OR
+            target IN_LIST CTXKIT_SEALED_HEADERS) AND
+           NOT target IN_LIST CTXKIT_SEALED_OPEN AND
+           NOT "${target}:${layer}" IN_LIST CTXKIT_SEALED_OPEN_TO)
+      list(JOIN CTXKIT_SEALED_LAYERS " " sealed)
+      list(JOIN CTXKIT_SEALED_HEADERS " " sealed_headers)
+      message(SEND_ERROR
+        "${rel}:${number}: #include \"${target}\" is sealed: layers above "
+        "'${CTXKIT_SEAL_ABOVE}' reach the store's bytes only through it "
+        "(sealed above it: layers ${sealed}; headers ${sealed_headers}; "
+        "see CTXKIT_SEALED_OPEN in cmake/layers.cmake)")
       math(EXPR count "${count} + 1")
     endif()
   endforeach()

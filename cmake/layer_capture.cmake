@@ -3,7 +3,7 @@
 # toolcall object (include/ctxkit/capture.h, docs/tool-capture.md).
 # Included from the top-level CMakeLists.txt after layer_session.cmake (it
 # records toolcall objects through ctxkit_session); its file locks and
-# descriptors are storage/posix_io.h's.
+# descriptors are os/posix_io.h's.
 #
 # Selection for the answer phase uses the LLM client (ctxkit_llm) when
 # configured and SQLite FTS5's BM25 otherwise.

@@ -1,7 +1,7 @@
 # Watch layer (src/watch/): files on disk mirrored as versioned `file:`
 # objects, kept current by inotify (include/ctxkit/watch.h). Included from
 # the top-level CMakeLists.txt after layer_index.cmake; it needs only the
-# store (and storage's file helpers, which ctxkit_store links).
+# store (and the OS layer's file helpers, which ctxkit_store links).
 #
 # Linux only: the watcher is built on inotify(7). See docs/watchers.md.
 

@@ -41,6 +41,28 @@ set(CTXKIT_ENVIRONMENT_LAYER face)
 # target.cc: ParseRef, Target::Parse) and store. The rest use Target.
 set(CTXKIT_REF_TEXT_LAYERS core store)
 set_property(GLOBAL PROPERTY CTXKIT_ALLOWED_GETENV "")
+
+# Storage owns its bytes: the layers above CTXKIT_SEAL_ABOVE (those that
+# depend on it; it is not one of them) may not include the headers of the
+# sealed layers, nor the sealed headers, though the graph lets them link
+# those layers: they reach the store's bytes only through Store (and
+# store/store_internals.h, store/stored_sessions.h). Open to them:
+#   CTXKIT_SEALED_OPEN     headers of a sealed layer any of them may include
+#                          (generic file helpers: notes roots, watched trees,
+#                          stdin, nothing of the store's own files);
+#   CTXKIT_SEALED_OPEN_TO  HEADER:LAYER pairs, a header open to that layer
+#                          alone, with the reason below.
+# os/fault_injection.h and every engine's and storage/'s header stay sealed.
+set(CTXKIT_SEAL_ABOVE store)
+set(CTXKIT_SEALED_LAYERS os storage memory sqlite postgres)
+set(CTXKIT_SEALED_HEADERS store/store_backend.h)  # the engine behind a Store
+set(CTXKIT_SEALED_OPEN os/posix_io.h os/file_util.h os/filename.h)
+# Derived caches such as index.db may use the OS layer's SQLite handle:
+# index (index.db), notes (the note index) and capture (the in-memory FTS5
+# table that ranks tool outputs by BM25) keep SQLite databases of their own,
+# rebuilt from the store and never the store's bytes.
+set(CTXKIT_SEALED_OPEN_TO
+    os/sqlite_db.h:index os/sqlite_db.h:notes os/sqlite_db.h:capture)
 function(ctxkit_allow_getenv file reason)
   set_property(GLOBAL APPEND PROPERTY CTXKIT_ALLOWED_GETENV ${file})
 endfunction()
@@ -104,6 +126,34 @@ function(ctxkit_add_layer_check)
          "set(CTXKIT_ENVIRONMENT_LAYER ${CTXKIT_ENVIRONMENT_LAYER})\n")
   string(APPEND graph
          "set(CTXKIT_REF_TEXT_LAYERS ${CTXKIT_REF_TEXT_LAYERS})\n")
+  # The seal names only what exists: a typo must not open a back door.
+  foreach(layer IN LISTS CTXKIT_SEAL_ABOVE CTXKIT_SEALED_LAYERS)
+    if(NOT layer IN_LIST layers)
+      message(FATAL_ERROR "ctxkit: sealed layer '${layer}' is not declared")
+    endif()
+  endforeach()
+  set(open_headers ${CTXKIT_SEALED_OPEN})
+  foreach(pair IN LISTS CTXKIT_SEALED_OPEN_TO)
+    if(NOT pair MATCHES "^([^:]+):([^:]+)$")
+      message(FATAL_ERROR "ctxkit: CTXKIT_SEALED_OPEN_TO: '${pair}' is not "
+                          "HEADER:LAYER")
+    endif()
+    list(APPEND open_headers ${CMAKE_MATCH_1})
+    if(NOT CMAKE_MATCH_2 IN_LIST layers)
+      message(FATAL_ERROR "ctxkit: CTXKIT_SEALED_OPEN_TO: '${CMAKE_MATCH_2}' "
+                          "is not a layer")
+    endif()
+  endforeach()
+  foreach(header IN LISTS open_headers CTXKIT_SEALED_HEADERS)
+    if(NOT EXISTS ${PROJECT_SOURCE_DIR}/src/${header})
+      message(FATAL_ERROR "ctxkit: sealed or opened header src/${header} "
+                          "does not exist")
+    endif()
+  endforeach()
+  foreach(var SEAL_ABOVE SEALED_LAYERS SEALED_HEADERS SEALED_OPEN
+              SEALED_OPEN_TO)
+    string(APPEND graph "set(CTXKIT_${var} ${CTXKIT_${var}})\n")
+  endforeach()
   foreach(layer IN LISTS layers)
     get_property(deps GLOBAL PROPERTY CTXKIT_LAYER_DEPS_${layer})
     get_property(headers GLOBAL PROPERTY CTXKIT_LAYER_HEADERS_${layer})

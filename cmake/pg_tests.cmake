@@ -10,8 +10,10 @@
 #   set(ctxkit_pg_store_filter "*" "-SqliteOnlyTest.*" "-GcTest.ShrinksTheFile")
 # They apply when the test lists are discovered, after each build.
 # storage: the Backend contract on the PostgreSQL engine (the rest of the
-# suite tests SQLite files and the memory engine).
-set(ctxkit_pg_storage_filter "*/Postgres" "PgEngineTest.*")
+# suite tests SQLite files and the memory engine); postgres: the engine's
+# own tests (its schema, listener and migrations).
+set(ctxkit_pg_storage_filter "*/Postgres")
+set(ctxkit_pg_postgres_filter "PgEngineTest.*")
 # store and session: all but the tests of SQLite's own files and formats
 # (blob files and their accounting, file modes, stores of earlier builds,
 # the legacy sessions file) and the CLI interop tests (the CLI's own suites
@@ -46,9 +48,9 @@ set(ctxkit_pg_spawn_filter "SharedManifestsTest.*")
 set(ctxkit_pg_watch_filter "SharedWatchListTest.*")
 set(ctxkit_pg_notes_filter "SharedExecutionLogTest.*")
 
-# The suites: storage always; store, session and MCP (core and HTTP) not
-# under ASan (CI time).
-set(ctxkit_pg_suites storage)
+# The suites: storage and postgres always; store, session and MCP (core
+# and HTTP) not under ASan (CI time).
+set(ctxkit_pg_suites storage postgres)
 if(NOT CTXKIT_SANITIZE)
   list(APPEND ctxkit_pg_suites store session mcp mcp_http spawn watch notes)
 endif()
@@ -122,14 +124,14 @@ foreach(suite ${ctxkit_pg_suites})
                                   FIXTURES_REQUIRED pg_server)
 endforeach()
 
-# Fault tests (tests/storage/pg_fault_test.cc) restart the server in the
+# Fault tests (tests/postgres/pg_fault_test.cc) restart the server in the
 # middle of their writes: they run alone (RUN_SERIAL), and crash-restart it
 # through tests/pg/server.sh (its directory is the URL's socket host). Not
 # under ASan: they test the server's and the engine's behaviour under
 # faults, which the release build shows, and would run alone for long.
 if(NOT CTXKIT_SANITIZE)
-  gtest_discover_tests(storage_tests TEST_PREFIX "pg." TEST_FILTER "PgFaultTest.*"
-                       TEST_LIST storage_pg_fault_tests DISCOVERY_TIMEOUT 60
+  gtest_discover_tests(postgres_tests TEST_PREFIX "pg." TEST_FILTER "PgFaultTest.*"
+                       TEST_LIST postgres_pg_fault_tests DISCOVERY_TIMEOUT 60
                        PROPERTIES TIMEOUT 600 LABELS pg RUN_SERIAL TRUE
                                   ENVIRONMENT "CTXKIT_TEST_PG_URL=${ctxkit_pg_url}"
                                   FIXTURES_REQUIRED pg_server)

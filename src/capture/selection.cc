@@ -6,7 +6,7 @@
 
 #include "core/status_macros.h"
 #include "index/query_terms.h"
-#include "storage/sqlite_db.h"
+#include "os/sqlite_db.h"
 #include "text/json_parse.h"
 
 namespace ctxkit::capture {

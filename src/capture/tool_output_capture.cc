@@ -25,9 +25,9 @@
 #include "ctxkit/capture.h"
 #include "ctxkit/toolcall.h"
 #include "llm/chat_client.h"
-#include "storage/file_util.h"
-#include "storage/filename.h"
-#include "storage/posix_io.h"
+#include "os/file_util.h"
+#include "os/filename.h"
+#include "os/posix_io.h"
 #include "text/json_parse.h"
 
 namespace ctxkit {

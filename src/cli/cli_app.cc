@@ -38,7 +38,8 @@ Environment: CTXKIT_HOME, CTXKIT_STORE_URL, CTXKIT_AGENT, CTXKIT_SESSION back
 $XDG_DATA_HOME/ctxkit, else ~/.local/share/ctxkit. Errors go to stderr as "ctxkit: <code>: <message>", <code> one of
 not_found, invalid_argument, permission_denied, already_exists,
 failed_precondition, unavailable, resource_exhausted, io_error, corruption,
-internal.)";
+internal. With --json, an error is one line of JSON on stderr instead:
+{"error":{"code":"<code>","message":"<message>"}}; the exit code is the same.)";
 
 // `ctxkit --describe`: a small JSON self-description for agent harnesses,
 // including the recommended retention of context notes.
@@ -117,16 +118,40 @@ const CLI::App* VerbLevel(const CLI::App& deepest, const std::string& word,
   return at < verb ? deepest.get_parent() : nullptr;
 }
 
-// CLI11 reports through exceptions; they must stop here, and every one of
-// them that is not a help/version request is a usage error (exit 2),
-// reported as every other error is. A word it could not place that looks
-// like a typo of a verb or option (of the verb being parsed, or a global
-// one) names the nearest.
-int HandleParseError(const CLI::App& app, const CLI::ParseError& e,
-                     const std::vector<std::string>& args) {
-  if (e.get_exit_code() == 0) {  // --help, --help-all, --version.
-    return app.exit(e);
+// Writes a failed `status` to stderr, the one way every error is reported:
+// "ctxkit: <code>: <message>", or with --json one JSON object,
+// {"error":{"code":"<code>","message":"<message>"}}, both on one line, the
+// code named by StatusCodeName. Returns ExitCodeFor(status).
+int ReportFailure(const Status& status, bool json) {
+  std::fflush(stdout);
+  std::string line;
+  if (json) {
+    const nlohmann::json j = {
+        {"error",
+         {{"code", std::string(StatusCodeName(status.code()))},
+          {"message", status.message()}}}};
+    // Messages may quote input that is not UTF-8: replaced, never fatal.
+    line = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  } else {
+    line = "ctxkit: " + status.ToString();
   }
+  line += "\n";
+  std::fwrite(line.data(), 1, line.size(), stderr);
+  return ExitCodeFor(status);
+}
+
+// Whether --json is on a command line CLI11 could not parse (then it may
+// not have set the flag): a word of its own before any "--".
+bool AsksForJson(const std::vector<std::string>& args) {
+  auto end = std::find(args.begin(), args.end(), "--");
+  return std::find(args.begin(), end, "--json") != end;
+}
+
+// The message for CLI11's parse error `e`. A word it could not place that
+// looks like a typo of a verb or option (of the verb being parsed, or a
+// global one) names the nearest.
+std::string UsageMessage(const CLI::App& app, const CLI::ParseError& e,
+                         const std::vector<std::string>& args) {
   std::string message = e.what();
   const CLI::App* deepest = &app;
   while (!deepest->get_subcommands().empty()) {
@@ -164,9 +189,41 @@ int HandleParseError(const CLI::App& app, const CLI::ParseError& e,
     }
     if (level != nullptr || !nearest.empty()) break;
   }
-  ReportError(Status::InvalidArgument(message));
-  std::fprintf(stderr, "Run with --help for more information.\n");
+  return message;
+}
+
+// CLI11 reports through exceptions; they must stop here, and every one of
+// them that is not a help/version request is a usage error (exit 2),
+// reported as every other error is.
+int HandleParseError(const CLI::App& app, const CLI::ParseError& e,
+                     const std::vector<std::string>& args) {
+  if (e.get_exit_code() == 0) {  // --help, --help-all, --version.
+    return app.exit(e);
+  }
+  const bool json = AsksForJson(args);
+  ReportFailure(Status::InvalidArgument(UsageMessage(app, e, args)), json);
+  // Under --json, stderr holds the one JSON object and nothing else.
+  if (!json) std::fprintf(stderr, "Run with --help for more information.\n");
   return kExitUsage;
+}
+
+// Runs the verb that parsed: its exit code, or the failure to report. The
+// ids are checked first, after parsing so that one from the environment is
+// held to the same rule as one from a flag; nothing has touched the store.
+Result<int> RunVerb(const CommandTable& table, const GlobalOptions& options) {
+  if (!options.agent.empty()) {
+    CTXKIT_RETURN_IF_ERROR(
+        ValidateScopeId(options.agent).WithContext("--agent"));
+  }
+  if (!options.session.empty()) {
+    CTXKIT_RETURN_IF_ERROR(
+        ValidateScopeId(options.session).WithContext("--session"));
+  }
+  Context context(&options);
+  for (const auto& [sub, run] : table.entries()) {
+    if (sub->parsed()) return run(context);
+  }
+  return kExitInternal;
 }
 
 }  // namespace
@@ -196,15 +253,11 @@ int ExitCodeFor(const Status& status) {
   return kExitInternal;
 }
 
-int ReportError(const Status& status) {
-  std::fflush(stdout);
-  std::fprintf(stderr, "ctxkit: %s\n", status.ToString().c_str());
-  return ExitCodeFor(status);
-}
-
-int Emit(std::string_view text) {
-  Status s = WriteStdout(text);
-  return s.ok() ? kExitOk : ReportError(s);
+void CommandTable::Add(CLI::App* sub, Runner run) {
+  AddWithExitCode(sub, [run = std::move(run)](Context& ctx) -> Result<int> {
+    CTXKIT_RETURN_IF_ERROR(run(ctx));
+    return kExitOk;
+  });
 }
 
 Status CheckScopeName(std::string_view scope, const GlobalOptions& g) {
@@ -351,31 +404,17 @@ int Main(int argc, char** argv, std::span<const RegisterVerbs> extra) {
       return HandleParseError(app, e,
                               std::vector<std::string>(argv, argv + argc));
     }
-    // Checked after parsing so an id from the environment is held to the
-    // same rule as one from a flag; nothing has touched the store yet.
-    if (!options.agent.empty()) {
-      Status s = ValidateScopeId(options.agent);
-      if (!s.ok()) return ReportError(s.WithContext("--agent"));
-    }
-    if (!options.session.empty()) {
-      Status s = ValidateScopeId(options.session);
-      if (!s.ok()) return ReportError(s.WithContext("--session"));
-    }
-    Context context(&options);
-    for (const auto& [sub, run] : table.entries()) {
-      if (sub->parsed()) {
-        code = run(context);
-        break;
-      }
-    }
+    Result<int> ran = RunVerb(table, options);
+    code = ran.ok() ? *ran : ReportFailure(ran.status(), options.json);
   } catch (const std::exception& e) {
     // Nothing in ctxkit should throw; std::bad_alloc and friends land here.
-    return ReportError(Status::Internal(e.what()));
+    return ReportFailure(Status::Internal(e.what()), options.json);
   }
   // A full disk or closed pipe must not pass for success.
   if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
     if (code == kExitOk) {
-      return ReportError(Status::IoError("cannot write to stdout"));
+      return ReportFailure(Status::IoError("cannot write to stdout"),
+                           options.json);
     }
   }
   return code;

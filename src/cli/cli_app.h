@@ -2,7 +2,8 @@
 // and the mapping of Status codes to documented process exit codes.
 //
 // Each verb group registers itself from its own commands_*.cc file through
-// the Register* functions below; Main parses, then runs the chosen verb.
+// the Register* functions below; Main parses, runs the chosen verb, and
+// reports the failure it returns (the one place errors are printed).
 
 #ifndef CTXKIT_CLI_CLI_APP_H_
 #define CTXKIT_CLI_CLI_APP_H_
@@ -39,12 +40,6 @@ enum ExitCode : int {
 
 // The exit code for a failed Status (kExitOk for OK).
 int ExitCodeFor(const Status& status);
-
-// Writes "ctxkit: <code>: <message>" to stderr and returns ExitCodeFor.
-int ReportError(const Status& status);
-
-// Writes `text` to stdout: kExitOk, or the write error reported.
-int Emit(std::string_view text);
 
 // Values up to this size that have no token count yet (the store counts
 // values up to Options::count_tokens_max_bytes at write; older versions
@@ -121,21 +116,31 @@ class Context {
   std::unique_ptr<View> view_;
 };
 
-// A verb's body; returns the exit code. Runs after a successful parse.
-using Runner = std::function<int(Context&)>;
+// A verb's body, run after a successful parse: OK for exit 0, or the
+// failure. Main reports a failure (see ReportFailure in cli_app.cc: one line
+// "ctxkit: <code>: <message>" on stderr, or under --json one JSON object
+// {"error":{"code":...,"message":...}}) and exits with its ExitCodeFor.
+using Runner = std::function<Status(Context&)>;
+
+// A verb whose exit code may be nonzero with nothing for Main to report
+// (spawn passes its child's code through; the demo words its own failure):
+// the exit code, already explained on stderr when nonzero, or a failure
+// Main reports as a Runner's.
+using CodeRunner = std::function<Result<int>(Context&)>;
 
 // Collects the verbs so Main can run the one the user chose.
 class CommandTable {
  public:
-  void Add(CLI::App* sub, Runner run) {
+  void Add(CLI::App* sub, Runner run);
+  void AddWithExitCode(CLI::App* sub, CodeRunner run) {
     entries_.push_back({sub, std::move(run)});
   }
-  const std::vector<std::pair<CLI::App*, Runner>>& entries() const {
+  const std::vector<std::pair<CLI::App*, CodeRunner>>& entries() const {
     return entries_;
   }
 
  private:
-  std::vector<std::pair<CLI::App*, Runner>> entries_;
+  std::vector<std::pair<CLI::App*, CodeRunner>> entries_;
 };
 
 // Verb groups, each in its own file.

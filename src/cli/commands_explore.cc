@@ -13,6 +13,7 @@
 #include "cli/flags.h"
 #include "cli/io.h"
 #include "cli/output.h"
+#include "core/status_macros.h"
 #include "ctxkit/explore.h"
 #include "ctxkit/ref.h"
 #include "ctxkit/store.h"
@@ -121,13 +122,13 @@ struct LenArgs {
   bool count = false;
 };
 
-int RunPeek(Context& ctx, const PeekArgs& a) {
+Status RunPeek(Context& ctx, const PeekArgs& a) {
   Result<Target> target =
       ParseKeyOrRef(a.key, a.scope, a.version, ctx.options());
-  if (!target.ok()) return ReportError(target.status());
+  if (!target.ok()) return target.status();
   Status s;
   Result<PeekUnit> unit = ParsePeekUnit(a.unit);
-  if (!unit.ok()) return ReportError(unit.status().WithContext("--unit"));
+  if (!unit.ok()) return unit.status().WithContext("--unit");
   PeekOptions o;
   o.start = a.start;
   o.end = a.end;
@@ -137,9 +138,9 @@ int RunPeek(Context& ctx, const PeekArgs& a) {
     o.start = slice.start;
     if (slice.end) {
       if (end_given) {
-        return ReportError(Status::InvalidArgument(
+        return Status::InvalidArgument(
             "START '" + a.start_text +
-            "' is a slice and already has its end; drop END / --end"));
+            "' is a slice and already has its end; drop END / --end");
       }
       o.end = *slice.end;
     }
@@ -152,15 +153,12 @@ int RunPeek(Context& ctx, const PeekArgs& a) {
   o.max_bytes = a.max_bytes;
   o.count_total = a.count;
   Result<View*> view = ctx.OpenView();
-  if (!view.ok()) return ReportError(view.status());
+  if (!view.ok()) return view.status();
   Result<Ref> pinned = (*view)->Pin(*target);
-  if (!pinned.ok()) return ReportError(pinned.status());
+  if (!pinned.ok()) return pinned.status();
   Result<PeekResult> r = Peek(**view, *pinned, o);
-  if (!r.ok()) return ReportError(r.status());
-  if (!ctx.json()) {
-    s = WriteStdout(r->text);
-    return s.ok() ? kExitOk : ReportError(s);
-  }
+  if (!r.ok()) return r.status();
+  if (!ctx.json()) return WriteStdout(r->text);
   // The peek form, and the content around it.
   nlohmann::json j = explore::PeekToJson(*r);
   j["text"] = r->text;
@@ -168,10 +166,10 @@ int RunPeek(Context& ctx, const PeekArgs& a) {
     j["parts"] = r->parts;
   }
   PrintJson(j);
-  return kExitOk;
+  return Status::Ok();
 }
 
-int RunSearch(Context& ctx, const SearchArgs& a) {
+Status RunSearch(Context& ctx, const SearchArgs& a) {
   SearchOptions o;
   o.regex = a.regex;
   o.case_insensitive = a.ignore_case;
@@ -184,27 +182,26 @@ int RunSearch(Context& ctx, const SearchArgs& a) {
   for (const auto& text : targets) {
     // Keys take --scope; refs name their own.
     Result<Target> t = ParseKeyOrRef(text, "", 0, ctx.options());
-    if (!t.ok()) return ReportError(t.status());
+    if (!t.ok()) return t.status();
     if (t->is_ref()) {
       o.refs.push_back(*t->ref());
     } else {
       o.keys.push_back(t->key());
     }
   }
-  Status s = CheckScopeName(a.scope, ctx.options());
-  if (!s.ok()) return ReportError(s);
+  CTXKIT_RETURN_IF_ERROR(CheckScopeName(a.scope, ctx.options()));
   if (!a.type.empty()) {
     Result<ValueType> type = ParseValueType(a.type);
-    if (!type.ok()) return ReportError(type.status().WithContext("--type"));
+    if (!type.ok()) return type.status().WithContext("--type");
     o.type = *type;
   }
   Result<View*> view = ctx.OpenView();
-  if (!view.ok()) return ReportError(view.status());
+  if (!view.ok()) return view.status();
   Result<SearchResult> r = Search(**view, a.pattern, o);
-  if (!r.ok()) return ReportError(r.status());
+  if (!r.ok()) return r.status();
   if (ctx.json()) {
     PrintJson(explore::SearchResultToJson(*r));
-    return kExitOk;
+    return Status::Ok();
   }
   // grep's layout: KEY:LINE:preview, context as KEY-LINE-text, groups
   // separated by "--" when there is context.
@@ -224,26 +221,25 @@ int RunSearch(Context& ctx, const SearchArgs& a) {
     out += "-- stopped at --max " + std::to_string(a.max) +
            "; more matches may exist\n";
   }
-  s = WriteStdout(out);
-  return s.ok() ? kExitOk : ReportError(s);
+  return WriteStdout(out);
 }
 
-int RunLen(Context& ctx, const LenArgs& a) {
+Status RunLen(Context& ctx, const LenArgs& a) {
   Result<Target> target =
       ParseKeyOrRef(a.key, a.scope, a.version, ctx.options());
-  if (!target.ok()) return ReportError(target.status());
+  if (!target.ok()) return target.status();
   Status s;
   LenOptions o;
   o.count = a.count;
   Result<View*> view = ctx.OpenView();
-  if (!view.ok()) return ReportError(view.status());
+  if (!view.ok()) return view.status();
   Result<Ref> pinned = (*view)->Pin(*target);
-  if (!pinned.ok()) return ReportError(pinned.status());
+  if (!pinned.ok()) return pinned.status();
   Result<LenResult> r = Len(**view, *pinned, o);
-  if (!r.ok()) return ReportError(r.status());
+  if (!r.ok()) return r.status();
   if (ctx.json()) {
     PrintJson(explore::LenToJson(*r));
-    return kExitOk;
+    return Status::Ok();
   }
   Table t({});
   t.AddRow({"type", std::string(ValueTypeName(r->type))});
@@ -254,8 +250,7 @@ int RunLen(Context& ctx, const LenArgs& a) {
   row("lines", r->lines);
   row("items", r->items);
   row("chunks", r->chunks);
-  s = WriteStdout(t.Render());
-  return s.ok() ? kExitOk : ReportError(s);
+  return WriteStdout(t.Render());
 }
 
 void AddLookup(CLI::App* sub, std::string* scope, uint64_t* version) {

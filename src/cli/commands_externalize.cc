@@ -15,6 +15,7 @@
 #include "cli/flags.h"
 #include "cli/io.h"
 #include "cli/output.h"
+#include "core/status_macros.h"
 #include "ctxkit/externalize.h"
 #include "ctxkit/ref.h"
 #include "ctxkit/store.h"
@@ -99,48 +100,44 @@ void AddContextOptions(CLI::App* sub, ContextArgs* a) {
       ->type_name("NAME=REF");
 }
 
-int RunExternalize(Context& ctx, const ExternalizeArgs& a) {
+Status RunExternalize(Context& ctx, const ExternalizeArgs& a) {
   if (a.query.empty()) {
-    return ReportError(Status::InvalidArgument("--query must not be empty"));
+    return Status::InvalidArgument("--query must not be empty");
   }
   SizeConfig size;
   size.warn_bytes = a.warn_bytes;
   size.chunk_bytes = a.chunk_bytes;
   size.total_bytes = a.total_bytes;
   if (size.warn_bytes == 0 || size.chunk_bytes == 0 || size.total_bytes == 0) {
-    return ReportError(
-        Status::InvalidArgument("size limits must be >= 1 byte"));
+    return Status::InvalidArgument("size limits must be >= 1 byte");
   }
   RootPromptOptions po;
   if (!a.template_file.empty()) {
     Result<std::string> t = ReadFile(a.template_file);
-    if (!t.ok()) return ReportError(t.status().WithContext("--template"));
+    if (!t.ok()) return t.status().WithContext("--template");
     po.template_text = *t;
     if (po.template_text.empty()) {
-      return ReportError(
-          Status::InvalidArgument("--template: the file is empty"));
+      return Status::InvalidArgument("--template: the file is empty");
     }
     // A bad template is refused before the session's manifests are
     // written: the prompt of an empty context meets every template error.
     Result<ExternalizedContext> empty = ExternalizedContext::Empty(a.query);
-    if (!empty.ok()) return ReportError(empty.status());
-    Status checked = BuildRootPrompt(*empty, po).status();
-    if (!checked.ok()) return ReportError(checked);
+    if (!empty.ok()) return empty.status();
+    CTXKIT_RETURN_IF_ERROR(BuildRootPrompt(*empty, po).status());
   }
   Result<ExternalizedContext> ext = Load(ctx, a.c, a.query);
-  if (!ext.ok()) return ReportError(ext.status());
+  if (!ext.ok()) return ext.status();
   Result<View*> view = ctx.OpenView();
-  if (!view.ok()) return ReportError(view.status());
+  if (!view.ok()) return view.status();
   if (a.auto_chunk) {
-    Status s = ext->AutoChunk(**view, size);
-    if (!s.ok()) return ReportError(s);
+    CTXKIT_RETURN_IF_ERROR(ext->AutoChunk(**view, size));
   }
   Result<RootPrompt> prompt = BuildRootPrompt(*ext, po);
-  if (!prompt.ok()) return ReportError(prompt.status());
+  if (!prompt.ok()) return prompt.status();
   std::optional<uint64_t> inlined;
   if (a.compare) {
     Result<uint64_t> n = InlinedPromptTokens(**view, *ext, po);
-    if (!n.ok()) return ReportError(n.status());
+    if (!n.ok()) return n.status();
     inlined = *n;
   }
   if (ctx.json()) {
@@ -154,7 +151,7 @@ int RunExternalize(Context& ctx, const ExternalizeArgs& a) {
                                        static_cast<double>(*inlined);
     }
     PrintJson(j);
-    return kExitOk;
+    return Status::Ok();
   }
   // Warnings and counts go to stderr so stdout is the prompt alone.
   for (const SizeWarning& w : ext->CheckSizeLimits(size)) {
@@ -166,7 +163,7 @@ int RunExternalize(Context& ctx, const ExternalizeArgs& a) {
     std::fprintf(stderr, "ctxkit: inlined: %llu tokens\n",
                  static_cast<unsigned long long>(*inlined));
   }
-  return Emit(prompt->text);
+  return WriteStdout(prompt->text);
 }
 
 nlohmann::json PeekJson(const VariablePeek& p) {
@@ -195,23 +192,23 @@ nlohmann::json PeekJson(const VariablePeek& p) {
   return j;
 }
 
-int RunPeek(Context& ctx, const VarArgs& a) {
+Status RunPeek(Context& ctx, const VarArgs& a) {
   Result<PeekUnit> unit = ParsePeekUnit(a.unit);
-  if (!unit.ok()) return ReportError(unit.status().WithContext("--unit"));
+  if (!unit.ok()) return unit.status().WithContext("--unit");
   Result<ExternalizedContext> ext = Load(ctx, a.c, "");
-  if (!ext.ok()) return ReportError(ext.status());
+  if (!ext.ok()) return ext.status();
   VariablePeekOptions o;
   o.start = a.start;
   o.end = a.end;
   o.unit = *unit;
   o.max_bytes = a.max_bytes;
   Result<VariablePeek> p = ext->Peek(**ctx.OpenView(), a.name, o);
-  if (!p.ok()) return ReportError(p.status());
+  if (!p.ok()) return p.status();
   if (ctx.json()) {
     PrintJson(PeekJson(*p));
-    return kExitOk;
+    return Status::Ok();
   }
-  if (p->shape == VariableShape::kString) return Emit(p->text);
+  if (p->shape == VariableShape::kString) return WriteStdout(p->text);
   std::string out;
   for (const PeekedItem& it : p->items) {
     out += p->shape == VariableShape::kDict
@@ -221,19 +218,19 @@ int RunPeek(Context& ctx, const VarArgs& a) {
     if (it.truncated) out += " [... truncated]";
     if (out.empty() || out.back() != '\n') out += '\n';
   }
-  return Emit(out);
+  return WriteStdout(out);
 }
 
-int RunSearch(Context& ctx, const VarArgs& a) {
+Status RunSearch(Context& ctx, const VarArgs& a) {
   Result<ExternalizedContext> ext = Load(ctx, a.c, "");
-  if (!ext.ok()) return ReportError(ext.status());
+  if (!ext.ok()) return ext.status();
   VariableSearchOptions o;
   o.regex = a.regex;
   o.case_insensitive = a.ignore_case;
   o.max_results = a.max_results;
   Result<VariableSearch> r =
       ext->Search(**ctx.OpenView(), a.name, a.pattern, o);
-  if (!r.ok()) return ReportError(r.status());
+  if (!r.ok()) return r.status();
   if (ctx.json()) {
     nlohmann::json ms = nlohmann::json::array();
     for (const VariableMatch& m : r->matches) {
@@ -247,7 +244,7 @@ int RunSearch(Context& ctx, const VarArgs& a) {
     PrintJson({{"variable", r->variable},
                {"matches", std::move(ms)},
                {"truncated", r->truncated}});
-    return kExitOk;
+    return Status::Ok();
   }
   std::string out;
   for (const VariableMatch& m : r->matches) {
@@ -255,21 +252,21 @@ int RunSearch(Context& ctx, const VarArgs& a) {
            std::to_string(m.line) + ": " + m.preview + "\n";
   }
   if (r->truncated) out += "(more matches: raise --max-results)\n";
-  return Emit(out);
+  return WriteStdout(out);
 }
 
-int RunSummarize(Context& ctx, const VarArgs& a) {
+Status RunSummarize(Context& ctx, const VarArgs& a) {
   if (a.max_tokens == 0) {
-    return ReportError(Status::InvalidArgument("--max-tokens must be >= 1"));
+    return Status::InvalidArgument("--max-tokens must be >= 1");
   }
   Result<ExternalizedContext> ext = Load(ctx, a.c, "");
-  if (!ext.ok()) return ReportError(ext.status());
+  if (!ext.ok()) return ext.status();
   Result<DeferredVariableSummary> d = ext->Summarize(
       **ctx.OpenView(), a.name, a.max_tokens, env::LlmEndpointFromEnv());
-  if (!d.ok()) return ReportError(d.status());
+  if (!d.ok()) return d.status();
   // The CLI is the orchestrator: it resolves the deferred operation now.
   Result<Summary> s = d->Get();
-  if (!s.ok()) return ReportError(s.status());
+  if (!s.ok()) return s.status();
   if (ctx.json()) {
     PrintJson({{"variable", a.name},
                {"summary", s->text},
@@ -277,23 +274,23 @@ int RunSummarize(Context& ctx, const VarArgs& a) {
                {"max_tokens", a.max_tokens},
                {"summarizer", s->summarizer},
                {"notes", s->notes}});
-    return kExitOk;
+    return Status::Ok();
   }
-  return Emit(s->text + "\n");
+  return WriteStdout(s->text + "\n");
 }
 
-int RunFind(Context& ctx, const VarArgs& a) {
+Status RunFind(Context& ctx, const VarArgs& a) {
   if (a.top_k < 1 || a.top_k > 1000) {
-    return ReportError(Status::InvalidArgument("--top-k must be 1-1000"));
+    return Status::InvalidArgument("--top-k must be 1-1000");
   }
   Result<ExternalizedContext> ext = Load(ctx, a.c, "");
-  if (!ext.ok()) return ReportError(ext.status());
+  if (!ext.ok()) return ext.status();
   VariableFindOptions o;
   o.top_k = a.top_k;
   o.embeddings = env::EmbeddingsFromEnv();
   Result<FindResult> r =
       ext->FindRelevant(**ctx.OpenView(), a.name, a.query, o);
-  if (!r.ok()) return ReportError(r.status());
+  if (!r.ok()) return r.status();
   if (ctx.json()) {
     nlohmann::json hits = nlohmann::json::array();
     for (const FindHit& h : r->hits) {
@@ -303,7 +300,7 @@ int RunFind(Context& ctx, const VarArgs& a) {
                {"method", r->method},
                {"hits", std::move(hits)},
                {"notes", r->notes}});
-    return kExitOk;
+    return Status::Ok();
   }
   std::string out;
   for (const FindHit& h : r->hits) {
@@ -311,14 +308,14 @@ int RunFind(Context& ctx, const VarArgs& a) {
            std::to_string(h.byte_length) + "] " + FormatRef(h.ref) + "\n  " +
            h.preview.substr(0, 160) + "\n";
   }
-  return Emit(out);
+  return WriteStdout(out);
 }
 
-int RunLen(Context& ctx, const VarArgs& a) {
+Status RunLen(Context& ctx, const VarArgs& a) {
   Result<ExternalizedContext> ext = Load(ctx, a.c, "");
-  if (!ext.ok()) return ReportError(ext.status());
+  if (!ext.ok()) return ext.status();
   Result<VariableLen> n = ext->Len(a.name);
-  if (!n.ok()) return ReportError(n.status());
+  if (!n.ok()) return n.status();
   if (ctx.json()) {
     PrintJson({{"variable", n->variable},
                {"shape", std::string(VariableShapeName(n->shape))},
@@ -326,13 +323,13 @@ int RunLen(Context& ctx, const VarArgs& a) {
                                               : nlohmann::json(nullptr)},
                {"bytes", n->bytes},
                {"tokens", n->tokens}});
-    return kExitOk;
+    return Status::Ok();
   }
   std::string out;
   if (n->items.has_value()) out += std::to_string(*n->items) + " items, ";
   out += std::to_string(n->bytes) + " bytes, " + std::to_string(n->tokens) +
          " tokens\n";
-  return Emit(out);
+  return WriteStdout(out);
 }
 
 }  // namespace

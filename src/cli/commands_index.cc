@@ -14,6 +14,7 @@
 #include "cli/flags.h"
 #include "cli/io.h"
 #include "cli/output.h"
+#include "core/status_macros.h"
 #include "ctxkit/chunk.h"
 #include "ctxkit/index.h"
 #include "ctxkit/ref.h"
@@ -38,13 +39,12 @@ struct FindArgs {
 
 // One line per hit for people: the preview's line breaks would break the
 // layout, so they are shown as spaces.
-int RunFind(Context& ctx, const FindArgs& a) {
+Status RunFind(Context& ctx, const FindArgs& a) {
   if (!a.key.empty()) {
     Status s = ValidateKey(a.key);
-    if (!s.ok()) return ReportError(s.WithContext("--key"));
+    if (!s.ok()) return s.WithContext("--key");
   }
-  Status s = CheckScopeName(a.scope, ctx.options());
-  if (!s.ok()) return ReportError(s);
+  CTXKIT_RETURN_IF_ERROR(CheckScopeName(a.scope, ctx.options()));
   FindOptions o;
   o.embeddings = env::EmbeddingsFromEnv();
   o.key = a.key;
@@ -60,9 +60,9 @@ int RunFind(Context& ctx, const FindArgs& a) {
   o.preview_bytes = a.preview;
   o.widen = !a.literal;
   Result<View*> view = ctx.OpenView();
-  if (!view.ok()) return ReportError(view.status());
+  if (!view.ok()) return view.status();
   Result<FindResult> r = FindRelevant(**view, a.query, o);
-  if (!r.ok()) return ReportError(r.status());
+  if (!r.ok()) return r.status();
   if (ctx.json()) {
     nlohmann::json hits = nlohmann::json::array();
     for (const FindHit& h : r->hits) {
@@ -81,7 +81,7 @@ int RunFind(Context& ctx, const FindArgs& a) {
                {"variables_dropped", r->variables_dropped},
                {"skipped", std::move(skipped)},
                {"notes", r->notes}});
-    return kExitOk;
+    return Status::Ok();
   }
   // KEY@START+LENGTH  score  preview; the ref is what an agent keeps.
   std::string out;
@@ -100,8 +100,7 @@ int RunFind(Context& ctx, const FindArgs& a) {
     std::fprintf(stderr, "ctxkit: note: %s: %s\n", v.key.c_str(),
                  v.reason.c_str());
   }
-  s = WriteStdout(out);
-  return s.ok() ? kExitOk : ReportError(s);
+  return WriteStdout(out);
 }
 
 struct ChunkArgs {
@@ -115,16 +114,16 @@ struct ChunkArgs {
 // chunks never has its whole listing in memory.
 constexpr size_t kFlushBytes = 1u << 16;
 
-int RunChunk(Context& ctx, const ChunkArgs& a) {
+Status RunChunk(Context& ctx, const ChunkArgs& a) {
   Result<Target> target =
       ParseKeyOrRef(a.target, a.scope, a.version, ctx.options());
-  if (!target.ok()) return ReportError(target.status());
+  if (!target.ok()) return target.status();
   if (a.max_tokens < 1 || a.max_tokens > kMaxChunkTokens) {
-    return ReportError(Status::InvalidArgument(
-        "--max-tokens must be 1-" + std::to_string(kMaxChunkTokens)));
+    return Status::InvalidArgument("--max-tokens must be 1-" +
+                                   std::to_string(kMaxChunkTokens));
   }
   Result<View*> view = ctx.OpenView();
-  if (!view.ok()) return ReportError(view.status());
+  if (!view.ok()) return view.status();
   ChunkOptions o;
   o.lookup.scope = a.scope;
   o.lookup.version = a.version;
@@ -161,10 +160,9 @@ int RunChunk(Context& ctx, const ChunkArgs& a) {
         return w;
       },
       o);
-  if (!s.ok()) return ReportError(s);
+  CTXKIT_RETURN_IF_ERROR(s);
   if (json) out += "]\n";
-  s = WriteStdout(out);
-  return s.ok() ? kExitOk : ReportError(s);
+  return WriteStdout(out);
 }
 
 }  // namespace

@@ -35,16 +35,16 @@ nlohmann::json UsageJson(const std::vector<UsageRow>& rows,
       {"session_bytes", st.session_resident_bytes + st.session_spilled_bytes}};
 }
 
-int RunDu(Context& ctx) {
+Status RunDu(Context& ctx) {
   Result<Store*> store = ctx.OpenStore();
-  if (!store.ok()) return ReportError(store.status());
+  if (!store.ok()) return store.status();
   Result<std::vector<UsageRow>> rows = (*store)->Usage();
-  if (!rows.ok()) return ReportError(rows.status());
+  if (!rows.ok()) return rows.status();
   Result<StoreStats> stats = (*store)->Stats();
-  if (!stats.ok()) return ReportError(stats.status());
+  if (!stats.ok()) return stats.status();
   if (ctx.json()) {
     PrintJson(UsageJson(*rows, *stats));
-    return kExitOk;
+    return Status::Ok();
   }
   Table t({"SCOPE", "TYPE", "TIER", "OBJECTS", "VERSIONS", "BYTES"}, {3, 4, 5});
   for (const UsageRow& r : *rows) {
@@ -56,8 +56,7 @@ int RunDu(Context& ctx) {
   out += "content stored: " + ExactBytes(stats->content_bytes) + " in " +
          GroupedNumber(stats->blob_files) +
          " blob files and the database (blobs counted once)\n";
-  Status s = WriteStdout(out);
-  return s.ok() ? kExitOk : ReportError(s);
+  return WriteStdout(out);
 }
 
 nlohmann::json GcJson(const GarbageReport& r) {
@@ -80,18 +79,17 @@ struct GcArgs {
   bool apply = false;
 };
 
-int RunGc(Context& ctx, const GcArgs& a) {
+Status RunGc(Context& ctx, const GcArgs& a) {
   Result<int64_t> seconds = ParseRetention(a.older_than);
-  if (!seconds.ok())
-    return ReportError(seconds.status().WithContext("--older-than"));
+  if (!seconds.ok()) return seconds.status().WithContext("--older-than");
   Result<Store*> store = ctx.OpenStore();
-  if (!store.ok()) return ReportError(store.status());
+  if (!store.ok()) return store.status();
   GarbageOptions options{.retention_seconds = *seconds, .apply = a.apply};
   Result<GarbageReport> report = face::CollectGarbage(**store, options);
-  if (!report.ok()) return ReportError(report.status());
+  if (!report.ok()) return report.status();
   if (ctx.json()) {
     PrintJson(GcJson(*report));
-    return kExitOk;
+    return Status::Ok();
   }
   Table t({"SCOPE", "TYPE", "VERSIONS", "BYTES"}, {2, 3});
   for (const GarbageRow& r : report->rows) {
@@ -116,8 +114,7 @@ int RunGc(Context& ctx, const GcArgs& a) {
     out += GroupedNumber(report->kept_by_ref) +
            " old versions kept because a session or manifest names them\n";
   }
-  Status s = WriteStdout(out);
-  return s.ok() ? kExitOk : ReportError(s);
+  return WriteStdout(out);
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include "cli/flags.h"
 #include "cli/mcp_common.h"
 #include "core/encoding.h"
+#include "core/status_macros.h"
 #include "ctxkit/mcp.h"
 #include "ctxkit/store.h"
 #include "mcp/stdio_transport.h"
@@ -34,9 +35,9 @@ std::string FreshSessionId() {
   return "mcp-" + core::ToHex(bytes);
 }
 
-int RunMcp(Context& ctx, const McpArgs& a) {
+Status RunMcp(Context& ctx, const McpArgs& a) {
   Result<McpServerSetup> setup = CreateMcpServer(ctx, a.server);
-  if (!setup.ok()) return ReportError(setup.status());
+  if (!setup.ok()) return setup.status();
   mcp::ClientBinding binding;
   binding.agent = ctx.options().agent.empty() ? "mcp" : ctx.options().agent;
   binding.session =
@@ -46,9 +47,9 @@ int RunMcp(Context& ctx, const McpArgs& a) {
                "session '%s'\n",
                setup->store->home().c_str(), binding.agent.c_str(),
                binding.session.c_str());
-  Status s = mcp::ServeStdio(*setup->server, binding, stdin, stdout);
-  if (!s.ok()) return ReportError(s);
-  return kExitOk;
+  CTXKIT_RETURN_IF_ERROR(
+      mcp::ServeStdio(*setup->server, binding, stdin, stdout));
+  return Status::Ok();
 }
 
 }  // namespace

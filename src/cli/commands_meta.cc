@@ -13,6 +13,7 @@
 #include "cli/flags.h"
 #include "cli/io.h"
 #include "cli/output.h"
+#include "core/status_macros.h"
 #include "ctxkit/ref.h"
 #include "ctxkit/store.h"
 
@@ -70,41 +71,40 @@ std::string TagsCell(const std::vector<std::string>& tags) {
   return out;
 }
 
-int RunRef(Context& ctx, const KeyArgs& a) {
+Status RunRef(Context& ctx, const KeyArgs& a) {
   Result<Target> target =
       ParseKeyOrRef(a.key, a.scope, a.version, ctx.options());
-  if (!target.ok()) return ReportError(target.status());
+  if (!target.ok()) return target.status();
   Result<View*> view = ctx.OpenView();
-  if (!view.ok()) return ReportError(view.status());
+  if (!view.ok()) return view.status();
   // A key: its dynamic ref (or --version's static one); a ref: pinned.
   Result<Ref> ref = (*view)->RefOf(*target);
-  if (!ref.ok()) return ReportError(ref.status());
+  if (!ref.ok()) return ref.status();
   if (ctx.json()) {
     // Counted once, then kept with the version.
     Result<uint64_t> tokens = (*view)->CountTokens(*ref);
-    if (!tokens.ok()) return ReportError(tokens.status());
+    if (!tokens.ok()) return tokens.status();
     nlohmann::json out = RefToJson(*ref);
     out["tokens"] = *tokens;
     PrintJson(out);
-    return kExitOk;
+    return Status::Ok();
   }
-  return Emit(FormatRef(*ref) + "\n");
+  return WriteStdout(FormatRef(*ref) + "\n");
 }
 
-int RunStat(Context& ctx, const KeyArgs& a) {
+Status RunStat(Context& ctx, const KeyArgs& a) {
   Result<Target> target = ParseKeyOrRef(a.key, a.scope, 0, ctx.options());
-  if (!target.ok()) return ReportError(target.status());
+  if (!target.ok()) return target.status();
   Result<View*> view = ctx.OpenView();
-  if (!view.ok()) return ReportError(view.status());
+  if (!view.ok()) return view.status();
   Result<ObjectMeta> meta = (*view)->Stat(*target);
-  if (!meta.ok()) return ReportError(meta.status());
+  if (!meta.ok()) return meta.status();
   if (!meta->tokens) {
-    Status s = FillTokens(**view, &*meta, UINT64_MAX);
-    if (!s.ok()) return ReportError(s);
+    CTXKIT_RETURN_IF_ERROR(FillTokens(**view, &*meta, UINT64_MAX));
   }
   if (ctx.json()) {
     PrintJson(ObjectMetaToJson(*meta));
-    return kExitOk;
+    return Status::Ok();
   }
   Table t({});
   t.AddRow({"key", meta->key});
@@ -118,21 +118,21 @@ int RunStat(Context& ctx, const KeyArgs& a) {
   t.AddRow({"updated", HumanTime(meta->updated_unix_ns)});
   t.AddRow({"tags", TagsCell(meta->tags)});
   t.AddRow({"persistent", meta->persistent ? "yes" : "no"});
-  return Emit(t.Render());
+  return WriteStdout(t.Render());
 }
 
-int RunList(Context& ctx, const ListArgs& a) {
+Status RunList(Context& ctx, const ListArgs& a) {
   Status s = CheckScopeName(a.scope, ctx.options());
-  if (!s.ok()) return ReportError(s);
+  CTXKIT_RETURN_IF_ERROR(s);
   for (const auto& tag : a.tags) {
     s = ValidateTag(tag);
-    if (!s.ok()) return ReportError(s.WithContext("--tag"));
+    if (!s.ok()) return s.WithContext("--tag");
   }
   ListFilter filter;
   filter.scope = a.scope;
   if (!a.type.empty()) {
     Result<ValueType> type = ParseValueType(a.type);
-    if (!type.ok()) return ReportError(type.status().WithContext("--type"));
+    if (!type.ok()) return type.status().WithContext("--type");
     filter.type = *type;
   }
   filter.key_prefix = a.prefix;
@@ -140,20 +140,20 @@ int RunList(Context& ctx, const ListArgs& a) {
   filter.limit = a.limit;
   filter.cursor = a.cursor;
   Result<View*> view = ctx.OpenView();
-  if (!view.ok()) return ReportError(view.status());
+  if (!view.ok()) return view.status();
   Result<ListPage> page = (*view)->List(filter);
-  if (!page.ok()) return ReportError(page.status());
+  if (!page.ok()) return page.status();
   for (ObjectMeta& m : page->items) {
     if (m.tokens) continue;
     s = FillTokens(**view, &m, kEagerTokenCountMaxBytes);
-    if (!s.ok()) return ReportError(s);
+    CTXKIT_RETURN_IF_ERROR(s);
   }
   if (ctx.json()) {
     nlohmann::json items = nlohmann::json::array();
     for (const auto& m : page->items) items.push_back(ObjectMetaToJson(m));
     PrintJson(
         {{"items", std::move(items)}, {"next_cursor", page->next_cursor}});
-    return kExitOk;
+    return Status::Ok();
   }
   Table t({"KEY", "SCOPE", "TYPE", "SIZE", "TOKENS", "VER", "UPDATED", "TAGS"},
           {3, 4, 5});
@@ -169,23 +169,23 @@ int RunList(Context& ctx, const ListArgs& a) {
   if (!page->next_cursor.empty()) {
     out += "-- more: ctxkit ls --cursor " + page->next_cursor + "\n";
   }
-  return Emit(out);
+  return WriteStdout(out);
 }
 
-int RunVersions(Context& ctx, const KeyArgs& a) {
+Status RunVersions(Context& ctx, const KeyArgs& a) {
   Result<Target> target = ParseKeyOrRef(a.key, a.scope, 0, ctx.options());
-  if (!target.ok()) return ReportError(target.status());
+  if (!target.ok()) return target.status();
   Result<View*> view = ctx.OpenView();
-  if (!view.ok()) return ReportError(view.status());
+  if (!view.ok()) return view.status();
   Result<std::vector<VersionMeta>> versions = (*view)->Versions(*target);
-  if (!versions.ok()) return ReportError(versions.status());
+  if (!versions.ok()) return versions.status();
   if (ctx.json()) {
     // The object's ref names each present version (none once removed).
     Result<Ref> object = (*view)->RefOf(*target);
     if (object.ok()) object = object->Dynamic();
     PrintJson(VersionListToJson(target->key(), *versions,
                                 object.ok() ? &*object : nullptr));
-    return kExitOk;
+    return Status::Ok();
   }
   Table t({"VER", "STATE", "TYPE", "SIZE", "TOKENS", "SHA256", "CREATED",
            "PRODUCER"},
@@ -196,39 +196,39 @@ int RunVersions(Context& ctx, const KeyArgs& a) {
               TokensCell(v.tokens), v.content_hash.substr(0, 12),
               HumanTime(v.created_unix_ns), v.producer});
   }
-  return Emit(t.Render());
+  return WriteStdout(t.Render());
 }
 
-int RunPromote(Context& ctx, const KeyArgs& a) {
+Status RunPromote(Context& ctx, const KeyArgs& a) {
   Status s = ValidateKey(a.key);
-  if (!s.ok()) return ReportError(s.WithContext("key"));
+  if (!s.ok()) return s.WithContext("key");
   if (ctx.options().agent.empty()) {
-    return ReportError(Status::InvalidArgument(
+    return Status::InvalidArgument(
         "promote moves a key out of the view's agent scope: give --agent "
-        "(or CTXKIT_AGENT)"));
+        "(or CTXKIT_AGENT)");
   }
   Result<View*> view = ctx.OpenView();
-  if (!view.ok()) return ReportError(view.status());
+  if (!view.ok()) return view.status();
   Result<Ref> ref = (*view)->Promote(a.key);
-  if (!ref.ok()) return ReportError(ref.status());
+  if (!ref.ok()) return ref.status();
   if (ctx.json()) {
     PrintJson(RefToJson(*ref));
-    return kExitOk;
+    return Status::Ok();
   }
-  return Emit(FormatRef(*ref) + "\n");
+  return WriteStdout(FormatRef(*ref) + "\n");
 }
 
-int RunStats(Context& ctx) {
+Status RunStats(Context& ctx) {
   Result<Store*> store = ctx.OpenStore();
-  if (!store.ok()) return ReportError(store.status());
+  if (!store.ok()) return store.status();
   Result<StoreStats> stats = (*store)->Stats();
-  if (!stats.ok()) return ReportError(stats.status());
+  if (!stats.ok()) return stats.status();
   const StoreStats& st = *stats;
   if (ctx.json()) {
     nlohmann::json j = StatsToJson(st);
     j["home"] = (*store)->home();
     PrintJson(j);
-    return kExitOk;
+    return Status::Ok();
   }
   Table t({});
   t.AddRow({"home", (*store)->home()});
@@ -249,7 +249,7 @@ int RunStats(Context& ctx) {
                 HumanBytes(st.session_spilled_bytes) + " spilled)"});
   t.AddRow({"evictions", GroupedNumber(st.evictions)});
   t.AddRow({"spills", GroupedNumber(st.spills)});
-  return Emit(t.Render());
+  return WriteStdout(t.Render());
 }
 
 }  // namespace

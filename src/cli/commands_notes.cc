@@ -15,6 +15,7 @@
 #include "cli/flags.h"
 #include "cli/io.h"
 #include "cli/output.h"
+#include "core/status_macros.h"
 #include "ctxkit/environment.h"
 #include "ctxkit/notes.h"
 #include "ctxkit/store.h"
@@ -77,55 +78,54 @@ Result<std::unique_ptr<Notebook>> OpenBook(Context& ctx, const NotesArgs& a) {
   return Notebook::Open(**view, o);
 }
 
-int PrintPaths(Context& ctx, Notebook& book,
-               const std::vector<std::string>& rels) {
+Status PrintPaths(Context& ctx, Notebook& book,
+                  const std::vector<std::string>& rels) {
   if (ctx.json()) {
     Result<View*> view = ctx.OpenView();
-    if (!view.ok()) return ReportError(view.status());
+    if (!view.ok()) return view.status();
     nlohmann::json arr = nlohmann::json::array();
     for (const std::string& r : rels) {
       arr.push_back(notes::NoteWrittenToJson(**view, book, r));
     }
     PrintJson(rels.size() == 1 ? arr[0] : arr);
-    return kExitOk;
+    return Status::Ok();
   }
   std::string out;
   for (const std::string& r : rels) out += book.root() + "/" + r + "\n";
-  Status s = WriteStdout(out);
-  return s.ok() ? kExitOk : ReportError(s);
+  return WriteStdout(out);
 }
 
-int RunAdd(Context& ctx, const NotesArgs& a, notes::Invocation& inv) {
+Status RunAdd(Context& ctx, const NotesArgs& a, notes::Invocation& inv) {
   NewNote n;
   n.agent = AgentOf(ctx, a);
   n.session_id = SessionOf(ctx);
   inv.agent = n.agent;
   inv.session_id = n.session_id;
   if (n.agent.empty()) {
-    return ReportError(Status::InvalidArgument(
-        "notes add needs --agent (or the global --agent / CTXKIT_AGENT)"));
+    return Status::InvalidArgument(
+        "notes add needs --agent (or the global --agent / CTXKIT_AGENT)");
   }
   Result<NoteType> type = ParseNoteType(a.type);
-  if (!type.ok()) return ReportError(type.status().WithContext("--type"));
+  if (!type.ok()) return type.status().WithContext("--type");
   n.type = *type;
   n.tags = a.tags;
   n.links = a.links;
   n.slug = a.slug;
   Result<std::string> body = ReadStdin();
-  if (!body.ok()) return ReportError(body.status());
+  if (!body.ok()) return body.status();
   n.body = std::move(*body);
   inv.input = "type=" + a.type + " slug=" + a.slug +
               " body=" + std::to_string(n.body.size()) + "B";
   Result<std::unique_ptr<Notebook>> book = OpenBook(ctx, a);
-  if (!book.ok()) return ReportError(book.status());
+  if (!book.ok()) return book.status();
   Result<std::string> rel = (*book)->Add(n);
-  if (!rel.ok()) return ReportError(rel.status());
+  if (!rel.ok()) return rel.status();
   inv.output = *rel;
   inv.context_files.push_back(*rel);
   return PrintPaths(ctx, **book, {*rel});
 }
 
-int RunUpdate(Context& ctx, const NotesArgs& a, notes::Invocation& inv) {
+Status RunUpdate(Context& ctx, const NotesArgs& a, notes::Invocation& inv) {
   std::string agent = AgentOf(ctx, a);
   inv.agent = agent;
   inv.session_id = SessionOf(ctx);
@@ -135,48 +135,45 @@ int RunUpdate(Context& ctx, const NotesArgs& a, notes::Invocation& inv) {
   // and treat empty input as "no new body".
   if (!::isatty(STDIN_FILENO)) {
     Result<std::string> in = ReadStdin();
-    if (!in.ok()) return ReportError(in.status());
+    if (!in.ok()) return in.status();
     if (!in->empty()) body = std::move(*in);
   }
   Result<std::unique_ptr<Notebook>> book = OpenBook(ctx, a);
-  if (!book.ok()) return ReportError(book.status());
-  Status s = (*book)->Update(a.path, agent, a.message, body);
-  if (!s.ok()) return ReportError(s);
+  if (!book.ok()) return book.status();
+  CTXKIT_RETURN_IF_ERROR((*book)->Update(a.path, agent, a.message, body));
   Result<std::string> rel = (*book)->RelativePath(a.path);
   inv.output = *rel;
   inv.context_files.push_back(*rel);
   return PrintPaths(ctx, **book, {*rel});
 }
 
-int RunLink(Context& ctx, const NotesArgs& a, notes::Invocation& inv) {
+Status RunLink(Context& ctx, const NotesArgs& a, notes::Invocation& inv) {
   std::string agent = AgentOf(ctx, a);
   inv.agent = agent;
   inv.session_id = SessionOf(ctx);
   inv.input = a.path + " -> " + a.target;
   if (agent.empty()) {
-    return ReportError(Status::InvalidArgument(
+    return Status::InvalidArgument(
         "notes link needs --agent (or the global --agent / CTXKIT_AGENT): "
-        "the change is recorded in the changelog"));
+        "the change is recorded in the changelog");
   }
   Result<std::unique_ptr<Notebook>> book = OpenBook(ctx, a);
-  if (!book.ok()) return ReportError(book.status());
-  Status s = (*book)->Link(a.path, a.target, agent);
-  if (!s.ok()) return ReportError(s);
+  if (!book.ok()) return book.status();
+  CTXKIT_RETURN_IF_ERROR((*book)->Link(a.path, a.target, agent));
   Result<std::string> rel = (*book)->RelativePath(a.path);
   inv.output = *rel;
   inv.context_files.push_back(*rel);
   return PrintPaths(ctx, **book, {*rel});
 }
 
-int RunSupersede(Context& ctx, const NotesArgs& a, notes::Invocation& inv) {
+Status RunSupersede(Context& ctx, const NotesArgs& a, notes::Invocation& inv) {
   std::string agent = AgentOf(ctx, a);
   inv.agent = agent;
   inv.session_id = SessionOf(ctx);
   inv.input = a.old_path + " superseded by " + a.new_path;
   Result<std::unique_ptr<Notebook>> book = OpenBook(ctx, a);
-  if (!book.ok()) return ReportError(book.status());
-  Status s = (*book)->Supersede(a.old_path, a.new_path, agent);
-  if (!s.ok()) return ReportError(s);
+  if (!book.ok()) return book.status();
+  CTXKIT_RETURN_IF_ERROR((*book)->Supersede(a.old_path, a.new_path, agent));
   std::string new_rel = *(*book)->RelativePath(a.new_path);
   std::string old_rel = *(*book)->RelativePath(a.old_path);
   inv.output = new_rel;
@@ -184,7 +181,7 @@ int RunSupersede(Context& ctx, const NotesArgs& a, notes::Invocation& inv) {
   return PrintPaths(ctx, **book, {new_rel, old_rel});
 }
 
-int RunSearch(Context& ctx, const NotesArgs& a, notes::Invocation& inv) {
+Status RunSearch(Context& ctx, const NotesArgs& a, notes::Invocation& inv) {
   inv.agent = ctx.options().agent;
   inv.session_id = SessionOf(ctx);
   NoteQuery q;
@@ -197,15 +194,15 @@ int RunSearch(Context& ctx, const NotesArgs& a, notes::Invocation& inv) {
   inv.input = "agent=" + a.agent + " type=" + a.type + " session=" + a.session +
               " text=" + a.text;
   Result<std::unique_ptr<Notebook>> book = OpenBook(ctx, a);
-  if (!book.ok()) return ReportError(book.status());
+  if (!book.ok()) return book.status();
   Result<std::vector<NoteHit>> hits = (*book)->Search(q);
-  if (!hits.ok()) return ReportError(hits.status());
+  if (!hits.ok()) return hits.status();
   inv.output = std::to_string(hits->size()) + " hits";
   if (ctx.json()) {
     nlohmann::json arr = nlohmann::json::array();
     for (const NoteHit& h : *hits) arr.push_back(notes::NoteHitToJson(h));
     PrintJson(arr);
-    return kExitOk;
+    return Status::Ok();
   }
   std::string out;
   for (const NoteHit& h : *hits) {
@@ -215,18 +212,17 @@ int RunSearch(Context& ctx, const NotesArgs& a, notes::Invocation& inv) {
     out += h.file + "  " + h.header.type + "  " + h.header.agent + "  [" +
            tags + "]  " + OneLine(h.snippet).substr(0, 160) + "\n";
   }
-  Status s = WriteStdout(out);
-  return s.ok() ? kExitOk : ReportError(s);
+  return WriteStdout(out);
 }
 
-int RunShow(Context& ctx, const NotesArgs& a, notes::Invocation& inv) {
+Status RunShow(Context& ctx, const NotesArgs& a, notes::Invocation& inv) {
   inv.agent = ctx.options().agent;
   inv.session_id = SessionOf(ctx);
   inv.input = a.path;
   Result<std::unique_ptr<Notebook>> book = OpenBook(ctx, a);
-  if (!book.ok()) return ReportError(book.status());
+  if (!book.ok()) return book.status();
   Result<Note> note = (*book)->Show(a.path);
-  if (!note.ok()) return ReportError(note.status());
+  if (!note.ok()) return note.status();
   inv.output = note->path;
   if (ctx.json()) {
     PrintJson({{"path", note->path},
@@ -234,27 +230,26 @@ int RunShow(Context& ctx, const NotesArgs& a, notes::Invocation& inv) {
                {"frontmatter", notes::NoteHeaderToJson(note->header)},
                {"body", note->body},
                {"problems", note->problems}});
-    return kExitOk;
+    return Status::Ok();
   }
   for (const std::string& p : note->problems) {
     std::fprintf(stderr, "ctxkit: note: %s: %s\n", note->path.c_str(),
                  p.c_str());
   }
-  Status s = WriteStdout(note->content);
-  return s.ok() ? kExitOk : ReportError(s);
+  return WriteStdout(note->content);
 }
 
-int RunGc(Context& ctx, const NotesArgs& a, notes::Invocation& inv) {
+Status RunGc(Context& ctx, const NotesArgs& a, notes::Invocation& inv) {
   inv.agent = ctx.options().agent;
   inv.input = "older-than=" + a.older_than + (a.apply ? " apply" : " dry-run");
   Result<int64_t> seconds = ParseRetention(a.older_than);
   if (!seconds.ok()) {
-    return ReportError(seconds.status().WithContext("--older-than"));
+    return seconds.status().WithContext("--older-than");
   }
   Result<std::unique_ptr<Notebook>> book = OpenBook(ctx, a);
-  if (!book.ok()) return ReportError(book.status());
+  if (!book.ok()) return book.status();
   Result<GcReport> r = (*book)->Gc(*seconds, a.apply);
-  if (!r.ok()) return ReportError(r.status());
+  if (!r.ok()) return r.status();
   inv.output = std::to_string(r->expired.size()) +
                (r->applied ? " removed" : " expired");
   if (ctx.json()) {
@@ -266,7 +261,7 @@ int RunGc(Context& ctx, const NotesArgs& a, notes::Invocation& inv) {
                {"older_than", a.older_than},
                {"expired", expired},
                {"kept", r->kept}});
-    return kExitOk;
+    return Status::Ok();
   }
   std::string out;
   for (const GcEntry& e : r->expired) {
@@ -277,17 +272,16 @@ int RunGc(Context& ctx, const NotesArgs& a, notes::Invocation& inv) {
          a.older_than +
          (r->applied ? " removed" : " (dry run; --apply to remove)") + ", " +
          std::to_string(r->kept) + " kept\n";
-  Status s = WriteStdout(out);
-  return s.ok() ? kExitOk : ReportError(s);
+  return WriteStdout(out);
 }
 
-int RunScan(Context& ctx, const NotesArgs& a, notes::Invocation& inv) {
+Status RunScan(Context& ctx, const NotesArgs& a, notes::Invocation& inv) {
   inv.agent = ctx.options().agent;
   inv.input = a.full ? "full" : "incremental";
   Result<std::unique_ptr<Notebook>> book = OpenBook(ctx, a);
-  if (!book.ok()) return ReportError(book.status());
+  if (!book.ok()) return book.status();
   Result<ScanStats> r = (*book)->Scan(a.full);
-  if (!r.ok()) return ReportError(r.status());
+  if (!r.ok()) return r.status();
   inv.output = std::to_string(r->notes_indexed) + " indexed";
   nlohmann::json j = {{"directories_listed", r->directories_listed},
                       {"files_checked", r->files_checked},
@@ -296,47 +290,50 @@ int RunScan(Context& ctx, const NotesArgs& a, notes::Invocation& inv) {
                       {"notes_total", r->notes_total}};
   if (ctx.json()) {
     PrintJson(j);
-    return kExitOk;
+    return Status::Ok();
   }
-  Status s = WriteStdout(std::to_string(r->notes_total) + " notes in " +
-                         (*book)->root() + ": " +
-                         std::to_string(r->notes_indexed) + " indexed, " +
-                         std::to_string(r->notes_removed) + " removed, " +
-                         std::to_string(r->files_checked) + " files checked\n");
-  return s.ok() ? kExitOk : ReportError(s);
+  return WriteStdout(std::to_string(r->notes_total) + " notes in " +
+                     (*book)->root() + ": " + std::to_string(r->notes_indexed) +
+                     " indexed, " + std::to_string(r->notes_removed) +
+                     " removed, " + std::to_string(r->files_checked) +
+                     " files checked\n");
 }
 
-int RunLog(Context& ctx, uint64_t limit) {
+Status RunLog(Context& ctx, uint64_t limit) {
   Result<Store*> store = ctx.OpenStore();
-  if (!store.ok()) return ReportError(store.status());
+  if (!store.ok()) return store.status();
   Result<std::vector<ExecutionLogEntry>> entries =
       ReadExecutionLog(**store, limit);
-  if (!entries.ok()) return ReportError(entries.status());
+  if (!entries.ok()) return entries.status();
   if (ctx.json()) {
     nlohmann::json arr = nlohmann::json::array();
     for (const ExecutionLogEntry& e : *entries) {
       arr.push_back(nlohmann::json::parse(ExecutionLogLine(e)));
     }
     PrintJson(arr);
-    return kExitOk;
+    return Status::Ok();
   }
   Table t({"TIME", "AGENT", "COMMAND", "STATUS", "MS", "OUTPUT"}, {4});
   for (const ExecutionLogEntry& e : *entries) {
     t.AddRow({e.timestamp, e.agent.empty() ? "-" : e.agent, e.command, e.status,
               std::to_string(e.duration_ms), e.output});
   }
-  Status s = WriteStdout(t.Render());
-  return s.ok() ? kExitOk : ReportError(s);
+  return WriteStdout(t.Render());
 }
 
 // Adds `sub` to the table, logging each run under `name`.
 void AddLogged(CommandTable& table, CLI::App* sub, const std::string& name,
                std::shared_ptr<NotesArgs> a,
-               int (*fn)(Context&, const NotesArgs&, notes::Invocation&)) {
+               Status (*fn)(Context&, const NotesArgs&, notes::Invocation&)) {
   table.Add(sub, [a, name, fn](Context& ctx) {
-    return notes::RunLogged(
-        [&ctx] { return LogStore(ctx); }, name,
-        [&](notes::Invocation& inv) { return fn(ctx, *a, inv); });
+    Status result;
+    // Logs the exit code Main exits with; Main reports the failure.
+    notes::RunLogged([&ctx] { return LogStore(ctx); }, name,
+                     [&](notes::Invocation& inv) {
+                       result = fn(ctx, *a, inv);
+                       return ExitCodeFor(result);
+                     });
+    return result;
   });
 }
 

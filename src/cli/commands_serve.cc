@@ -29,7 +29,7 @@ namespace ctxkit::cli {
 
 namespace {
 
-int RunServe(Context& ctx, const ServeArgs& a) {
+Status RunServe(Context& ctx, const ServeArgs& a) {
   mcp::HttpOptions http;
   http.bind = a.bind;
   http.port = a.port;
@@ -45,15 +45,15 @@ int RunServe(Context& ctx, const ServeArgs& a) {
   http.ui = !a.no_ui;
   if (!http.shared_session.empty()) {
     Status valid = ValidateScopeId(http.shared_session);
-    if (!valid.ok()) return ReportError(valid.WithContext("--session"));
+    if (!valid.ok()) return valid.WithContext("--session");
   }
   // Refuse an exposed bind before touching the store.
   if (!mcp::IsLoopbackBind(http.bind) && http.token.empty()) {
-    return ReportError(Status::InvalidArgument(
+    return Status::InvalidArgument(
         "refusing to bind " + http.bind +
         ": it is not a loopback address, and without a token anyone who "
         "can reach it could read the store; set --token or CTXKIT_TOKEN, "
-        "or bind 127.0.0.1"));
+        "or bind 127.0.0.1");
   }
 
   // No other thread may take SIGINT/SIGTERM (the store's and the core's
@@ -66,11 +66,11 @@ int RunServe(Context& ctx, const ServeArgs& a) {
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
 
   Result<McpServerSetup> setup = CreateMcpServer(ctx, a.server);
-  if (!setup.ok()) return ReportError(setup.status());
+  if (!setup.ok()) return setup.status();
 
   Result<std::unique_ptr<mcp::HttpServer>> http_server =
       mcp::HttpServer::Start(setup->server.get(), http);
-  if (!http_server.ok()) return ReportError(http_server.status());
+  if (!http_server.ok()) return http_server.status();
   std::fprintf(stderr,
                "ctxkit serve: MCP over Streamable HTTP for %s at %s%s "
                "(Ctrl-C stops)\n",
@@ -89,7 +89,7 @@ int RunServe(Context& ctx, const ServeArgs& a) {
   std::fprintf(stderr, "ctxkit serve: stopping (%s)\n",
                sig == SIGINT ? "SIGINT" : "SIGTERM");
   (*http_server)->Stop();
-  return kExitOk;
+  return Status::Ok();
 }
 
 }  // namespace

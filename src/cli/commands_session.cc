@@ -14,6 +14,7 @@
 #include "cli/io.h"
 #include "cli/output.h"
 #include "core/encoding.h"
+#include "core/status_macros.h"
 #include "ctxkit/session.h"
 #include "face/environment.h"
 #include "session/render_json.h"
@@ -52,54 +53,55 @@ std::string NewSessionId() {
   return "s-" + core::ToBase36(bits);
 }
 
-int RunNew(Context& ctx, const SessionArgs& a) {
+Status RunNew(Context& ctx, const SessionArgs& a) {
   std::string id = a.id.empty() ? NewSessionId() : a.id;
   Result<Store*> store = ctx.OpenStore();
-  if (!store.ok()) return ReportError(store.status());
+  if (!store.ok()) return store.status();
   auto s = Session::Create(**store, id, a.policy);
-  if (!s.ok()) return ReportError(s.status());
+  if (!s.ok()) return s.status();
   if (ctx.json()) {
     PrintJson({{"session", id}, {"policy", session::PolicyToJson(a.policy)}});
-    return kExitOk;
+    return Status::Ok();
   }
-  return Emit(id + "\n");
+  return WriteStdout(id + "\n");
 }
 
-int RunLs(Context& ctx) {
+Status RunLs(Context& ctx) {
   Result<Store*> store = ctx.OpenStore();
-  if (!store.ok()) return ReportError(store.status());
+  if (!store.ok()) return store.status();
   auto ids = Session::List(**store);
-  if (!ids.ok()) return ReportError(ids.status());
+  if (!ids.ok()) return ids.status();
   if (ctx.json()) {
     PrintJson({{"sessions", *ids}});
-    return kExitOk;
+    return Status::Ok();
   }
   std::string out;
   for (const auto& id : *ids) out += id + "\n";
-  return Emit(out);
+  return WriteStdout(out);
 }
 
-int RunRm(Context& ctx, const SessionArgs& a) {
+Status RunRm(Context& ctx, const SessionArgs& a) {
   Result<Store*> store = ctx.OpenStore();
-  if (!store.ok()) return ReportError(store.status());
+  if (!store.ok()) return store.status();
   Result<uint64_t> removed = Session::Remove(**store, a.id);
-  if (!removed.ok()) return ReportError(removed.status());
+  if (!removed.ok()) return removed.status();
   if (ctx.json()) {
     PrintJson({{"session", a.id}, {"removed_objects", *removed}});
-    return kExitOk;
+    return Status::Ok();
   }
-  return Emit("removed session " + a.id + " (" + std::to_string(*removed) +
-              " objects; their history stays until gc)\n");
+  return WriteStdout("removed session " + a.id + " (" +
+                     std::to_string(*removed) +
+                     " objects; their history stays until gc)\n");
 }
 
-int RunShow(Context& ctx, const SessionArgs& a) {
+Status RunShow(Context& ctx, const SessionArgs& a) {
   auto s = OpenSession(ctx, a.id);
-  if (!s.ok()) return ReportError(s.status());
+  if (!s.ok()) return s.status();
   auto snap = (*s)->Snapshot();
-  if (!snap.ok()) return ReportError(snap.status());
+  if (!snap.ok()) return snap.status();
   if (ctx.json()) {
     PrintJson(session::SnapshotToJson(*snap));
-    return kExitOk;
+    return Status::Ok();
   }
   std::string out = "session " + snap->id + ": " +
                     std::to_string(snap->chat_messages) + " chat messages, " +
@@ -130,38 +132,38 @@ int RunShow(Context& ctx, const SessionArgs& a) {
     out += state + "\t" + e.key + "\tv" + std::to_string(e.version) + "\t" +
            std::to_string(e.tokens) + " tokens\t" + e.title + "\n";
   }
-  return Emit(out);
+  return WriteStdout(out);
 }
 
-int RunIngest(Context& ctx, const SessionArgs& a) {
+Status RunIngest(Context& ctx, const SessionArgs& a) {
   Result<LogFormat> format = ParseLogFormat(a.format);
-  if (!format.ok()) return ReportError(format.status().WithContext("--format"));
+  if (!format.ok()) return format.status().WithContext("--format");
   Result<std::string> log = a.file == "-" ? ReadStdin() : ReadFile(a.file);
-  if (!log.ok()) return ReportError(log.status());
+  if (!log.ok()) return log.status();
   auto s = OpenSession(ctx, a.id);
-  if (!s.ok()) return ReportError(s.status());
+  if (!s.ok()) return s.status();
   auto report = a.append ? (*s)->IngestAppend(*log, *format)
                          : (*s)->Ingest(*log, *format);
-  if (!report.ok()) return ReportError(report.status());
+  if (!report.ok()) return report.status();
   if (ctx.json()) {
     PrintJson({{"session", a.id},
                {"messages_added", report->messages_added},
                {"toolcalls_recorded", report->toolcalls_recorded},
                {"reset", report->reset}});
-    return kExitOk;
+    return Status::Ok();
   }
   std::string out =
       std::string(report->reset ? "log rewritten: chat reset; " : "") +
       std::to_string(report->messages_added) + " messages added, " +
       std::to_string(report->toolcalls_recorded) + " tool outputs recorded";
-  return Emit(out + "\n");
+  return WriteStdout(out + "\n");
 }
 
 enum class PoolVerb { kActivate, kDeactivate, kPin, kUnpin, kTrack };
 
-int RunPool(Context& ctx, const SessionArgs& a, PoolVerb verb) {
+Status RunPool(Context& ctx, const SessionArgs& a, PoolVerb verb) {
   auto s = OpenSession(ctx, a.id);
-  if (!s.ok()) return ReportError(s.status());
+  if (!s.ok()) return s.status();
   Status st;
   const char* done = "";
   switch (verb) {
@@ -186,7 +188,7 @@ int RunPool(Context& ctx, const SessionArgs& a, PoolVerb verb) {
       done = "tracked";
       break;
   }
-  if (!st.ok()) return ReportError(st);
+  CTXKIT_RETURN_IF_ERROR(st);
   if (ctx.json()) {
     nlohmann::json j = {{"session", a.id}, {"done", done}};
     if (verb == PoolVerb::kTrack) {
@@ -195,47 +197,47 @@ int RunPool(Context& ctx, const SessionArgs& a, PoolVerb verb) {
       j["object"] = a.object;
     }
     PrintJson(j);
-    return kExitOk;
+    return Status::Ok();
   }
-  return Emit(std::string(done) + "\n");
+  return WriteStdout(std::string(done) + "\n");
 }
 
-int RunRender(Context& ctx, const SessionArgs& a) {
+Status RunRender(Context& ctx, const SessionArgs& a) {
   Result<LogFormat> format = ParseLogFormat(a.format);
-  if (!format.ok()) return ReportError(format.status().WithContext("--format"));
+  if (!format.ok()) return format.status().WithContext("--format");
   auto s = OpenSession(ctx, a.id);
-  if (!s.ok()) return ReportError(s.status());
+  if (!s.ok()) return s.status();
   if (a.at == 0 && a.budget == 0) {
-    return ReportError(Status::InvalidArgument(
-        "render needs --budget N (or --at N to replay a recorded render)"));
+    return Status::InvalidArgument(
+        "render needs --budget N (or --at N to replay a recorded render)");
   }
   RenderOptions options{
       .budget_tokens = a.budget, .format = *format, .record = !a.no_record};
   options.llm = env::LlmEndpointFromEnv();  // Compaction summaries.
   Result<RenderResult> r =
       a.at != 0 ? (*s)->Replay(a.at) : (*s)->Render(options);
-  if (!r.ok()) return ReportError(r.status());
+  if (!r.ok()) return r.status();
   // The body to send, byte for byte (what the record replays), and nothing
   // else: no newline, no report.
-  if (a.request_only) return Emit(r->request_json);
+  if (a.request_only) return WriteStdout(r->request_json);
   // The render form, and the request around it.
   nlohmann::json out = session::RenderToJson(a.id, r->format, *r);
   out["request"] = nlohmann::json::parse(r->request_json);
   // Shown only: a byte that is not UTF-8 would print as U+FFFD (the
   // request and report are UTF-8 already, docs/sessions.md).
-  return Emit(
+  return WriteStdout(
       out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) +
       "\n");
 }
 
-int RunDiff(Context& ctx, const SessionArgs& a) {
+Status RunDiff(Context& ctx, const SessionArgs& a) {
   auto s = OpenSession(ctx, a.id);
-  if (!s.ok()) return ReportError(s.status());
+  if (!s.ok()) return s.status();
   auto d = (*s)->Diff(a.at, a.to);
-  if (!d.ok()) return ReportError(d.status());
+  if (!d.ok()) return d.status();
   if (ctx.json()) {
     PrintJson(session::DiffToJson(a.id, *d));
-    return kExitOk;
+    return Status::Ok();
   }
   std::string out = "render " + std::to_string(d->from) + " -> " +
                     std::to_string(d->to) + ": " +
@@ -252,15 +254,15 @@ int RunDiff(Context& ctx, const SessionArgs& a) {
     out += "compacted\tmessages " + std::to_string(c.first_message) + "-" +
            std::to_string(c.end_message - 1) + "\t" + c.ref + "\n";
   }
-  return Emit(out);
+  return WriteStdout(out);
 }
 
-int RunExpand(Context& ctx, const SessionArgs& a) {
+Status RunExpand(Context& ctx, const SessionArgs& a) {
   auto s = OpenSession(ctx, a.id);
-  if (!s.ok()) return ReportError(s.status());
+  if (!s.ok()) return s.status();
   auto lines = (*s)->Expand(a.object);
-  if (!lines.ok()) return ReportError(lines.status());
-  return Emit(*lines);
+  if (!lines.ok()) return lines.status();
+  return WriteStdout(*lines);
 }
 
 CLI::App* WithId(CLI::App* sub, SessionArgs* a) {

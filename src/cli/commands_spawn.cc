@@ -18,6 +18,7 @@
 #include "cli/io.h"
 #include "cli/output.h"
 #include "cli/subprocess.h"
+#include "core/status_macros.h"
 #include "ctxkit/ref.h"
 #include "ctxkit/spawn.h"
 #include "ctxkit/store.h"
@@ -154,21 +155,24 @@ std::vector<std::string> ChildEnv(const Manifest& m, const std::string& path,
   return env;
 }
 
-int RunSpawn(Context& ctx, const SpawnArgs& a) {
+// The exit code: the child's when it failed (said on stderr here), else 0,
+// or under --json the uncollected result's code (the report names the
+// failure); other failures are returned for Main to report.
+Result<int> RunSpawn(Context& ctx, const SpawnArgs& a) {
   if (a.command.empty()) {
-    return ReportError(Status::InvalidArgument(
-        "no command: ctxkit spawn [options] -- CMD [ARGS...]"));
+    return Status::InvalidArgument(
+        "no command: ctxkit spawn [options] -- CMD [ARGS...]");
   }
   for (const std::string& arg : a.refs) {
     Status s = ValidateContextName(arg.substr(0, arg.find('=')));
-    if (!s.ok()) return ReportError(s.WithContext("--ref"));
+    if (!s.ok()) return s.WithContext("--ref");
   }
   Result<View*> view = ctx.OpenView();
-  if (!view.ok()) return ReportError(view.status());
+  if (!view.ok()) return view.status();
   SpawnContext context;
   for (const std::string& arg : a.refs) {
     Result<std::pair<std::string, Ref>> entry = ParseRefArg(**view, arg);
-    if (!entry.ok()) return ReportError(entry.status());
+    if (!entry.ok()) return entry.status();
     context.push_back(std::move(*entry));
   }
   SpawnOptions options;
@@ -177,12 +181,12 @@ int RunSpawn(Context& ctx, const SpawnArgs& a) {
   options.manifest_path = a.manifest;
   options.result_key = a.result_key;
   Result<SpawnedAgent> spawned = Spawn(**view, a.prompt, context, options);
-  if (!spawned.ok()) return ReportError(spawned.status());
+  if (!spawned.ok()) return spawned.status();
 
   Result<int> exit_code = RunForeground(
       a.command,
       ChildEnv(spawned->manifest, spawned->manifest_path, ctx.options().store));
-  if (!exit_code.ok()) return ReportError(exit_code.status());
+  if (!exit_code.ok()) return exit_code.status();
   Result<Ref> result = CollectResult(**view, spawned->manifest);
 
   if (ctx.json()) {
@@ -197,8 +201,7 @@ int RunSpawn(Context& ctx, const SpawnArgs& a) {
                               : nlohmann::json(result.status().ToString())}};
     PrintJson(j);
   } else if (result.ok()) {
-    Status s = WriteStdout(FormatRef(*result) + "\n");
-    if (!s.ok()) return ReportError(s);
+    CTXKIT_RETURN_IF_ERROR(WriteStdout(FormatRef(*result) + "\n"));
   }
   // The child's failure is the caller's news first: its code passes through.
   if (*exit_code != 0) {
@@ -208,68 +211,64 @@ int RunSpawn(Context& ctx, const SpawnArgs& a) {
     return *exit_code;
   }
   if (!result.ok()) {
-    return ctx.json() ? ExitCodeFor(result.status())
-                      : ReportError(result.status());
+    if (!ctx.json()) return result.status();
+    return ExitCodeFor(result.status());
   }
   return kExitOk;
 }
 
-int RunResultSet(Context& ctx, const ManifestArgs& a) {
+Status RunResultSet(Context& ctx, const ManifestArgs& a) {
   Result<ValueType> type = ParseValueType(a.type);
-  if (!type.ok()) return ReportError(type.status().WithContext("--type"));
+  if (!type.ok()) return type.status().WithContext("--type");
   Result<std::string> value =
       ReadValue(a.value_opt->count() > 0, a.value, a.file);
-  if (!value.ok()) return ReportError(value.status());
+  if (!value.ok()) return value.status();
   Result<Opened> o = OpenManifest(ctx, a.manifest);
-  if (!o.ok()) return ReportError(o.status());
+  if (!o.ok()) return o.status();
   Result<View> child = OpenChild(ctx, *o);
-  if (!child.ok()) return ReportError(child.status());
+  if (!child.ok()) return child.status();
   Result<Ref> ref = SetResult(*child, o->manifest, *value, *type);
-  if (!ref.ok()) return ReportError(ref.status());
+  if (!ref.ok()) return ref.status();
   const std::string printed_by = env::Get(kSpawnPrintsEnv);
   if (!ctx.json() && !printed_by.empty() && a.manifest == printed_by) {
-    return kExitOk;
+    return Status::Ok();
   }
   if (ctx.json()) {
     PrintJson(RefToJson(*ref));
-    return kExitOk;
+    return Status::Ok();
   }
-  Status s = WriteStdout(FormatRef(*ref) + "\n");
-  return s.ok() ? kExitOk : ReportError(s);
+  return WriteStdout(FormatRef(*ref) + "\n");
 }
 
-int RunResultGet(Context& ctx, const ManifestArgs& a) {
+Status RunResultGet(Context& ctx, const ManifestArgs& a) {
   Result<Opened> o = OpenManifest(ctx, a.manifest);
-  if (!o.ok()) return ReportError(o.status());
+  if (!o.ok()) return o.status();
   Result<View> parent =
       o->store->OpenView(ctx.options().agent, ctx.options().session);
-  if (!parent.ok()) return ReportError(parent.status());
+  if (!parent.ok()) return parent.status();
   Result<Ref> ref = CollectResult(*parent, o->manifest);
-  if (!ref.ok()) return ReportError(ref.status());
+  if (!ref.ok()) return ref.status();
   if (ctx.json()) {
     PrintJson(RefToJson(*ref));
-    return kExitOk;
+    return Status::Ok();
   }
   if (a.ref_only) {
-    Status s = WriteStdout(FormatRef(*ref) + "\n");
-    return s.ok() ? kExitOk : ReportError(s);
+    return WriteStdout(FormatRef(*ref) + "\n");
   }
   Result<std::string> value = parent->Resolve(*ref);
-  if (!value.ok()) return ReportError(value.status());
-  Status s = WriteStdout(*value);
-  return s.ok() ? kExitOk : ReportError(s);
+  if (!value.ok()) return value.status();
+  return WriteStdout(*value);
 }
 
-int RunManifestShow(Context& ctx, const ManifestArgs& a) {
+Status RunManifestShow(Context& ctx, const ManifestArgs& a) {
   Result<Manifest> m = a.manifest.empty()
                            ? Result<Manifest>(Status::InvalidArgument(
                                  "no manifest: pass --manifest FILE or set "
                                  "CTXKIT_MANIFEST"))
                            : LoadManifest(a.manifest);
-  if (!m.ok()) return ReportError(m.status());
+  if (!m.ok()) return m.status();
   if (ctx.json()) {
-    Status s = WriteStdout(FormatManifest(*m));
-    return s.ok() ? kExitOk : ReportError(s);
+    return WriteStdout(FormatManifest(*m));
   }
   std::string out;
   out += "store   " + m->store_home + "\n";
@@ -286,61 +285,57 @@ int RunManifestShow(Context& ctx, const ManifestArgs& a) {
                   GroupedNumber(entry.ref.size_bytes), FormatRef(entry.ref)});
   }
   if (table.size() > 0) out += table.Render();
-  Status s = WriteStdout(out);
-  return s.ok() ? kExitOk : ReportError(s);
+  return WriteStdout(out);
 }
 
-int RunManifestPrompt(Context&, const ManifestArgs& a) {
+Status RunManifestPrompt(Context&, const ManifestArgs& a) {
   if (a.manifest.empty()) {
-    return ReportError(Status::InvalidArgument(
-        "no manifest: pass --manifest FILE or set CTXKIT_MANIFEST"));
+    return Status::InvalidArgument(
+        "no manifest: pass --manifest FILE or set CTXKIT_MANIFEST");
   }
   Result<Manifest> m = LoadManifest(a.manifest);
-  if (!m.ok()) return ReportError(m.status());
-  Status s = WriteStdout(m->prompt);
-  return s.ok() ? kExitOk : ReportError(s);
+  if (!m.ok()) return m.status();
+  return WriteStdout(m->prompt);
 }
 
-int RunManifestRef(Context& ctx, const ManifestArgs& a) {
+Status RunManifestRef(Context& ctx, const ManifestArgs& a) {
   if (a.manifest.empty()) {
-    return ReportError(Status::InvalidArgument(
-        "no manifest: pass --manifest FILE or set CTXKIT_MANIFEST"));
+    return Status::InvalidArgument(
+        "no manifest: pass --manifest FILE or set CTXKIT_MANIFEST");
   }
   Result<Manifest> m = LoadManifest(a.manifest);
-  if (!m.ok()) return ReportError(m.status());
+  if (!m.ok()) return m.status();
   const ManifestRef* entry = m->Find(a.name);
   if (entry == nullptr) {
-    return ReportError(
-        Status::NotFound("the manifest passes no ref named '" + a.name + "'"));
+    return Status::NotFound("the manifest passes no ref named '" + a.name +
+                            "'");
   }
   if (ctx.json()) {
     PrintJson(RefToJson(entry->ref));
-    return kExitOk;
+    return Status::Ok();
   }
-  Status s = WriteStdout(FormatRef(entry->ref) + "\n");
-  return s.ok() ? kExitOk : ReportError(s);
+  return WriteStdout(FormatRef(entry->ref) + "\n");
 }
 
-int RunManifestGet(Context& ctx, const ManifestArgs& a) {
+Status RunManifestGet(Context& ctx, const ManifestArgs& a) {
   Result<Opened> o = OpenManifest(ctx, a.manifest);
-  if (!o.ok()) return ReportError(o.status());
+  if (!o.ok()) return o.status();
   Result<View> child = OpenChild(ctx, *o);
-  if (!child.ok()) return ReportError(child.status());
+  if (!child.ok()) return child.status();
   Result<std::string> bytes = Status::Internal("unset");
   if (!a.range.ranged()) {
     bytes = ResolveContextRef(*child, o->manifest, a.name);
   } else {
     const ManifestRef* entry = o->manifest.Find(a.name);
     if (entry == nullptr) {
-      return ReportError(Status::NotFound("the manifest passes no ref named '" +
-                                          a.name + "'"));
+      return Status::NotFound("the manifest passes no ref named '" + a.name +
+                              "'");
     }
     bytes =
         child->ReadRange(entry->ref, a.range.offset, a.range.length_or_all());
   }
-  if (!bytes.ok()) return ReportError(bytes.status());
-  Status s = WriteStdout(*bytes);
-  return s.ok() ? kExitOk : ReportError(s);
+  if (!bytes.ok()) return bytes.status();
+  return WriteStdout(*bytes);
 }
 
 CLI::Option* AddManifestOption(CLI::App* sub, ManifestArgs* a) {
@@ -384,7 +379,7 @@ void RegisterSpawn(CLI::App& app, CommandTable& table) {
                   "The child command and its arguments, after -- (so that "
                   "their options are not taken for ctxkit's)")
       ->type_name("");
-  table.Add(sub, [a](Context& ctx) { return RunSpawn(ctx, *a); });
+  table.AddWithExitCode(sub, [a](Context& ctx) { return RunSpawn(ctx, *a); });
 }
 
 void RegisterResult(CLI::App& app, CommandTable& table) {

@@ -13,6 +13,7 @@
 #include "cli/flags.h"
 #include "cli/io.h"
 #include "cli/output.h"
+#include "core/status_macros.h"
 #include "ctxkit/ref.h"
 #include "ctxkit/store.h"
 #include "ctxkit/summary.h"
@@ -45,16 +46,15 @@ Status CheckTarget(const std::string& target, const std::string& scope,
   return ParseKeyOrRef(target, scope, 0, g).status();
 }
 
-int RunSummarize(Context& ctx, const SummarizeArgs& a) {
-  Status s = CheckTarget(a.target, a.scope, ctx.options());
-  if (!s.ok()) return ReportError(s);
+Status RunSummarize(Context& ctx, const SummarizeArgs& a) {
+  CTXKIT_RETURN_IF_ERROR(CheckTarget(a.target, a.scope, ctx.options()));
   Result<SummarizerKind> kind = ParseSummarizerKind(a.summarizer);
-  if (!kind.ok()) return ReportError(kind.status().WithContext("--summarizer"));
+  if (!kind.ok()) return kind.status().WithContext("--summarizer");
   if (a.max_tokens == 0) {
-    return ReportError(Status::InvalidArgument("--max-tokens must be >= 1"));
+    return Status::InvalidArgument("--max-tokens must be >= 1");
   }
   Result<View*> view = ctx.OpenView();
-  if (!view.ok()) return ReportError(view.status());
+  if (!view.ok()) return view.status();
   SummarizeOptions opts;
   opts.max_tokens = a.max_tokens;
   opts.summarizer = *kind;
@@ -62,20 +62,20 @@ int RunSummarize(Context& ctx, const SummarizeArgs& a) {
   opts.use_cache = !a.no_cache;
   opts.llm = env::LlmEndpointFromEnv();
   Result<Summary> sum = Summarize(**view, a.target, opts);
-  if (!sum.ok()) return ReportError(sum.status());
+  if (!sum.ok()) return sum.status();
   if (ctx.json()) {
     // The summary form, and the text and the budget asked for around it.
     nlohmann::json j = summary::SummaryToJson(*sum);
     j["summary"] = sum->text;
     j["max_tokens"] = a.max_tokens;
     PrintJson(j);
-    return kExitOk;
+    return Status::Ok();
   }
   // Remarks (an LLM fallback) go to stderr so stdout is the summary only.
   if (!sum->notes.empty()) {
     std::fprintf(stderr, "ctxkit: note: %s\n", sum->notes.c_str());
   }
-  return Emit(sum->text + "\n");
+  return WriteStdout(sum->text + "\n");
 }
 
 // Counts a file or stdin while reading it, in 64 KiB pieces.
@@ -98,21 +98,19 @@ Result<uint64_t> CountStream(std::FILE* f, const std::string& what,
   return static_cast<uint64_t>(counter.Finish());
 }
 
-int RunTokens(Context& ctx, const TokensArgs& a) {
+Status RunTokens(Context& ctx, const TokensArgs& a) {
   Result<Encoding> encoding = ParseEncoding(a.encoding);
   if (!encoding.ok()) {
-    return ReportError(encoding.status().WithContext("--encoding"));
+    return encoding.status().WithContext("--encoding");
   }
   if (!a.file.empty() && !a.target.empty() && a.target != "-") {
-    return ReportError(
-        Status::InvalidArgument("give either KEY or --file, not both"));
+    return Status::InvalidArgument("give either KEY or --file, not both");
   }
   if (a.file.empty() && a.target.empty()) {
-    return ReportError(
-        Status::InvalidArgument("give KEY, --file F, or - for stdin"));
+    return Status::InvalidArgument("give KEY, --file F, or - for stdin");
   }
   Result<const Tokenizer*> tok = Tokenizer::Get(*encoding);
-  if (!tok.ok()) return ReportError(tok.status());
+  if (!tok.ok()) return tok.status();
   nlohmann::json j = {{"encoding", std::string(EncodingName(*encoding))}};
   Result<uint64_t> count = uint64_t{0};
   if (!a.file.empty() || a.target == "-") {
@@ -125,9 +123,9 @@ int RunTokens(Context& ctx, const TokensArgs& a) {
       if (f == nullptr) {
         int err = errno;
         std::string msg = "cannot open " + a.file + ": " + std::strerror(err);
-        return ReportError(err == ENOENT   ? Status::NotFound(msg)
-                           : err == EACCES ? Status::PermissionDenied(msg)
-                                           : Status::IoError(msg));
+        return err == ENOENT   ? Status::NotFound(msg)
+               : err == EACCES ? Status::PermissionDenied(msg)
+                               : Status::IoError(msg);
       }
       count = CountStream(f, a.file, **tok, &bytes);
       std::fclose(f);
@@ -135,27 +133,26 @@ int RunTokens(Context& ctx, const TokensArgs& a) {
     }
     j["size_bytes"] = bytes;
   } else {
-    Status s = CheckTarget(a.target, a.scope, ctx.options());
-    if (!s.ok()) return ReportError(s);
+    CTXKIT_RETURN_IF_ERROR(CheckTarget(a.target, a.scope, ctx.options()));
     Result<View*> view = ctx.OpenView();
-    if (!view.ok()) return ReportError(view.status());
+    if (!view.ok()) return view.status();
     count = CountValueTokens(**view, a.target, a.encoding, a.scope);
     if (count.ok() && ctx.json()) {
       // The token-count form names the version counted.
       Result<Target> target = Target::Parse(a.target, {.scope = a.scope});
       Result<Ref> ref =
           target.ok() ? (*view)->Pin(*target) : Result<Ref>(target.status());
-      if (!ref.ok()) return ReportError(ref.status());
+      if (!ref.ok()) return ref.status();
       j = summary::TokenCountToJson(*ref, EncodingName(*encoding), *count);
     }
   }
-  if (!count.ok()) return ReportError(count.status());
+  if (!count.ok()) return count.status();
   if (ctx.json()) {
     if (!j.contains("tokens")) j["tokens"] = *count;
     PrintJson(j);
-    return kExitOk;
+    return Status::Ok();
   }
-  return Emit(std::to_string(*count) + "\n");
+  return WriteStdout(std::to_string(*count) + "\n");
 }
 
 }  // namespace

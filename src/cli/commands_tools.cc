@@ -79,17 +79,14 @@ std::string ResultText(const std::string& result_json) {
   return s;
 }
 
-int Print(const std::string& text) {
-  Status s = WriteStdout(text);
-  return s.ok() ? kExitOk : ReportError(s);
-}
+Status Print(const std::string& text) { return WriteStdout(text); }
 
-int RunSave(Context& ctx, const ToolsArgs& a, notes::Invocation& inv) {
+Status RunSave(Context& ctx, const ToolsArgs& a, notes::Invocation& inv) {
   inv.agent = ctx.options().agent;
   inv.session_id = ctx.session();
   inv.input = "tool=" + a.tool + " args=" + a.args;
   Result<std::string> in = ReadStdin();
-  if (!in.ok()) return ReportError(in.status());
+  if (!in.ok()) return in.status();
   // JSON results are kept as JSON; anything else is a JSON string. The test
   // is nlohmann's lenient accept(), not text::CheckJson: input that looks
   // like JSON but breaks ctxkit's rules (nested past 512 levels, a raw NUL
@@ -101,26 +98,26 @@ int RunSave(Context& ctx, const ToolsArgs& a, notes::Invocation& inv) {
           : nlohmann::json(*in).dump(-1, ' ', false,
                                      nlohmann::json::error_handler_t::replace);
   Result<std::unique_ptr<ToolOutputCapture>> cm = OpenCapture(ctx, a);
-  if (!cm.ok()) return ReportError(cm.status());
+  if (!cm.ok()) return cm.status();
   Result<std::string> p =
       (*cm)->SaveContext(a.tool, a.args, result, a.task, a.query_id);
-  if (!p.ok()) return ReportError(p.status());
+  if (!p.ok()) return p.status();
   inv.output = *p;
   if (ctx.json()) {
     PrintJson(capture::SavedToJson(*p, result.size(), OutputRef(ctx, *p)));
-    return kExitOk;
+    return Status::Ok();
   }
   return Print(*p + "\n");
 }
 
-int RunLoad(Context& ctx, const ToolsArgs& a, notes::Invocation& inv) {
+Status RunLoad(Context& ctx, const ToolsArgs& a, notes::Invocation& inv) {
   inv.agent = ctx.options().agent;
   inv.session_id = ctx.session();
   inv.input = a.pointer;
   Result<std::unique_ptr<ToolOutputCapture>> cm = OpenCapture(ctx, a);
-  if (!cm.ok()) return ReportError(cm.status());
+  if (!cm.ok()) return cm.status();
   Result<LoadedContext> c = (*cm)->LoadContext(a.pointer);
-  if (!c.ok()) return ReportError(c.status());
+  if (!c.ok()) return c.status();
   inv.output = c->tool_name;
   if (ctx.json()) {
     // The loaded form, and the result around it.
@@ -128,20 +125,20 @@ int RunLoad(Context& ctx, const ToolsArgs& a, notes::Invocation& inv) {
         capture::LoadedToJson(*c, a.pointer, OutputRef(ctx, a.pointer));
     j["result"] = ctxkit::text::ParseJsonOrDiscarded(c->result_json);
     PrintJson(j);
-    return kExitOk;
+    return Status::Ok();
   }
   return Print(ResultText(c->result_json));
 }
 
-int RunLs(Context& ctx, const ToolsArgs& a, notes::Invocation& inv) {
+Status RunLs(Context& ctx, const ToolsArgs& a, notes::Invocation& inv) {
   inv.agent = ctx.options().agent;
   inv.session_id = ctx.session();
   Result<std::unique_ptr<ToolOutputCapture>> cm = OpenCapture(ctx, a);
-  if (!cm.ok()) return ReportError(cm.status());
+  if (!cm.ok()) return cm.status();
   std::string session = a.session.empty() ? (*cm)->session_id() : a.session;
   inv.input = "session=" + session;
   Result<std::vector<ContextPointer>> list = (*cm)->ListContexts(session);
-  if (!list.ok()) return ReportError(list.status());
+  if (!list.ok()) return list.status();
   inv.output = std::to_string(list->size()) + " outputs";
   if (ctx.json()) {
     nlohmann::json arr = nlohmann::json::array();
@@ -149,7 +146,7 @@ int RunLs(Context& ctx, const ToolsArgs& a, notes::Invocation& inv) {
       arr.push_back(capture::PointerToJson(p, OutputRef(ctx, p.filepath)));
     }
     PrintJson(arr);
-    return kExitOk;
+    return Status::Ok();
   }
   Table t({"TOOL", "SIZE", "TIME", "QUERY", "POINTER"}, {1});
   for (const ContextPointer& p : *list) {
@@ -160,44 +157,44 @@ int RunLs(Context& ctx, const ToolsArgs& a, notes::Invocation& inv) {
   return Print(t.Render());
 }
 
-int RunClear(Context& ctx, const ToolsArgs& a, notes::Invocation& inv) {
+Status RunClear(Context& ctx, const ToolsArgs& a, notes::Invocation& inv) {
   inv.agent = ctx.options().agent;
   inv.session_id = ctx.session();
   Result<std::unique_ptr<ToolOutputCapture>> cm = OpenCapture(ctx, a);
-  if (!cm.ok()) return ReportError(cm.status());
+  if (!cm.ok()) return cm.status();
   Result<uint64_t> n = (*cm)->ClearContexts();
-  if (!n.ok()) return ReportError(n.status());
+  if (!n.ok()) return n.status();
   inv.output = std::to_string(*n) + " files removed";
   if (ctx.json()) {
     PrintJson({{"files_removed", *n}, {"session_id", (*cm)->session_id()}});
-    return kExitOk;
+    return Status::Ok();
   }
   return Print(std::to_string(*n) + " context files of session " +
                (*cm)->session_id() + " removed\n");
 }
 
-int RunSelect(Context& ctx, const ToolsArgs& a, notes::Invocation& inv) {
+Status RunSelect(Context& ctx, const ToolsArgs& a, notes::Invocation& inv) {
   inv.agent = ctx.options().agent;
   inv.session_id = ctx.session();
   inv.input = a.text;
   Result<std::unique_ptr<ToolOutputCapture>> cm = OpenCapture(ctx, a);
-  if (!cm.ok()) return ReportError(cm.status());
+  if (!cm.ok()) return cm.status();
   Result<std::vector<ContextPointer>> list =
       (*cm)->ListContexts((*cm)->session_id());
-  if (!list.ok()) return ReportError(list.status());
+  if (!list.ok()) return list.status();
   SelectOptions o;
   o.max_selected = a.max;
   o.use_llm = !a.no_llm;
   o.llm = env::LlmEndpointFromEnv();
   Result<Selection> sel = (*cm)->Select(a.text, *list, o);
-  if (!sel.ok()) return ReportError(sel.status());
+  if (!sel.ok()) return sel.status();
   inv.output = sel->method + ": " + std::to_string(sel->selected.size()) +
                " of " + std::to_string(list->size());
   if (ctx.json()) {
     Result<View*> view = ctx.OpenView();
-    if (!view.ok()) return ReportError(view.status());
+    if (!view.ok()) return view.status();
     PrintJson(capture::SelectionToJson(**view, *sel, list->size()));
-    return kExitOk;
+    return Status::Ok();
   }
   for (const std::string& n : sel->notes) {
     std::fprintf(stderr, "ctxkit: note: %s\n", n.c_str());
@@ -216,12 +213,17 @@ int RunSelect(Context& ctx, const ToolsArgs& a, notes::Invocation& inv) {
 
 void AddLogged(CommandTable& table, CLI::App* sub, const std::string& name,
                std::shared_ptr<ToolsArgs> a,
-               int (*fn)(Context&, const ToolsArgs&, notes::Invocation&)) {
+               Status (*fn)(Context&, const ToolsArgs&, notes::Invocation&)) {
   table.Add(sub, [a, name, fn](Context& ctx) {
     ctx.SetDefaultSession(kDefaultToolsSession);
-    return notes::RunLogged(
-        [&ctx] { return LogStore(ctx); }, name,
-        [&](notes::Invocation& inv) { return fn(ctx, *a, inv); });
+    Status result;
+    // Logs the exit code Main exits with; Main reports the failure.
+    notes::RunLogged([&ctx] { return LogStore(ctx); }, name,
+                     [&](notes::Invocation& inv) {
+                       result = fn(ctx, *a, inv);
+                       return ExitCodeFor(result);
+                     });
+    return result;
   });
 }
 

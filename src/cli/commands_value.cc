@@ -14,10 +14,11 @@
 #include "cli/flags.h"
 #include "cli/io.h"
 #include "cli/output.h"
+#include "core/status_macros.h"
 #include "ctxkit/ref.h"
 #include "ctxkit/store.h"
-#include "storage/file_util.h"
-#include "storage/posix_io.h"
+#include "os/file_util.h"
+#include "os/posix_io.h"
 
 namespace ctxkit::cli {
 
@@ -104,35 +105,35 @@ Result<SetOptions> PrepareWrite(const WriteArgs& a, Context& ctx) {
   return opts;
 }
 
-int PrintRef(Context& ctx, const Ref& ref) {
+Status PrintRef(Context& ctx, const Ref& ref) {
   if (ctx.json()) {
     PrintJson(RefToJson(ref));
   } else {
-    Status s = WriteStdout(FormatRef(ref) + "\n");
-    if (!s.ok()) return ReportError(s);
+    CTXKIT_RETURN_IF_ERROR(WriteStdout(FormatRef(ref) + "\n"));
   }
-  return kExitOk;
+  return Status::Ok();
 }
 
 // set --file of a regular file: the store copies a large one in the kernel
 // (View::SetFile), counting its tokens at write as it counts any value's
 // (Options::count_tokens_max_bytes).
-int SetRegularFile(Context& ctx, const WriteArgs& a, const SetOptions& opts) {
+Status SetRegularFile(Context& ctx, const WriteArgs& a,
+                      const SetOptions& opts) {
   Result<View*> view = ctx.OpenView();
-  if (!view.ok()) return ReportError(view.status());
+  if (!view.ok()) return view.status();
   Result<Ref> ref = (*view)->SetFile(a.key, a.file, opts);
-  if (!ref.ok()) return ReportError(ref.status());
+  if (!ref.ok()) return ref.status();
   return PrintRef(ctx, *ref);
 }
 
-int RunSet(Context& ctx, const WriteArgs& a) {
+Status RunSet(Context& ctx, const WriteArgs& a) {
   Result<SetOptions> opts = PrepareWrite(a, ctx);
-  if (!opts.ok()) return ReportError(opts.status());
+  if (!opts.ok()) return opts.status();
   Result<std::string> value = std::string();
   if (!a.file.empty()) {
     // Opened before the store, so that its errors come first.
     Result<storage::UniqueFd> fd = OpenFile(a.file);
-    if (!fd.ok()) return ReportError(fd.status());
+    if (!fd.ok()) return fd.status();
     struct stat st;
     if (opts->type != ValueType::kJson && ::fstat(fd->get(), &st) == 0 &&
         S_ISREG(st.st_mode)) {
@@ -142,25 +143,25 @@ int RunSet(Context& ctx, const WriteArgs& a) {
   } else {
     value = ReadValue(a.value_opt->count() > 0, a.value, "");
   }
-  if (!value.ok()) return ReportError(value.status());
+  if (!value.ok()) return value.status();
   Result<View*> view = ctx.OpenView();
-  if (!view.ok()) return ReportError(view.status());
+  if (!view.ok()) return view.status();
   Result<Ref> ref = (*view)->Set(a.key, *value, *opts);
-  if (!ref.ok()) return ReportError(ref.status());
+  if (!ref.ok()) return ref.status();
   return PrintRef(ctx, *ref);
 }
 
-int RunAppend(Context& ctx, const WriteArgs& a) {
+Status RunAppend(Context& ctx, const WriteArgs& a) {
   Result<SetOptions> opts = PrepareWrite(a, ctx);
-  if (!opts.ok()) return ReportError(opts.status());
+  if (!opts.ok()) return opts.status();
   opts->type = ValueType::kStream;
   Result<std::string> data =
       ReadValue(a.value_opt->count() > 0, a.value, a.file);
-  if (!data.ok()) return ReportError(data.status());
+  if (!data.ok()) return data.status();
   Result<View*> view = ctx.OpenView();
-  if (!view.ok()) return ReportError(view.status());
+  if (!view.ok()) return view.status();
   Result<Ref> ref = (*view)->Append(a.key, *data, *opts);
-  if (!ref.ok()) return ReportError(ref.status());
+  if (!ref.ok()) return ref.status();
   return PrintRef(ctx, *ref);
 }
 
@@ -168,7 +169,7 @@ int RunAppend(Context& ctx, const WriteArgs& a) {
 // given, to stdout as it is read: a piece at a time, so memory stays
 // bounded whatever the value's size (blob files are mapped in windows and
 // checked chunk by chunk before their bytes are written).
-int EmitValue(View* view, const Ref& ref, const ReadArgs& a) {
+Status EmitValue(View* view, const Ref& ref, const ReadArgs& a) {
   constexpr uint64_t kPieceBytes = 1 << 20;
   Status written = Status::Ok();
   Status s = view->Scan(ref, a.range.offset, a.range.length_or_all(),
@@ -176,45 +177,41 @@ int EmitValue(View* view, const Ref& ref, const ReadArgs& a) {
                           written = WriteStdout(piece);
                           return written.ok();
                         });
-  if (!written.ok()) return ReportError(written);
-  return s.ok() ? kExitOk : ReportError(s);
+  CTXKIT_RETURN_IF_ERROR(written);
+  return s;
 }
 
-int RunGet(Context& ctx, const ReadArgs& a) {
+Status RunGet(Context& ctx, const ReadArgs& a) {
   Result<Target> target =
       ParseKeyOrRef(a.key, a.scope, a.version, ctx.options());
-  if (!target.ok()) return ReportError(target.status());
+  if (!target.ok()) return target.status();
   Result<View*> view = ctx.OpenView();
-  if (!view.ok()) return ReportError(view.status());
+  if (!view.ok()) return view.status();
   Result<Ref> ref = (*view)->Pin(*target);
-  if (!ref.ok()) return ReportError(ref.status());
+  if (!ref.ok()) return ref.status();
   return EmitValue(*view, *ref, a);
 }
 
-int RunResolve(Context& ctx, const ReadArgs& a) {
+Status RunResolve(Context& ctx, const ReadArgs& a) {
   Result<Ref> ref = ParseRef(a.key);
-  if (!ref.ok()) return ReportError(ref.status());
+  if (!ref.ok()) return ref.status();
   Result<View*> view = ctx.OpenView();
-  if (!view.ok()) return ReportError(view.status());
+  if (!view.ok()) return view.status();
   return EmitValue(*view, *ref, a);
 }
 
-int RunRemove(Context& ctx, const ReadArgs& a) {
+Status RunRemove(Context& ctx, const ReadArgs& a) {
   Status s = ValidateKey(a.key);
-  if (!s.ok()) return ReportError(s.WithContext("key"));
-  s = CheckScopeName(a.scope, ctx.options());
-  if (!s.ok()) return ReportError(s);
+  if (!s.ok()) return s.WithContext("key");
+  CTXKIT_RETURN_IF_ERROR(CheckScopeName(a.scope, ctx.options()));
   Result<View*> view = ctx.OpenView();
-  if (!view.ok()) return ReportError(view.status());
-  s = (*view)->Remove(a.key, LookupOptions{a.scope, 0});
-  if (!s.ok()) return ReportError(s);
+  if (!view.ok()) return view.status();
+  CTXKIT_RETURN_IF_ERROR((*view)->Remove(a.key, LookupOptions{a.scope, 0}));
   if (ctx.json()) {
     PrintJson(nlohmann::json{{"key", a.key}, {"removed", true}});
-  } else {
-    s = WriteStdout("removed " + a.key + "\n");
-    if (!s.ok()) return ReportError(s);
+    return Status::Ok();
   }
-  return kExitOk;
+  return WriteStdout("removed " + a.key + "\n");
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 #include "cli/flags.h"
 #include "cli/io.h"
 #include "cli/output.h"
+#include "core/status_macros.h"
 #include "ctxkit/store.h"
 #include "ctxkit/watch.h"
 
@@ -80,71 +81,70 @@ nlohmann::json EntryToJson(const WatchEntry& e) {
           {"added", Rfc3339(e.added_unix_ns)}};
 }
 
-int RunAdd(Context& ctx, const WatchArgs& a) {
+Status RunAdd(Context& ctx, const WatchArgs& a) {
   Result<WatchOptions> o = MakeOptions(a);
-  if (!o.ok()) return ReportError(o.status());
+  if (!o.ok()) return o.status();
   Result<Store*> store = ctx.OpenStore();
-  if (!store.ok()) return ReportError(store.status());
+  if (!store.ok()) return store.status();
   WatchReport report;
   Result<WatchEntry> e = AddWatch(**store, a.path, *o, &report);
-  if (!e.ok()) return ReportError(e.status());
+  if (!e.ok()) return e.status();
   if (ctx.json()) {
     nlohmann::json j = EntryToJson(*e);
     j["report"] = ReportToJson(report);
     PrintJson(j);
-    return kExitOk;
+    return Status::Ok();
   }
   PrintNotes(report);
-  return Emit("watching " + e->path +
-              (e->directory ? " (directory): " : " (file): ") +
-              ReportLine(report));
+  return WriteStdout("watching " + e->path +
+                     (e->directory ? " (directory): " : " (file): ") +
+                     ReportLine(report));
 }
 
-int RunList(Context& ctx) {
+Status RunList(Context& ctx) {
   Result<Store*> store = ctx.OpenStore();
-  if (!store.ok()) return ReportError(store.status());
+  if (!store.ok()) return store.status();
   Result<std::vector<WatchEntry>> list = ListWatches(**store);
-  if (!list.ok()) return ReportError(list.status());
+  if (!list.ok()) return list.status();
   if (ctx.json()) {
     nlohmann::json items = nlohmann::json::array();
     for (const WatchEntry& e : *list) items.push_back(EntryToJson(e));
     PrintJson({{"watches", std::move(items)}});
-    return kExitOk;
+    return Status::Ok();
   }
-  if (list->empty()) return kExitOk;
+  if (list->empty()) return Status::Ok();
   Table table({"PATH", "KIND", "ADDED"});
   for (const WatchEntry& e : *list) {
     table.AddRow({e.path, e.directory ? "directory" : "file",
                   HumanTime(e.added_unix_ns)});
   }
-  return Emit(table.Render());
+  return WriteStdout(table.Render());
 }
 
-int RunRemove(Context& ctx, const WatchArgs& a) {
+Status RunRemove(Context& ctx, const WatchArgs& a) {
   Result<Store*> store = ctx.OpenStore();
-  if (!store.ok()) return ReportError(store.status());
-  Status s = RemoveWatch(**store, a.path);
-  if (!s.ok()) return ReportError(s);
+  if (!store.ok()) return store.status();
+  CTXKIT_RETURN_IF_ERROR(RemoveWatch(**store, a.path));
   if (ctx.json()) {
     PrintJson({{"path", a.path}, {"removed", true}});
-    return kExitOk;
+    return Status::Ok();
   }
-  return Emit("stopped watching " + a.path + "\n");
+  return WriteStdout("stopped watching " + a.path + "\n");
 }
 
-int RunScan(Context& ctx, const WatchArgs& a) {
+Status RunScan(Context& ctx, const WatchArgs& a) {
   Result<WatchOptions> o = MakeOptions(a);
-  if (!o.ok()) return ReportError(o.status());
+  if (!o.ok()) return o.status();
   Result<Store*> store = ctx.OpenStore();
-  if (!store.ok()) return ReportError(store.status());
+  if (!store.ok()) return store.status();
   Result<WatchReport> report = ScanWatches(**store, *o);
-  if (!report.ok()) return ReportError(report.status());
+  if (!report.ok()) return report.status();
   if (ctx.json()) {
     PrintJson(ReportToJson(*report));
-    return kExitOk;
+    return Status::Ok();
   }
   PrintNotes(*report);
-  return Emit(ReportLine(*report));
+  return WriteStdout(ReportLine(*report));
 }
 
 // The running watcher, for the signal handler; a signal before it exists
@@ -158,11 +158,11 @@ extern "C" void OnStopSignal(int) {
   if (w != nullptr) w->Stop();
 }
 
-int RunDaemon(Context& ctx, const WatchArgs& a) {
+Status RunDaemon(Context& ctx, const WatchArgs& a) {
   Result<WatchOptions> o = MakeOptions(a);
-  if (!o.ok()) return ReportError(o.status());
+  if (!o.ok()) return o.status();
   Result<Store*> store = ctx.OpenStore();
-  if (!store.ok()) return ReportError(store.status());
+  if (!store.ok()) return store.status();
   bool json = ctx.json();
   // One line per change, flushed, so a supervisor or test can follow it.
   o->on_change = [json](const WatchChange& c) {
@@ -204,8 +204,8 @@ int RunDaemon(Context& ctx, const WatchArgs& a) {
   }
   sigaction(SIGINT, &old_int, nullptr);
   sigaction(SIGTERM, &old_term, nullptr);
-  if (!s.ok()) return ReportError(s);
-  return kExitOk;
+  CTXKIT_RETURN_IF_ERROR(s);
+  return Status::Ok();
 }
 
 void AddMaxBytes(CLI::App* sub, WatchArgs* a) {

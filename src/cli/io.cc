@@ -9,7 +9,7 @@
 #include <string>
 
 #include "core/status_macros.h"
-#include "storage/file_util.h"
+#include "os/file_util.h"
 
 namespace ctxkit::cli {
 

@@ -37,12 +37,12 @@ Result<std::string> FindServeProgram(const std::string& self) {
       "); install ctxkit again (make install)");
 }
 
-int LaunchServe(const Context& ctx) {
+Status LaunchServe(const Context& ctx) {
   Result<std::string> self = SelfExecutable();
-  if (!self.ok()) return ReportError(self.status());
+  if (!self.ok()) return self.status();
   Result<std::string> program = FindServeProgram(*self);
-  if (!program.ok()) return ReportError(program.status());
-  return ReportError(ExecProgram(*program, ctx.options().argv));
+  if (!program.ok()) return program.status();
+  return ExecProgram(*program, ctx.options().argv);
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
 // Shared libraries loaded on first use (dlopen), for dependencies that only
 // some commands need: linking them would map them, and everything they
 // depend on, into every ctxkit process. Used for libcurl (llm/curl_api.h)
-// and libpq (storage/pq_api.h).
+// and libpq (postgres/pq_api.h).
 
 #ifndef CTXKIT_CORE_DYNAMIC_LIBRARY_H_
 #define CTXKIT_CORE_DYNAMIC_LIBRARY_H_

@@ -387,7 +387,8 @@ void RegisterDemoCommand(CLI::App& app, CommandTable& table) {
       "session, file watchers, tool-output capture and agent notes. Safe to "
       "re-run; it appends versions and adds "
       "a session");
-  table.Add(sub, [](Context& ctx) { return RunDemo(ctx); });
+  // The tour words its own failure ("ctxkit: demo failed: ...").
+  table.AddWithExitCode(sub, [](Context& ctx) { return RunDemo(ctx); });
 }
 
 }  // namespace ctxkit::cli

@@ -4,7 +4,7 @@
 #include <string>
 
 #include "ctxkit/notes.h"
-#include "storage/filename.h"
+#include "os/filename.h"
 
 namespace ctxkit::env {
 

@@ -10,7 +10,7 @@
 
 #include "ctxkit/status.h"
 #include "index/query_terms.h"
-#include "storage/sqlite_db.h"
+#include "os/sqlite_db.h"
 
 namespace ctxkit::index {
 

@@ -23,7 +23,7 @@
 #include "index/region_sync.h"
 #include "index/thesaurus.h"
 #include "llm/embeddings_client.h"
-#include "storage/sqlite_db.h"
+#include "os/sqlite_db.h"
 #include "store/store_internals.h"
 
 namespace ctxkit {

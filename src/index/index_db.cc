@@ -6,7 +6,7 @@
 #include <string>
 
 #include "core/status_macros.h"
-#include "storage/filename.h"
+#include "os/filename.h"
 
 namespace ctxkit::index {
 

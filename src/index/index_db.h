@@ -8,7 +8,7 @@
 #include <string>
 
 #include "ctxkit/status.h"
-#include "storage/sqlite_db.h"
+#include "os/sqlite_db.h"
 
 namespace ctxkit::index {
 

@@ -14,7 +14,7 @@
 
 #include "ctxkit/index.h"
 #include "ctxkit/store.h"
-#include "storage/sqlite_db.h"
+#include "os/sqlite_db.h"
 
 namespace ctxkit::index {
 

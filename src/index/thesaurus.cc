@@ -15,7 +15,7 @@
 #include <utility>
 
 #include "core/status_macros.h"
-#include "storage/posix_io.h"
+#include "os/posix_io.h"
 
 namespace ctxkit::index {
 

@@ -14,7 +14,6 @@
 #include "core/status_macros.h"
 #include "ctxkit/ref.h"
 #include "inspect/api_internal.h"
-#include "storage/backend.h"
 #include "store/json_forms.h"
 #include "store/store_internals.h"
 
@@ -179,7 +178,7 @@ class Api::Impl {
   // Moves whenever anyone changes an object (the change feed's newest
   // stamp); renders and ingestions write objects, so sessions move it too.
   Result<uint64_t> ChangeCounter() {
-    return StoreInternals::BackendOf(*store_).LatestChange();
+    return StoreInternals::LatestChange(*store_);
   }
 
   Result<json> StoreInfo(const Request& r) {

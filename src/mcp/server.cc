@@ -18,7 +18,6 @@
 #include "mcp/extension.h"
 #include "mcp/json_rpc.h"
 #include "mcp/resources.h"
-#include "storage/backend.h"
 #include "store/store_internals.h"
 
 namespace ctxkit::mcp {

@@ -15,9 +15,9 @@
 #include "core/sha256.h"
 #include "core/status_macros.h"
 #include "ctxkit/notes.h"
-#include "storage/file_util.h"
-#include "storage/filename.h"
-#include "storage/posix_io.h"
+#include "os/file_util.h"
+#include "os/filename.h"
+#include "os/posix_io.h"
 #include "store/store_internals.h"
 #include "text/json_parse.h"
 

@@ -16,7 +16,7 @@
 
 #include "ctxkit/notes.h"
 #include "ctxkit/status.h"
-#include "storage/sqlite_db.h"
+#include "os/sqlite_db.h"
 
 namespace ctxkit::notes {
 

@@ -28,10 +28,10 @@
 #include "notes/frontmatter.h"
 #include "notes/note_index.h"
 #include "notes/safe_dir.h"
-#include "storage/file_util.h"
-#include "storage/filename.h"
-#include "storage/posix_io.h"
-#include "storage/sqlite_db.h"
+#include "os/file_util.h"
+#include "os/filename.h"
+#include "os/posix_io.h"
+#include "os/sqlite_db.h"
 
 namespace ctxkit {
 

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "ctxkit/status.h"
-#include "storage/posix_io.h"
+#include "os/posix_io.h"
 
 namespace ctxkit::notes {
 

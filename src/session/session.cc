@@ -20,7 +20,7 @@
 #include "session/relief.h"
 #include "session/render_record.h"
 #include "session/session_impl.h"
-#include "store/store_internals.h"
+#include "store/stored_sessions.h"
 
 namespace ctxkit {
 namespace {
@@ -38,7 +38,7 @@ Result<std::unique_ptr<SessionImpl>> MakeImpl(Store& store,
   CTXKIT_RETURN_IF_ERROR(ValidateScopeId(id).WithContext("session id"));
   CTXKIT_ASSIGN_OR_RETURN(View view, store.OpenView("", id));
   return std::make_unique<SessionImpl>(&store, std::move(view), std::string(id),
-                                       &StoreInternals::BackendOf(store));
+                                       StoredSessions(store));
 }
 
 // Chain hash of the log prefix: h0 binds the format and system text, each
@@ -115,7 +115,7 @@ Result<std::unique_ptr<Session>> Session::Create(Store& store,
   create.expected_generation = 0;     // AlreadyExists when it exists.
   state.listed_entries_known = true;  // None yet.
   create.state_json = session::EncodeState(state);
-  CTXKIT_RETURN_IF_ERROR(impl->backend().WriteSession(create).status());
+  CTXKIT_RETURN_IF_ERROR(impl->sessions().WriteSession(create).status());
   CTXKIT_RETURN_IF_ERROR(impl->Refresh());
   return std::unique_ptr<Session>(new Session(std::move(impl)));
 }
@@ -128,14 +128,14 @@ Result<std::unique_ptr<Session>> Session::Open(Store& store,
 }
 
 Result<std::vector<std::string>> Session::List(Store& store) {
-  return StoreInternals::BackendOf(store).ListSessions();
+  return StoredSessions(store).ListSessions();
 }
 
 Result<uint64_t> Session::Remove(Store& store, std::string_view id) {
   CTXKIT_RETURN_IF_ERROR(ValidateScopeId(id).WithContext("session id"));
-  storage::Backend& backend = StoreInternals::BackendOf(store);
+  StoredSessions sessions(store);
   CTXKIT_ASSIGN_OR_RETURN(std::optional<uint64_t> gen,
-                          backend.SessionGeneration(id));
+                          sessions.SessionGeneration(id));
   if (!gen) return Status::NotFound("no session '" + std::string(id) + "'");
   CTXKIT_ASSIGN_OR_RETURN(View view, store.OpenView("", id));
   // Objects first: if this stops half way, the session still exists and
@@ -153,7 +153,7 @@ Result<uint64_t> Session::Remove(Store& store, std::string_view id) {
     filter.cursor = page.next_cursor;
   }
   CTXKIT_RETURN_IF_ERROR(store.EndSession(id));
-  Status s = backend.RemoveSession(id);
+  Status s = sessions.RemoveSession(id);
   if (!s.ok() && !s.IsNotFound()) return s;
   return removed;
 }

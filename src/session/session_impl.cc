@@ -40,7 +40,7 @@ Status SessionImpl::Load() {
           : kListedLoad + state_.policy.index_max_tokens / 24;
   CTXKIT_ASSIGN_OR_RETURN(
       storage::SessionRecord rec,
-      backend_->LoadSessionHead(id_, static_cast<size_t>(listed_limit)));
+      sessions_.LoadSessionHead(id_, static_cast<size_t>(listed_limit)));
   session::State fresh;
   CTXKIT_RETURN_IF_ERROR(session::DecodeState(rec.state_json, &fresh));
   fresh.generation = rec.generation;
@@ -49,7 +49,7 @@ Status SessionImpl::Load() {
     // generation counted here only makes the next write lose its
     // compare-and-set).
     CTXKIT_ASSIGN_OR_RETURN(fresh.listed_entries,
-                            backend_->CountListedSessionEntries(id_));
+                            sessions_.CountListedSessionEntries(id_));
     fresh.listed_entries_known = true;
   }
   fresh.complete = false;
@@ -84,7 +84,7 @@ Status SessionImpl::LoadMoreListed() {
   const uint64_t limit = std::max<uint64_t>(2 * listed_limit_, kListedLoad);
   CTXKIT_ASSIGN_OR_RETURN(
       storage::SessionRecord rec,
-      backend_->LoadSessionHead(id_, static_cast<size_t>(limit)));
+      sessions_.LoadSessionHead(id_, static_cast<size_t>(limit)));
   if (rec.generation != state_.generation) {
     // Another writer came first: this copy is stale, and what it lists
     // stays as loaded (a mutation loses its compare-and-set and runs again).
@@ -120,7 +120,7 @@ Status SessionImpl::LoadEntries(const std::vector<std::string>& ids) {
   }
   if (missing.empty()) return Status::Ok();
   CTXKIT_ASSIGN_OR_RETURN(storage::SessionRecord rec,
-                          backend_->LoadSessionEntries(id_, missing));
+                          sessions_.LoadSessionEntries(id_, missing));
   // Rows of a later generation: the mutation under way loses its
   // compare-and-set and runs again on a fresh state.
   return AddRows(rec.entries);
@@ -137,7 +137,7 @@ Result<PoolEntry*> SessionImpl::FindEntry(const std::string& id) {
 Status SessionImpl::LoadAll() {
   if (state_.complete) return Status::Ok();
   CTXKIT_ASSIGN_OR_RETURN(storage::SessionRecord rec,
-                          backend_->LoadSession(id_));
+                          sessions_.LoadSession(id_));
   // Rows of a later generation: the copy is stale (reloaded before next
   // use; a mutation loses its compare-and-set and runs again).
   if (rec.generation != state_.generation) loaded_ = false;
@@ -150,7 +150,7 @@ Status SessionImpl::LoadAll() {
 
 Status SessionImpl::Refresh() {
   if (loaded_) {
-    CTXKIT_ASSIGN_OR_RETURN(auto gen, backend_->SessionGeneration(id_));
+    CTXKIT_ASSIGN_OR_RETURN(auto gen, sessions_.SessionGeneration(id_));
     if (!gen) return Status::NotFound("no session '" + id_ + "'");
     if (*gen == state_.generation) return Status::Ok();
   }
@@ -229,7 +229,7 @@ Status SessionImpl::Mutate(const std::function<Status(SessionChanges&)>& fn) {
     if (!changes.dirty.empty() || !changes.removed.empty()) TouchEntries();
     if (!changes.any()) return Status::Ok();
     const storage::SessionWrite write = WriteOf(changes);
-    Result<uint64_t> written = backend_->WriteSession(write);
+    Result<uint64_t> written = sessions_.WriteSession(write);
     if (written.ok()) {
       state_.generation = *written;
       Committed(write);

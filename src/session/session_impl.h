@@ -20,7 +20,7 @@
 #include "session/log_parse.h"
 #include "session/render_layout.h"
 #include "session/session_state.h"
-#include "storage/backend.h"
+#include "store/stored_sessions.h"
 
 namespace ctxkit {
 
@@ -37,19 +37,18 @@ struct SessionChanges {
 
 class SessionImpl {
  public:
-  // `backend` holds the session's state (see store/store_internals.h).
-  SessionImpl(Store* store, View view, std::string id,
-              storage::Backend* backend)
+  // `sessions` holds the session's state (store/stored_sessions.h).
+  SessionImpl(Store* store, View view, std::string id, StoredSessions sessions)
       : store_(store),
         view_(std::move(view)),
         id_(std::move(id)),
-        backend_(backend) {}
+        sessions_(sessions) {}
 
   Store* store() { return store_; }
   View& view() { return view_; }
   const std::string& id() const { return id_; }
   session::State& state() { return state_; }
-  storage::Backend& backend() { return *backend_; }
+  StoredSessions& sessions() { return sessions_; }
   std::string session_scope() const { return "session:" + id_; }
 
   // Reloads the state when another process (or a failed mutation) made the
@@ -202,7 +201,7 @@ class SessionImpl {
   Store* store_;
   View view_;
   std::string id_;
-  storage::Backend* backend_;
+  StoredSessions sessions_;
   session::State state_;
   bool loaded_ = false;
 

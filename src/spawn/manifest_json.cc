@@ -13,8 +13,8 @@
 
 #include "core/encoding.h"
 #include "ctxkit/spawn.h"
-#include "storage/file_util.h"
-#include "storage/posix_io.h"
+#include "os/file_util.h"
+#include "os/posix_io.h"
 #include "text/json_parse.h"
 
 namespace ctxkit {

@@ -12,8 +12,8 @@
 
 #include "core/status_macros.h"
 #include "ctxkit/spawn.h"
-#include "storage/file_util.h"
-#include "storage/filename.h"
+#include "os/file_util.h"
+#include "os/filename.h"
 #include "store/store_internals.h"
 
 namespace ctxkit {

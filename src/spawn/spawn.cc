@@ -15,11 +15,11 @@
 #include "core/clock.h"
 #include "core/encoding.h"
 #include "core/status_macros.h"
+#include "os/file_util.h"
+#include "os/filename.h"
 #include "spawn/manifest_store.h"
 #include "spawn/pin_ref.h"
 #include "spawn/store_identity.h"
-#include "storage/file_util.h"
-#include "storage/filename.h"
 #include "store/store_internals.h"
 
 namespace ctxkit {

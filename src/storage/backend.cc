@@ -16,13 +16,6 @@ Status VersionMoved(std::string_view key, uint64_t at, uint64_t expected) {
       ", not " + std::to_string(expected) + "; another writer came first");
 }
 
-Status ReadOnlyError(std::string_view what) {
-  return Status::PermissionDenied(
-      std::string(what) +
-      ": the store is open read-only (its files may not be written by this "
-      "process, or it was opened with Options::read_only)");
-}
-
 Result<std::vector<ObjectRecord>> Backend::FindObjectsCounted(
     std::string_view key, const std::vector<Scope>& scopes, uint64_t* counter) {
   CTXKIT_ASSIGN_OR_RETURN(*counter, ChangeCounter());

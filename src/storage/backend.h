@@ -25,6 +25,7 @@
 #include "ctxkit/ref.h"
 #include "ctxkit/status.h"
 #include "ctxkit/types.h"
+#include "os/read_only_error.h"  // ReadOnlyError: every engine's refusal
 
 namespace ctxkit::storage {
 
@@ -535,46 +536,6 @@ class Backend {
 // The FailedPrecondition every engine returns when a conditional write
 // finds (scope, key) at version `at` rather than `expected`.
 Status VersionMoved(std::string_view key, uint64_t at, uint64_t expected);
-
-// The one error every engine returns for a write refused because the store
-// is open read-only.
-Status ReadOnlyError(std::string_view what);
-
-struct SqliteOptions {
-  std::string home;  // Created when missing (unless read_only).
-  // Nothing under `home` is created or written: the store must exist, and
-  // every write fails with PermissionDenied (ReadOnlyError).
-  bool read_only = false;
-  Durability durability = Durability::kFull;
-  uint64_t inline_max_bytes = 64 << 10;
-  int busy_timeout_ms = 30000;
-  // WAL checkpoints run on a background thread, not inside a writer's
-  // commit (storage/checkpointer.h). false: SQLite's own, in the commit
-  // that fills the WAL (kept for comparison in bench/store_bench.cc).
-  bool background_checkpoints = true;
-};
-
-Result<std::unique_ptr<Backend>> OpenSqliteBackend(
-    const SqliteOptions& options);
-
-struct PostgresOptions {
-  // A libpq connection string (postgresql://... or key=value ...); the
-  // store lives in the connection's current schema (docs/postgres.md).
-  std::string url;
-  // No table is made or migrated, and every write fails with
-  // PermissionDenied (the session is read-only).
-  bool read_only = false;
-  // kFull: synchronous_commit=on (acknowledged writes survive a crash of
-  // the server and of its machine). kProcess: off (they survive the
-  // client's crash; the server may lose its last moments of commits).
-  Durability durability = Durability::kFull;
-};
-
-// The PostgreSQL engine: every table in one database schema, shared by
-// every process and machine that opens the same URL. Unavailable when the
-// server cannot be reached; a later call reconnects.
-Result<std::unique_ptr<Backend>> OpenPostgresBackend(
-    const PostgresOptions& options);
 
 }  // namespace ctxkit::storage
 

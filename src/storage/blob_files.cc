@@ -14,9 +14,9 @@
 #include "core/encoding.h"
 #include "core/sha256.h"
 #include "core/status_macros.h"
+#include "os/file_util.h"
+#include "os/posix_io.h"
 #include "storage/blob_checksums.h"
-#include "storage/file_util.h"
-#include "storage/posix_io.h"
 
 namespace ctxkit::storage {
 Status BlobFiles::Init() {

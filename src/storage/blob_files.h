@@ -10,7 +10,7 @@
 #include <string_view>
 
 #include "ctxkit/status.h"
-#include "storage/posix_io.h"
+#include "os/posix_io.h"
 
 namespace ctxkit::storage {
 

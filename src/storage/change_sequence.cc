@@ -7,7 +7,7 @@
 
 #include <cerrno>
 
-#include "storage/posix_io.h"
+#include "os/posix_io.h"
 
 namespace ctxkit::storage {
 namespace {

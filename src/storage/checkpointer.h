@@ -32,7 +32,7 @@
 #include "core/mutex.h"
 #include "core/thread_annotations.h"
 #include "ctxkit/status.h"
-#include "storage/sqlite_db.h"
+#include "os/sqlite_db.h"
 
 namespace ctxkit::storage {
 

@@ -7,8 +7,8 @@
 #include <random>
 
 #include "core/encoding.h"
-#include "storage/file_util.h"
-#include "storage/posix_io.h"
+#include "os/file_util.h"
+#include "os/posix_io.h"
 
 namespace ctxkit::storage {
 

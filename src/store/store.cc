@@ -10,6 +10,7 @@
 #include "core/hmac.h"
 #include "core/sha256.h"
 #include "core/status_macros.h"
+#include "store/store_backend.h"
 #include "store/store_impl.h"
 #include "store/store_internals.h"
 
@@ -74,8 +75,16 @@ Result<ListPage> Store::ListEveryScope(const ListFilter& filter) {
 const std::string& Store::home() const { return impl_->home(); }
 bool Store::read_only() const { return impl_->read_only(); }
 
-storage::Backend& StoreInternals::BackendOf(Store& store) {
+storage::Backend& StoreInternals::Engine(Store& store) {
   return store.impl_->backend();
+}
+
+storage::Backend& BackendOf(Store& store) {
+  return StoreInternals::Engine(store);
+}
+
+Result<uint64_t> StoreInternals::LatestChange(Store& store) {
+  return store.impl_->backend().LatestChange();
 }
 
 Result<std::vector<ChangedMeta>> StoreInternals::DurableChanges(Store& store,

@@ -15,9 +15,11 @@
 #include "core/status_macros.h"
 #include "ctxkit/target.h"
 #include "ctxkit/tokenizer.h"
-#include "storage/file_util.h"
-#include "storage/filename.h"
-#include "storage/posix_io.h"
+#include "os/file_util.h"
+#include "os/filename.h"
+#include "os/posix_io.h"
+#include "postgres/pg_backend.h"
+#include "sqlite/sqlite_backend.h"
 #include "text/json_parse.h"
 
 namespace ctxkit {

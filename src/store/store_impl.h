@@ -18,8 +18,8 @@
 
 #include "core/mutex.h"
 #include "ctxkit/store.h"
+#include "memory/memory_backend.h"
 #include "storage/backend.h"
-#include "storage/memory_backend.h"
 #include "storage/memory_tier.h"
 #include "store/ref_tags.h"
 

@@ -1,9 +1,13 @@
 // For ctxkit's own layers above store/ that keep durable state of their
-// own (the context manager's session state, spawn manifests, the watch
-// list, the execution log): the storage engine behind a
-// Store, so that state goes through the Backend interface like objects do
-// and follows the store to whichever engine holds it. Not for users; the
-// public API is include/ctxkit/store.h.
+// own (spawn manifests, the watch list, the execution log, the index's
+// change feed): calls of the storage engine behind a Store, so that state
+// goes through the Backend interface like objects do and follows the store
+// to whichever engine holds it. The engine itself is not handed out (the
+// session layer's state goes through store/stored_sessions.h); the record
+// and key types (storage::VersionKey, RecordWrite, CommitListener, ...)
+// come with this header, so the layers above never include storage/
+// (cmake/layers.cmake seals it). Not for users; the public API is
+// include/ctxkit/store.h.
 
 #ifndef CTXKIT_STORE_STORE_INTERNALS_H_
 #define CTXKIT_STORE_STORE_INTERNALS_H_
@@ -30,8 +34,10 @@ struct ChangedMeta {
 
 class StoreInternals {
  public:
-  // The Backend `store` writes to. Valid while `store` is open.
-  static storage::Backend& BackendOf(Store& store);
+  // The newest stamp of the durable engine's change feed
+  // (storage::Backend::LatestChange): it moves whenever any process
+  // changes an object of the store.
+  static Result<uint64_t> LatestChange(Store& store);
 
   // The durable engine's change feed (storage::Backend::ListChanged), as
   // metadata: objects changed after `after`, oldest change first, at most
@@ -118,6 +124,12 @@ class StoreInternals {
   // (HMAC-SHA-256 of the purpose under the ref secret). Whatever the
   // store's engine reports when it has no ref secret.
   static Result<std::string> KeyFor(Store& store, std::string_view purpose);
+
+ private:
+  // The engine itself is for the store layer alone (store/store_backend.h,
+  // sealed above the store by cmake/layers.cmake).
+  friend storage::Backend& BackendOf(Store& store);
+  static storage::Backend& Engine(Store& store);
 };
 
 }  // namespace ctxkit

@@ -5,8 +5,8 @@
 #include "core/clock.h"
 #include "core/encoding.h"
 #include "core/sha256.h"
-#include "storage/file_util.h"
-#include "storage/filename.h"
+#include "os/file_util.h"
+#include "os/filename.h"
 #include "text/json_parse.h"
 
 namespace ctxkit::summary {

@@ -4,7 +4,7 @@
 
 #include <fstream>
 
-#include "storage/posix_io.h"
+#include "os/posix_io.h"
 
 namespace ctxkit::watch {
 

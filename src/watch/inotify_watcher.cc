@@ -10,8 +10,8 @@
 #include <algorithm>
 
 #include "core/status_macros.h"
-#include "storage/filename.h"
-#include "storage/posix_io.h"
+#include "os/filename.h"
+#include "os/posix_io.h"
 #include "watch/catch_up.h"
 #include "watch/inotify_errors.h"
 #include "watch/tree_walk.h"

@@ -19,7 +19,7 @@
 #include "ctxkit/status.h"
 #include "ctxkit/store.h"
 #include "ctxkit/watch.h"
-#include "storage/posix_io.h"
+#include "os/posix_io.h"
 #include "watch/file_indexer.h"
 
 namespace ctxkit {

@@ -9,9 +9,9 @@
 
 #include "core/clock.h"
 #include "core/status_macros.h"
-#include "storage/file_util.h"
-#include "storage/filename.h"
-#include "storage/posix_io.h"
+#include "os/file_util.h"
+#include "os/filename.h"
+#include "os/posix_io.h"
 #include "watch/catch_up.h"
 #include "watch/file_indexer.h"
 #include "watch/inotify_watcher.h"

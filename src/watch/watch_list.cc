@@ -3,8 +3,8 @@
 #include <nlohmann/json.hpp>
 
 #include "core/status_macros.h"
-#include "storage/file_util.h"
-#include "storage/filename.h"
+#include "os/file_util.h"
+#include "os/filename.h"
 #include "store/store_internals.h"
 #include "text/json_parse.h"
 #include "watch/watch_list_file.h"

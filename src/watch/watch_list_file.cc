@@ -5,8 +5,8 @@
 #include <nlohmann/json.hpp>
 
 #include "core/status_macros.h"
-#include "storage/file_util.h"
-#include "storage/filename.h"
+#include "os/file_util.h"
+#include "os/filename.h"
 #include "text/json_parse.h"
 
 namespace ctxkit::watch {

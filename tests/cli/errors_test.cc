@@ -12,11 +12,20 @@
 namespace ctxkit::cli::testing {
 namespace {
 
-// Expects exit `code`, nothing on stdout, and one "ctxkit: ..." error.
-void ExpectFailure(const ProcessResult& r, int code, const std::string& what) {
+// Expects exit `code`, nothing on stdout, and one "ctxkit: ..." error, or
+// with `json` one {"error": {"code", "message"}} object.
+void ExpectFailure(const ProcessResult& r, int code, const std::string& what,
+                   bool json = false) {
   EXPECT_EQ(r.exit_code, code) << what << "\nstderr: " << r.err;
   EXPECT_EQ(r.out, "") << what;
-  EXPECT_TRUE(r.err.starts_with("ctxkit: ")) << what << "\nstderr: " << r.err;
+  if (!json) {
+    EXPECT_TRUE(r.err.starts_with("ctxkit: ")) << what << "\nstderr: " << r.err;
+    return;
+  }
+  nlohmann::json j = nlohmann::json::parse(r.err, nullptr, false);
+  EXPECT_TRUE(j.is_object() && j["error"]["code"].is_string() &&
+              j["error"]["message"].is_string())
+      << what << "\nstderr: " << r.err;
 }
 
 TEST_F(CliTest, HelpAndVersionExitZero) {
@@ -134,8 +143,8 @@ TEST_F(CliTest, UsageErrorsExitTwo) {
 }
 
 // Arguments and input that are not UTF-8, some quoted back in the
-// message: bad input (exit 2) with a "ctxkit: ..." error, with or without
-// --json, never an internal error.
+// message: bad input (exit 2) with a "ctxkit: ..." error, or with --json
+// one valid JSON object (the bytes replaced), never an internal error.
 TEST_F(CliTest, InputThatIsNotUtf8IsBadInputNotAnInternalError) {
   const std::string l1 = "caf\xe9";
   Ok({"set", "k", "v"});
@@ -149,23 +158,24 @@ TEST_F(CliTest, InputThatIsNotUtf8IsBadInputNotAnInternalError) {
       return a;
     };
     const std::string mode = json ? " --json" : "";
-    ExpectFailure(Run(args({"set", l1, "v"})), kExitUsage, "set KEY" + mode);
-    ExpectFailure(Run(args({"get", l1})), kExitUsage, "get KEY" + mode);
+    ExpectFailure(Run(args({"set", l1, "v"})), kExitUsage, "set KEY" + mode,
+                  json);
+    ExpectFailure(Run(args({"get", l1})), kExitUsage, "get KEY" + mode, json);
     ExpectFailure(Run(args({"get", "ck:abc:1:t:5:g:" + l1})), kExitUsage,
-                  "get REF" + mode);
+                  "get REF" + mode, json);
     ExpectFailure(Run(args({"set", "k", "v", "--tag", l1})), kExitUsage,
-                  "--tag" + mode);
+                  "--tag" + mode, json);
     ExpectFailure(Run(args({"set", "k", "v", "--scope", l1})), kExitUsage,
-                  "--scope" + mode);
+                  "--scope" + mode, json);
     ExpectFailure(RunIn(args({"set", "k", "-", "--type", "json"}),
                         "{\"k\": \"" + l1 + "\"}"),
-                  kExitUsage, "set --type json" + mode);
+                  kExitUsage, "set --type json" + mode, json);
     ExpectFailure(Run(args({"session", "new", l1})), kExitUsage,
-                  "session new" + mode);
+                  "session new" + mode, json);
     ExpectFailure(Run(args({"session", "activate", "s", l1})), kExitUsage,
-                  "session activate" + mode);
+                  "session activate" + mode, json);
     ExpectFailure(Run(args({"session", "ingest", "s", log})), kExitUsage,
-                  "session ingest" + mode);
+                  "session ingest" + mode, json);
   }
   EXPECT_EQ(Ok({"get", "k"}), "v");
 }

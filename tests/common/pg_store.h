@@ -14,7 +14,7 @@
 #include <string>
 
 #include "ctxkit/status.h"
-#include "storage/pg_conn.h"
+#include "postgres/pg_conn.h"
 
 namespace ctxkit::testing {
 

@@ -17,6 +17,7 @@
 #include "session/session_state.h"
 #include "session/session_test_util.h"
 #include "storage/backend.h"
+#include "store/store_backend.h"
 #include "store/store_internals.h"
 
 namespace ctxkit {
@@ -185,7 +186,7 @@ TEST_F(ChatGrowthTest, ChatInTheArrayFormOfEarlierBuildsIsRead) {
   ASSERT_TRUE(legacy.ok());
   // Point the session state at the array version, as an earlier build left
   // it.
-  storage::Backend& backend = StoreInternals::BackendOf(store());
+  storage::Backend& backend = BackendOf(store());
   auto rec = backend.LoadSession("s1");
   ASSERT_TRUE(rec.ok());
   nlohmann::json state = nlohmann::json::parse(rec->state_json);

@@ -13,8 +13,8 @@
 
 #include "ctxkit/index.h"
 #include "index/index_test_util.h"
-#include "storage/filename.h"
-#include "storage/sqlite_db.h"
+#include "os/filename.h"
+#include "os/sqlite_db.h"
 
 namespace ctxkit::testing {
 namespace {

@@ -20,7 +20,6 @@
 #include "ctxkit/session.h"
 #include "ctxkit/store.h"
 #include "inspect/tool_turn.h"
-#include "storage/backend.h"
 #include "store/store_internals.h"
 
 namespace ctxkit::inspect {
@@ -105,9 +104,7 @@ class ApiTest : public ::testing::Test {
     return j;
   }
 
-  uint64_t LatestChange() {
-    return *StoreInternals::BackendOf(*store_).LatestChange();
-  }
+  uint64_t LatestChange() { return *StoreInternals::LatestChange(*store_); }
 
   std::string dir_;
   std::unique_ptr<Store> store_;

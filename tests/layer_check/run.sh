@@ -2,7 +2,8 @@
 # Proves cmake/check_layers.cmake enforces the layer graph: on small trees
 # with a three-layer graph (base <- mid <- top), a clean tree passes and each
 # kind of wrong include fails the check, naming file, line and the allowed
-# layers.
+# layers; on a five-layer graph with a sealed layer (make_sealed_tree), the
+# seal does the same.
 #
 #   tests/layer_check/run.sh [path/to/check_layers.cmake]
 set -euo pipefail
@@ -117,6 +118,61 @@ make_tree "$tmp/refprefix_ok"  # in a ref layer, or a "ck:" literal in text
 printf 'bool r = s.starts_with("ck:");\n' >"$tmp/refprefix_ok/src/base/ref.cc"
 printf 'const char* help = "a ref such as \\"ck:2s:3:t:9:g:k\\"";\n' >"$tmp/refprefix_ok/src/top/help.cc"
 check refprefix_ok pass
+
+# A tree whose engine layer is sealed above mid (as storage/ and the
+# engines are above store/): base <- eng <- mid <- top <- app; eng/files.h
+# is open to every layer above mid, eng/db.h to top alone, and
+# mid/engine_of.h (mid's own) to none.
+make_sealed_tree() {
+  local t=$1
+  make_tree "$t"
+  mkdir -p "$t/src/eng" "$t/src/app"
+  cat >"$t/graph.cmake" <<'G'
+set(CTXKIT_LAYERS base eng mid top app)
+set(CTXKIT_ALLOWED_INCLUDES src/mid/legacy.cc:top/top.h)
+set(CTXKIT_ALLOWED_GETENV)
+set(CTXKIT_ENVIRONMENT_LAYER top)
+set(CTXKIT_REF_TEXT_LAYERS base)
+set(CTXKIT_SEAL_ABOVE mid)
+set(CTXKIT_SEALED_LAYERS eng)
+set(CTXKIT_SEALED_HEADERS mid/engine_of.h)
+set(CTXKIT_SEALED_OPEN eng/files.h)
+set(CTXKIT_SEALED_OPEN_TO eng/db.h:top)
+set(CTXKIT_LAYER_DEPS_base)
+set(CTXKIT_LAYER_HEADERS_base base.h)
+set(CTXKIT_LAYER_DEPS_eng base)
+set(CTXKIT_LAYER_HEADERS_eng)
+set(CTXKIT_LAYER_DEPS_mid eng)
+set(CTXKIT_LAYER_HEADERS_mid)
+set(CTXKIT_LAYER_DEPS_top mid)
+set(CTXKIT_LAYER_HEADERS_top top.h)
+set(CTXKIT_LAYER_DEPS_app top)
+set(CTXKIT_LAYER_HEADERS_app)
+G
+  printf '#include "base/util.h"\n' >"$t/src/eng/engine.h"
+  printf '#include "base/util.h"\n' >"$t/src/eng/files.h"
+  printf '#include "base/util.h"\n' >"$t/src/eng/db.h"
+  # mid, the layer the seal is above, uses its engine freely.
+  printf '#include "eng/engine.h"\n#include "eng/db.h"\n' >"$t/src/mid/engine_of.h"
+  printf '#include "mid/engine_of.h"\n' >"$t/src/mid/mid_engine.cc"
+}
+
+make_sealed_tree "$tmp/sealed_ok"  # open headers, each where it is open
+printf '#include "eng/files.h"\n#include "eng/db.h"\n#include "mid/mid.h"\n' >"$tmp/sealed_ok/src/top/cache.cc"
+printf '#include "eng/files.h"\n#include "top/top.h"\n' >"$tmp/sealed_ok/src/app/app.cc"
+check sealed_ok pass
+
+make_sealed_tree "$tmp/sealed"  # a sealed layer's header above the seal
+printf '#include "mid/mid.h"\n\n#include "eng/engine.h"\n' >"$tmp/sealed/src/top/back_door.cc"
+check sealed fail "src/top/back_door.cc:3: #include \"eng/engine.h\" is sealed: layers above 'mid' reach the store's bytes only through it"
+
+make_sealed_tree "$tmp/sealed_header"  # a sealed header of the seal layer
+printf '#include "mid/engine_of.h"\n' >"$tmp/sealed_header/src/app/a.cc"
+check sealed_header fail "src/app/a.cc:1: #include \"mid/engine_of.h\" is sealed"
+
+make_sealed_tree "$tmp/sealed_other"  # a header open to top, not to app
+printf '#include "eng/db.h"\n' >"$tmp/sealed_other/src/app/a.cc"
+check sealed_other fail "src/app/a.cc:1: #include \"eng/db.h\" is sealed"
 
 if ((failures)); then
   echo "layer check test: $failures case(s) failed"

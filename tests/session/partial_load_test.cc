@@ -16,6 +16,7 @@
 #include "session/session_impl.h"
 #include "session/session_test_util.h"
 #include "storage/backend.h"
+#include "store/store_backend.h"
 #include "store/store_internals.h"
 
 namespace ctxkit {
@@ -260,7 +261,7 @@ TEST_F(PartialLoadTest, TheListedCountFollowsEveryChange) {
 
   // A state written before the count was kept: counted on load, kept again
   // by the next write.
-  storage::Backend& backend = StoreInternals::BackendOf(store());
+  storage::Backend& backend = BackendOf(store());
   auto rec = backend.LoadSession("c");
   ASSERT_TRUE(rec.ok());
   json state = json::parse(rec->state_json);

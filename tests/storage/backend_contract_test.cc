@@ -18,8 +18,10 @@
 
 #include "common/pg_store.h"
 #include "core/sha256.h"
+#include "memory/memory_backend.h"
+#include "postgres/pg_backend.h"
+#include "sqlite/sqlite_backend.h"
 #include "storage/backend.h"
-#include "storage/memory_backend.h"
 #include "storage/memory_tier.h"
 
 namespace ctxkit::storage {

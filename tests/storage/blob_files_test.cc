@@ -10,8 +10,8 @@
 #include <string>
 
 #include "core/sha256.h"
+#include "os/file_util.h"
 #include "storage/blob_checksums.h"
-#include "storage/file_util.h"
 
 namespace ctxkit::storage {
 namespace {

@@ -7,8 +7,9 @@
 
 #include "core/encoding.h"
 #include "core/sha256.h"
-#include "storage/filename.h"
-#include "storage/sqlite_db.h"
+#include "os/filename.h"
+#include "os/sqlite_db.h"
+#include "store/store_backend.h"
 #include "store/store_internals.h"
 #include "store/test_util.h"
 
@@ -174,7 +175,7 @@ TEST_F(GcTest, EngineRefusesTheLatestVersionAndPartsOfARun) {
   ASSERT_OK_AND_ASSIGN(Ref s1, view().Append("log", "x"));
   ASSERT_OK(view().Append("log", "y"));
   ASSERT_OK(view().Set("log", "z", {.type = ValueType::kStream}));
-  storage::Backend& engine = StoreInternals::BackendOf(*store_);
+  storage::Backend& engine = BackendOf(*store_);
   const auto id = [](const Ref& r) {
     return static_cast<int64_t>(*core::FromBase36(r.id));
   };

@@ -1,4 +1,4 @@
-// The store under injected I/O faults (storage/fault_injection.h), in the
+// The store under injected I/O faults (os/fault_injection.h), in the
 // LevelDB style: a whole set/append/remove/promote sequence is run once per
 // I/O operation it performs, failing that operation (a write, an fsync, a
 // rename; a failing write every other time writes half first). After each,
@@ -21,7 +21,7 @@
 
 #include "common/sqlite_integrity.h"
 #include "ctxkit/store.h"
-#include "storage/fault_injection.h"
+#include "os/fault_injection.h"
 
 namespace ctxkit {
 namespace {
