@@ -228,6 +228,11 @@ Result<int> RunVerb(const CommandTable& table, const GlobalOptions& options) {
 
 }  // namespace
 
+Store* LogStore(Context& ctx) {
+  Result<Store*> store = ctx.OpenStore();
+  return store.ok() ? *store : nullptr;
+}
+
 int ExitCodeFor(const Status& status) {
   switch (status.code()) {
     case StatusCode::kOk:

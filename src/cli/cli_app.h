@@ -143,6 +143,10 @@ class CommandTable {
   std::vector<std::pair<CLI::App*, CodeRunner>> entries_;
 };
 
+// The store the execution log goes to (notes and tools verbs): the one the
+// verb opened, or nullptr when none could be (the verb reported why).
+Store* LogStore(Context& ctx);
+
 // Verb groups, each in its own file.
 void RegisterValueCommands(CLI::App& app, CommandTable& table);  // set get...
 void RegisterExploreCommands(CLI::App& app,
@@ -155,6 +159,8 @@ void RegisterIndexCommands(CLI::App& app,
                            CommandTable& table);  // find
 void RegisterSessionCommands(CLI::App& app,
                              CommandTable& table);  // session, render
+// session tools/call/compact, under the `session` group.
+void RegisterAgentToolCommands(CLI::App* session, CommandTable& table);
 void RegisterWatchCommands(CLI::App& app,
                            CommandTable& table);  // watch add/ls/rm/scan/run
 void RegisterNotesCommands(CLI::App& app,

@@ -50,13 +50,6 @@ struct NotesArgs {
   bool full = false;
 };
 
-// The store the execution log goes to: the one the verb opened, or nullptr
-// when none could be (the verb reported why).
-Store* LogStore(Context& ctx) {
-  Result<Store*> store = ctx.OpenStore();
-  return store.ok() ? *store : nullptr;
-}
-
 // The notes agent: --agent on the verb, else the global --agent.
 std::string AgentOf(const Context& ctx, const NotesArgs& a) {
   return a.agent.empty() ? ctx.options().agent : a.agent;

@@ -1,5 +1,6 @@
 // Session verbs: session new/ls/show/rm/ingest/activate/deactivate/pin/
-// unpin/track/diff/expand, and render (include/ctxkit/session.h,
+// unpin/track/diff/expand (tools/call/compact: commands_agent_tools.cc),
+// and render (include/ctxkit/session.h,
 // docs/sessions.md).
 
 #include <CLI/CLI.hpp>
@@ -15,6 +16,7 @@
 #include "cli/output.h"
 #include "core/encoding.h"
 #include "core/status_macros.h"
+#include "ctxkit/agent_tools.h"
 #include "ctxkit/session.h"
 #include "face/environment.h"
 #include "session/render_json.h"
@@ -36,6 +38,7 @@ struct SessionArgs {
   bool append = false;
   bool no_record = false;
   bool request_only = false;
+  bool tools = false;  // render --tools: the agent tools in the request.
   SessionPolicy policy;
 };
 
@@ -214,6 +217,10 @@ Status RunRender(Context& ctx, const SessionArgs& a) {
   RenderOptions options{
       .budget_tokens = a.budget, .format = *format, .record = !a.no_record};
   options.llm = env::LlmEndpointFromEnv();  // Compaction summaries.
+  if (a.tools) {
+    CTXKIT_ASSIGN_OR_RETURN(options.tools_json,
+                            AgentToolsWith(ToolFormatOf(*format), ""));
+  }
   Result<RenderResult> r =
       a.at != 0 ? (*s)->Replay(a.at) : (*s)->Render(options);
   if (!r.ok()) return r.status();
@@ -292,6 +299,7 @@ void RegisterSessionCommands(CLI::App& app, CommandTable& table) {
       "Context-manager sessions: pools of objects, harness-log ingestion "
       "(see docs/sessions.md)");
   session->require_subcommand(1);
+  RegisterAgentToolCommands(session, table);
   {
     auto a = std::make_shared<SessionArgs>();
     CLI::App* sub = session->add_subcommand(
@@ -368,7 +376,8 @@ void RegisterSessionCommands(CLI::App& app, CommandTable& table) {
         a.get());
     sub->add_option("FILE", a->file, "The log file, or - for stdin")
         ->required();
-    sub->add_option("--format,-f", a->format, "openai (default) or anthropic")
+    sub->add_option("--format,-f", a->format,
+                    "openai (default), openai-responses or anthropic")
         ->type_name("F");
     sub->add_flag("--append", a->append,
                   "FILE holds only new messages, continuing what was "
@@ -449,7 +458,8 @@ void RegisterSessionCommands(CLI::App& app, CommandTable& table) {
     auto* budget = sub->add_option("--budget,-b", a->budget, "Token budget")
                        ->type_name("N")
                        ->check(UnsignedNumber());
-    sub->add_option("--format,-f", a->format, "openai (default) or anthropic")
+    sub->add_option("--format,-f", a->format,
+                    "openai (default), openai-responses or anthropic")
         ->type_name("F");
     sub->add_option("--at", a->at,
                     "Replay recorded render N byte for byte (see session "
@@ -459,6 +469,10 @@ void RegisterSessionCommands(CLI::App& app, CommandTable& table) {
         ->excludes(budget);
     sub->add_flag("--no-record", a->no_record,
                   "Do not record this render (see --at)");
+    sub->add_flag("--tools", a->tools,
+                  "Add the agent tools (session tools) to the request, in "
+                  "its format; placeholders then name ctxkit_read")
+        ->excludes("--at");
     sub->add_flag("--request-only", a->request_only,
                   "Print only the request body to send, byte for byte (no "
                   "report, no trailing newline)");

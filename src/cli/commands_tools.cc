@@ -45,13 +45,6 @@ struct ToolsArgs {
   bool no_llm = false;
 };
 
-// The store the execution log goes to: the one the verb opened, or nullptr
-// when none could be (the verb reported why).
-Store* LogStore(Context& ctx) {
-  Result<Store*> store = ctx.OpenStore();
-  return store.ok() ? *store : nullptr;
-}
-
 Result<std::unique_ptr<ToolOutputCapture>> OpenCapture(Context& ctx,
                                                        const ToolsArgs& a) {
   Result<View*> view = ctx.OpenView();
