@@ -130,6 +130,25 @@ class CallTable {
   KnownCalls own_;
 };
 
+// A successful tool result answering call `id` (role "tool", the call's
+// tool and arguments), or the error naming `field` when no call has it.
+Result<ParsedMessage> ToolResult(const CallTable& calls, const std::string& id,
+                                 const std::string& path, const char* field,
+                                 const char* call_kind) {
+  const auto* call = calls.Find(id);
+  if (call == nullptr) {
+    return Bad(path, std::string(field) + " '" + id + "' matches no earlier " +
+                         call_kind);
+  }
+  ParsedMessage p;
+  p.message.role = "tool";
+  p.message.call_id = id;
+  p.message.tool = call->first;
+  p.message.status = "ok";
+  p.arguments = ArgumentsJson(call->second);
+  return p;
+}
+
 Result<ParsedLog> ParseOpenAI(const json& msgs, const KnownCalls& earlier) {
   CallTable calls(earlier);
   ParsedLog log;
@@ -191,17 +210,10 @@ Result<ParsedLog> ParseOpenAI(const json& msgs, const KnownCalls& earlier) {
       if (!m.contains("tool_call_id") || !m["tool_call_id"].is_string()) {
         return Bad(path + ".tool_call_id", "missing or not a string");
       }
-      ParsedMessage p;
-      p.message.role = "tool";
-      p.message.call_id = m["tool_call_id"].get<std::string>();
-      const auto* call = calls.Find(p.message.call_id);
-      if (call == nullptr) {
-        return Bad(path, "tool_call_id '" + p.message.call_id +
-                             "' matches no earlier assistant tool call");
-      }
-      p.message.tool = call->first;
-      p.message.status = "ok";
-      p.arguments = ArgumentsJson(call->second);
+      CTXKIT_ASSIGN_OR_RETURN(
+          ParsedMessage p,
+          ToolResult(calls, m["tool_call_id"].get<std::string>(), path,
+                     "tool_call_id", "assistant tool call"));
       CTXKIT_ASSIGN_OR_RETURN(p.output,
                               TextOf(content, path + ".content", false));
       item.messages.push_back(std::move(p));
@@ -375,18 +387,10 @@ Result<ParsedLog> ParseResponses(const json& items, const KnownCalls& earlier) {
       p.message.tool_calls.push_back(std::move(r));
       item.messages.push_back(std::move(p));
     } else if (type == "function_call_output") {
-      ParsedMessage p;
-      p.message.role = "tool";
-      CTXKIT_ASSIGN_OR_RETURN(p.message.call_id,
-                              ItemString(m, "call_id", path));
-      const auto* call = calls.Find(p.message.call_id);
-      if (call == nullptr) {
-        return Bad(path, "call_id '" + p.message.call_id +
-                             "' matches no earlier function_call");
-      }
-      p.message.tool = call->first;
-      p.message.status = "ok";
-      p.arguments = ArgumentsJson(call->second);
+      CTXKIT_ASSIGN_OR_RETURN(std::string id, ItemString(m, "call_id", path));
+      CTXKIT_ASSIGN_OR_RETURN(
+          ParsedMessage p,
+          ToolResult(calls, id, path, "call_id", "function_call"));
       CTXKIT_ASSIGN_OR_RETURN(p.output, TextOf(m.value("output", json()),
                                                path + ".output", false, true));
       item.messages.push_back(std::move(p));

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "ctxkit/session.h"
+#include "session/log_builders.h"
 #include "session/session_test_util.h"
 
 namespace ctxkit {
@@ -29,27 +30,14 @@ std::string BuildLog(int lines) {
   return out;
 }
 
-// `turns` turns of a user question, one tool call and its output.
+// `turns` turns of a user question, one tool call and its output (a build
+// log).
 json Chat(int turns) {
   json messages = json::array();
   for (int t = 1; t <= turns; ++t) {
-    const std::string id = "call_" + std::to_string(t);
-    messages.push_back(
-        {{"role", "user"}, {"content", "build target " + std::to_string(t)}});
-    messages.push_back(
-        {{"role", "assistant"},
-         {"content", nullptr},
-         {"tool_calls",
-          json::array({{{"id", id},
-                        {"type", "function"},
-                        {"function",
-                         {{"name", "run_build"},
-                          {"arguments",
-                           "{\"target\":" + std::to_string(t) + "}"}}}}})}});
-    messages.push_back(
-        {{"role", "tool"}, {"tool_call_id", id}, {"content", BuildLog(60)}});
-    messages.push_back({{"role", "assistant"},
-                        {"content", "target " + std::to_string(t) + " done"}});
+    for (json& m : testing::OpenAITurnWithOutput(t, BuildLog(60))) {
+      messages.push_back(std::move(m));
+    }
   }
   return messages;
 }
@@ -164,7 +152,8 @@ TEST_F(AgentToolsTest, PeekSearchAndFindRelevant) {
   EXPECT_NE(found.find("# 3 matches"), std::string::npos) << found;
   // The session's own objects (the chat the model reads already) are not
   // searched.
-  std::string chat = CallOpenAI("ctxkit_search", {{"pattern", "build target"}});
+  std::string chat =
+      CallOpenAI("ctxkit_search", {{"pattern", "look for thing"}});
   EXPECT_NE(chat.find("# 0 matches"), std::string::npos) << chat;
   std::string one =
       CallOpenAI("ctxkit_search", {{"pattern", "linker"}, {"ref", ref_}});
@@ -299,7 +288,7 @@ TEST_F(AgentToolsTest, CompactionAskedForFoldsOlderTurnsWithItsInstructions) {
   EXPECT_TRUE(next->compacted.ref.empty());
   std::string expanded =
       CallOpenAI("ctxkit_expand", {{"compaction", r->compacted.ref}});
-  EXPECT_NE(expanded.find("build target 1"), std::string::npos) << expanded;
+  EXPECT_NE(expanded.find("look for thing 1"), std::string::npos) << expanded;
   // Instructions are bounded.
   EXPECT_TRUE(
       session_->RequestCompaction(std::string(2001, 'x')).IsInvalidArgument());

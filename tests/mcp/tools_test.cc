@@ -280,14 +280,19 @@ TEST_F(ToolsTest, SessionToolsTakeValuesThatAreNotUtf8) {
 
 // session_render hands the server's LLM endpoint to the render: the
 // summary of a compaction it makes is the endpoint's.
-TEST_F(ToolsTest, SessionRenderCompactsWithTheServersEndpoint) {
-  ctxkit::testing::FakeChatServer llm(
-      ctxkit::testing::FakeChatServer::Mode::kOk, "Things 0-5 were found.");
+// The server's LLM endpoint: `llm`.
+LlmEndpoint EndpointOf(ctxkit::testing::FakeChatServer& llm) {
   LlmEndpoint endpoint;
   endpoint.base_url = llm.base_url();
   endpoint.model = "test-model";
   endpoint.timeout_ms = 2000;
-  options_.llm = endpoint;
+  return endpoint;
+}
+
+TEST_F(ToolsTest, SessionRenderCompactsWithTheServersEndpoint) {
+  ctxkit::testing::FakeChatServer llm(
+      ctxkit::testing::FakeChatServer::Mode::kOk, "Things 0-5 were found.");
+  options_.llm = EndpointOf(llm);
   Client& c = Ready();
   Json log = ctxkit::testing::OpenAILog(8, 30);
   c.Ok(
@@ -306,11 +311,7 @@ TEST_F(ToolsTest, SessionRenderCompactsWithTheServersEndpoint) {
 TEST_F(ToolsTest, SessionCompactAsksTheNextRenderForACompaction) {
   ctxkit::testing::FakeChatServer llm(
       ctxkit::testing::FakeChatServer::Mode::kOk, "Kept: the failing test.");
-  LlmEndpoint endpoint;
-  endpoint.base_url = llm.base_url();
-  endpoint.model = "test-model";
-  endpoint.timeout_ms = 2000;
-  options_.llm = endpoint;
+  options_.llm = EndpointOf(llm);
   Client& c = Ready();
   Json log = ctxkit::testing::OpenAILog(4, 5);
   c.Ok(

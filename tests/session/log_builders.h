@@ -5,6 +5,7 @@
 #ifndef CTXKIT_TESTS_SESSION_LOG_BUILDERS_H_
 #define CTXKIT_TESTS_SESSION_LOG_BUILDERS_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -23,11 +24,13 @@ inline std::string ToolOutput(int turn, int lines) {
 }
 
 // The four OpenAI messages of turn `turn`: user question, assistant tool
-// call, tool result of about `lines` lines, assistant answer.
-inline nlohmann::json OpenAITurn(int turn, int lines = 20) {
+// call, tool result `output`, assistant answer.
+inline nlohmann::json OpenAITurnWithOutput(int turn,
+                                           const std::string& output) {
   using nlohmann::json;
   const std::string t = std::to_string(turn);
   const std::string id = "call_" + t;
+  const auto lines = std::count(output.begin(), output.end(), '\n');
   json msgs = json::array();
   msgs.push_back({{"role", "user"}, {"content", "Please look for thing " + t}});
   msgs.push_back(
@@ -39,13 +42,16 @@ inline nlohmann::json OpenAITurn(int turn, int lines = 20) {
                       {"function",
                        {{"name", "grep"},
                         {"arguments", "{\"q\":\"thing " + t + "\"}"}}}}})}});
-  msgs.push_back({{"role", "tool"},
-                  {"tool_call_id", id},
-                  {"content", ToolOutput(turn, lines)}});
+  msgs.push_back({{"role", "tool"}, {"tool_call_id", id}, {"content", output}});
   msgs.push_back({{"role", "assistant"},
                   {"content", "Found " + std::to_string(lines) +
                                   " matches for thing " + t}});
   return msgs;
+}
+
+// OpenAITurnWithOutput with a tool result of about `lines` lines.
+inline nlohmann::json OpenAITurn(int turn, int lines = 20) {
+  return OpenAITurnWithOutput(turn, ToolOutput(turn, lines));
 }
 
 inline nlohmann::json OpenAILog(int turns, int lines = 20,
