@@ -103,11 +103,14 @@ from ctxkit._ctxkit import (
     spawn,
 )
 
-from ctxkit import _arguments, _ctxkit
+from ctxkit import _arguments, _ctxkit, _results
 
 # A call with arguments of the wrong type: a one-line TypeError naming the
 # parameter, not pybind11's list of overloads.
 _arguments.wrap_module(_ctxkit, globals())
+
+# Results print their fields and convert to plain dicts (to_dict()).
+_results.add_result_methods(globals())
 
 from ctxkit import repl, rlm  # noqa: E402 (they use the wrapped calls)
 

@@ -189,3 +189,26 @@ def test_a_responses_loop_ingests_items_and_calls_tools(
     again = session.render(4_000, format="openai-responses", tools=True)
     assert again.request["input"][-1]["call_id"] == "fc_9"
     assert session.replay(again.record).request_json == again.request_json
+
+
+def test_results_print_their_fields_and_convert_to_dicts(
+        store: ctxkit.Store) -> None:
+    session = ctxkit.Session.create(store, "s")
+    session.ingest(_turn(1, "A1"))
+    result = session.render(100_000)
+    text = repr(result)
+    assert text.startswith("RenderResult(format='openai', ")
+    assert f"tokens={result.tokens}" in text and len(text) < 400
+    plain = result.to_dict()
+    assert plain["tokens"] == result.tokens
+    assert plain["breakdown"]["total"] == result.tokens
+    assert plain["request"] == result.request
+    json.dumps(plain)                      # plain values only
+    snapshot = session.snapshot().to_dict()
+    assert snapshot["entries"][0]["ref"].startswith("ck:")
+    assert json.loads(json.dumps(snapshot))["id"] == "s"
+    view = store.view()
+    ref = view.set("k", "one\ntwo\n")
+    peek = view.peek(ref, 0, 1)
+    assert peek.to_dict()["ref"] == str(ref)
+    assert repr(peek).startswith("PeekResult(")
