@@ -112,6 +112,11 @@ TEST_F(AgentToolsCliTest, RenderCarriesTheToolsAndCompactOnRequest) {
   const std::string request = compacted["request"].dump();
   EXPECT_TRUE(Contains(request, "ctxkit_expand ck:")) << request;
   EXPECT_TRUE(Contains(request, "Asked to keep: keep the answers")) << request;
+  // The library's limit on instructions holds here as in Python and MCP.
+  ProcessResult long_text = Run(
+      {"session", "compact", "s", "--instructions", std::string(2001, 'x')});
+  EXPECT_EQ(long_text.exit_code, 2) << long_text.err;
+  EXPECT_TRUE(Contains(long_text.err, "at most 2000 bytes")) << long_text.err;
   ProcessResult both = Run({"render", "s", "--at", "1", "--tools"});
   EXPECT_EQ(both.exit_code, 2) << both.err;
 }
