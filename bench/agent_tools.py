@@ -96,7 +96,9 @@ def run(ctxkit, home, budget, turns):
         message = next((m for m in seen
                         if m.get("tool_call_id") == f"call_{service}"), None)
         if message is not None:
-            ref = re.search(r"ck:[^\s\]\"]+", message["content"]).group(0)
+            # A placeholder names the output by handle (#12); a shown
+            # output's reference line and an excerpt by ref.
+            ref = re.search(r"ck:[^\s\]\"]+|#\d+", message["content"]).group(0)
         else:
             lines = [json.loads(x) for x in expanded.splitlines()
                      if f'"call_id":"call_{service}"' in x]

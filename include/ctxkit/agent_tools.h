@@ -3,8 +3,8 @@
 // Anthropic Messages API. A render shows tool outputs behind refs; these
 // tools let the model read what it needs and steer the next render:
 //
-//   ctxkit_read           a ref or key, whole (up to a cap), a line range or
-//                         a byte range, with line numbers
+//   ctxkit_read           a handle (#12), ref or key, whole (up to a cap), a
+//                         line range or a byte range, with line numbers
 //   ctxkit_peek           the first lines and the size of an object
 //   ctxkit_search         lines matching a pattern, in one object or all
 //   ctxkit_find_relevant  the passages most relevant to a question
@@ -21,6 +21,10 @@
 // sends AgentToolsJson(format) with its request (or asks the render for
 // it, RenderOptions::tools), and hands every call whose name starts with
 // "ctxkit_" (IsAgentToolName) to CallAgentTool.
+//
+// A render that carries these tools names each hidden tool output by its
+// handle, "#<chat message index>" (Session::ToolOutputRef): every tool
+// that takes a ref takes a handle too.
 //
 // A failing tool (an unknown ref, a bad range) is not an error of the call:
 // its result says what went wrong, in text the model reads ("error:

@@ -409,6 +409,13 @@ class Session {
   // session scope) replaces, exactly as stored: the chat's NDJSON lines.
   Result<std::string> Expand(std::string_view compaction);
 
+  // The static ref of the tool output that chat message `message` (0-based,
+  // counting every message of the chat, compacted ones included) records:
+  // what the handle "#<message>" of a placeholder or excerpt names in a
+  // render that carries the agent tools (ctxkit/agent_tools.h). NotFound
+  // when the chat has no such message or it is not a tool message.
+  Result<Ref> ToolOutputRef(uint64_t message);
+
   // Asks the next render to fold every turn but the newest keep_turns into
   // a compaction now, whatever the budget pressure (what a model asks for
   // with ctxkit_compact). `instructions` (0-2,000 bytes of UTF-8) say what

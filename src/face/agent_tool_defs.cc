@@ -1,7 +1,9 @@
 #include "face/agent_tool_defs.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -26,14 +28,41 @@ constexpr char kSessionObjects[] = "ctxkit.session/";
 constexpr size_t kFindSlack = 16;
 
 constexpr char kRefHelp[] =
-    "A ref (ck:...) as a placeholder, excerpt or earlier result shows it, "
-    "or a key.";
+    "A handle (#12) or ref (ck:...) as a placeholder, excerpt or earlier "
+    "result shows it, or a key.";
 
-// The version `a[field]` names, pinned in the session's view.
+// The chat message a handle names: "#" and its 0-based index in decimal.
+std::optional<uint64_t> HandleMessage(std::string_view text) {
+  if (text.size() < 2 || text.size() > 20 || text[0] != '#') {
+    return std::nullopt;
+  }
+  uint64_t n = 0;
+  const char* end = text.data() + text.size();
+  auto [at, ec] = std::from_chars(text.data() + 1, end, n);
+  if (ec != std::errc() || at != end) return std::nullopt;
+  return n;
+}
+
+// The version `a[field]` names (a handle, a ref or a key), pinned in the
+// session's view.
 Result<Ref> PinnedArg(Session& s, const Json& a, const char* field) {
-  CTXKIT_ASSIGN_OR_RETURN(Target target,
-                          Target::Parse(a.at(field).get<std::string>()));
+  const std::string text = a.at(field).get<std::string>();
+  if (std::optional<uint64_t> message = HandleMessage(text)) {
+    return s.ToolOutputRef(*message);
+  }
+  CTXKIT_ASSIGN_OR_RETURN(Target target, Target::Parse(text));
   return s.view().Pin(target);
+}
+
+// `a[field]` as Session::Activate and Pin take it: a handle as the ref it
+// names, anything else as given.
+Result<std::string> ObjectArg(Session& s, const Json& a, const char* field) {
+  std::string text = a.at(field).get<std::string>();
+  if (std::optional<uint64_t> message = HandleMessage(text)) {
+    CTXKIT_ASSIGN_OR_RETURN(Ref ref, s.ToolOutputRef(*message));
+    return FormatRef(ref);
+  }
+  return text;
 }
 
 uint64_t U64(const Json& a, const char* field, uint64_t fallback) {
@@ -200,19 +229,21 @@ Result<std::string> RunFindRelevant(Session& s, const Json& a,
 
 Result<std::string> RunActivate(Session& s, const Json& a,
                                 const AgentToolOptions&) {
-  const std::string object = a.at("ref").get<std::string>();
+  CTXKIT_ASSIGN_OR_RETURN(const std::string object, ObjectArg(s, a, "ref"));
   CTXKIT_RETURN_IF_ERROR(s.Activate(object));
-  return "activated " + object + ": shown whole from the next turn on\n";
+  return "activated " + a.at("ref").get<std::string>() +
+         ": shown whole from the next turn on\n";
 }
 
 Result<std::string> RunPin(Session& s, const Json& a, const AgentToolOptions&) {
-  const std::string object = a.at("ref").get<std::string>();
+  CTXKIT_ASSIGN_OR_RETURN(const std::string object, ObjectArg(s, a, "ref"));
   if (a.value("unpin", false)) {
     CTXKIT_RETURN_IF_ERROR(s.Unpin(object));
-    return "unpinned " + object + "\n";
+    return "unpinned " + a.at("ref").get<std::string>() + "\n";
   }
   CTXKIT_RETURN_IF_ERROR(s.Pin(object));
-  return "pinned " + object + ": kept in view from the next turn on\n";
+  return "pinned " + a.at("ref").get<std::string>() +
+         ": kept in view from the next turn on\n";
 }
 
 Result<std::string> RunExpand(Session& s, const Json& a,

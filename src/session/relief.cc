@@ -55,8 +55,8 @@ uint64_t Freeable(SessionImpl& s, const Layout& layout, const Shown& sh) {
     const uint64_t t = layout.tail[sh.index].block.tokens;
     return t > 48 ? t - 48 : 0;
   }
-  const uint64_t hidden =
-      s.Tokens(PlaceholderText(layout.message(sh.index), layout.texts));
+  const uint64_t hidden = s.Tokens(PlaceholderText(
+      layout.message(sh.index), layout.first + sh.index, layout.texts));
   const uint64_t t = layout.chat_text[sh.index].tokens;
   return t > hidden ? t - hidden : 0;
 }
@@ -121,9 +121,11 @@ void PlanCompaction(SessionImpl& s, const Layout& layout, uint64_t budget,
   std::vector<uint64_t> later(n + 1, 0);
   for (size_t i = n; i-- > 0;) {
     const ChatMessage& m = layout.message(i);
-    later[i] = later[i + 1] + (m.role == "tool" && i < layout.newest_from
-                                   ? s.Tokens(PlaceholderText(m, layout.texts))
-                                   : 0);
+    later[i] =
+        later[i + 1] +
+        (m.role == "tool" && i < layout.newest_from
+             ? s.Tokens(PlaceholderText(m, layout.first + i, layout.texts))
+             : 0);
   }
   const uint64_t placeholder_room = Share(budget, kPlaceholderTargetPercent);
   uint64_t removed = 0;
@@ -136,7 +138,8 @@ void PlanCompaction(SessionImpl& s, const Layout& layout, uint64_t budget,
       removed += layout.call_tokens[rel];
       removed +=
           layout.modes[rel] == ToolMode::kShown
-              ? s.Tokens(PlaceholderText(layout.message(rel), layout.texts))
+              ? s.Tokens(PlaceholderText(layout.message(rel),
+                                         layout.first + rel, layout.texts))
               : layout.chat_text[rel].tokens;
     }
     plan->compact_end = starts[k];

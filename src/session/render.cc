@@ -153,16 +153,17 @@ Result<std::string> ToolMessageText(
           s.view().RefOf(e.key, {.scope = e.scope, .version = live->second}));
       layout->shown_refs[rel] = FormatRef(ref);
     }
-    return session::ToolText(m, ToolMode::kShown, live->second, *content,
-                             layout->texts);
+    return session::ToolText(m, layout->first + rel, ToolMode::kShown,
+                             live->second, *content, layout->texts);
   }
   if (it != entries.end() && it->second.pinned_version != 0) {
     layout->modes[rel] = ToolMode::kPinned;
-    return session::ToolText(m, ToolMode::kPinned, it->second.pinned_version,
-                             "", layout->texts);
+    return session::ToolText(m, layout->first + rel, ToolMode::kPinned,
+                             it->second.pinned_version, "", layout->texts);
   }
   layout->modes[rel] = ToolMode::kHidden;
-  return session::ToolText(m, ToolMode::kHidden, 0, "", layout->texts);
+  return session::ToolText(m, layout->first + rel, ToolMode::kHidden, 0, "",
+                           layout->texts);
 }
 
 // The chat from the first uncompacted message, one block per message.
@@ -291,7 +292,8 @@ void DropContent(SessionImpl& s, const Shown& sh, Layout* layout) {
   Block& b = layout->chat_text[sh.index];
   layout->modes[sh.index] = ToolMode::kHidden;
   layout->shown_refs[sh.index].clear();
-  b.text = session::PlaceholderText(layout->message(sh.index), layout->texts);
+  b.text = session::PlaceholderText(layout->message(sh.index),
+                                    layout->first + sh.index, layout->texts);
   b.tokens = s.Tokens(b.text);
 }
 
@@ -375,8 +377,8 @@ Result<Block> FitExcerpt(SessionImpl& s, const Shown& sh, uint64_t room,
     // Two thirds head, one third tail: a log's start says what ran, its
     // end how it ended.
     const session::ExcerptSpec at{k - k / 3, k / 3};
-    return session::ExcerptText(m, sh.version, ref, *content, at,
-                                layout->texts);
+    return session::ExcerptText(m, layout->first + sh.index, sh.version, ref,
+                                *content, at, layout->texts);
   };
   // The largest line count k whose excerpt fits (the text grows with k).
   uint64_t lo = 0, hi = session::LineCount(*content);
@@ -493,9 +495,8 @@ Result<RenderResult> Session::Render(const RenderOptions& options) {
   CTXKIT_ASSIGN_OR_RETURN(const std::string tools,
                           session::CanonicalTools(options.tools_json));
   // A render that carries the agent tools names them in its pointers.
-  const session::ToolTexts texts = tools.empty()
-                                       ? session::ToolTexts::kCompact
-                                       : session::ToolTexts::kAgentTools;
+  const session::ToolTexts texts = tools.empty() ? session::ToolTexts::kCompact
+                                                 : session::ToolTexts::kHandles;
   RenderResult result;
   Layout layout;
   uint64_t tokens = 0;

@@ -45,6 +45,11 @@ enum class ToolTexts : uint8_t {
   // compaction block name the tool call that reads the rest
   // (ctxkit_read, ctxkit_expand) instead of the CLI/MCP verb.
   kAgentTools = 3,
+  // kAgentTools with each tool output named by its handle, "#<chat message
+  // index>" (Session::ToolOutputRef), instead of its ref: a placeholder is
+  // about 20 tokens where the ref alone is 30-45. An output shown at a later
+  // version than its message recorded is still named by that version's ref.
+  kHandles = 4,
 };
 
 // An excerpt: the first `head` and last `tail` lines of an output.
@@ -192,17 +197,22 @@ std::string ParsedArgumentsText(const std::string& arguments);
 std::string RefLine(const ChatMessage& m);
 // The reference line without its summary.
 std::string RefLineHead(const ChatMessage& m);
+// `m`, chat message `index` (0-based, in the whole chat), is the tool
+// message every function below describes; `index` names it in the
+// kHandles form.
+//
 // A hidden output's placeholder (ToolTexts::kCompact): "[<tool> output
 // hidden, <tokens> tokens; get <ref>] <summary cut at 32 bytes>", the ref
-// once (a ref alone is 30-45 tokens: its capability tag, scope and key).
-std::string PlaceholderText(const ChatMessage& m,
+// once (a ref alone is 30-45 tokens: its capability tag, scope and key);
+// kHandles: "...; ctxkit_read #<index>] ...".
+std::string PlaceholderText(const ChatMessage& m, uint64_t index,
                             ToolTexts texts = ToolTexts::kCompact);
 // A tool message: its reference line and, by mode, the output at
 // `version` (`content`), a pointer to the pinned copy, or the placeholder
 // (one text whether the output was collapsed or dropped for budget; its
 // form by `texts`). kExcerpt: use ExcerptText.
-std::string ToolText(const ChatMessage& m, ToolMode mode, uint64_t version,
-                     const std::string& content,
+std::string ToolText(const ChatMessage& m, uint64_t index, ToolMode mode,
+                     uint64_t version, const std::string& content,
                      ToolTexts texts = ToolTexts::kCompact);
 // Lines of `content` ('\n'-terminated; a last unterminated line counts).
 uint64_t LineCount(std::string_view content);
@@ -210,7 +220,7 @@ uint64_t LineCount(std::string_view content);
 // of the output at `version` (`content`), numbered from 1, after its
 // reference line and a note naming the lines left out and the call that
 // reads them (`ref`: the static ref of that version).
-std::string ExcerptText(const ChatMessage& m, uint64_t version,
+std::string ExcerptText(const ChatMessage& m, uint64_t index, uint64_t version,
                         const std::string& ref, const std::string& content,
                         ExcerptSpec spec,
                         ToolTexts texts = ToolTexts::kCompact);

@@ -248,8 +248,8 @@ Status RebuildChat(View& view, const json& rec, uint64_t n, Layout* layout) {
       continue;
     }
     layout->modes[rel] = ToolMode::kHidden;
-    layout->chat_text[rel].text =
-        ToolText(m, ToolMode::kHidden, 0, "", layout->texts);
+    layout->chat_text[rel].text = ToolText(
+        m, layout->first + rel, ToolMode::kHidden, 0, "", layout->texts);
   }
   for (const json& e : rec.at("shown")) {
     const size_t rel = e.at(0).get<size_t>();
@@ -260,7 +260,8 @@ Status RebuildChat(View& view, const json& rec, uint64_t n, Layout* layout) {
     CTXKIT_ASSIGN_OR_RETURN(std::string content, view.Resolve(parsed));
     layout->modes[rel] = ToolMode::kShown;
     layout->chat_text[rel].text =
-        ToolText(m, ToolMode::kShown, parsed.version, content, layout->texts);
+        ToolText(m, layout->first + rel, ToolMode::kShown, parsed.version,
+                 content, layout->texts);
   }
   for (const json& e : rec.value("excerpt", json::array())) {
     const size_t rel = e.at(0).get<size_t>();
@@ -271,15 +272,16 @@ Status RebuildChat(View& view, const json& rec, uint64_t n, Layout* layout) {
     CTXKIT_ASSIGN_OR_RETURN(std::string content, view.Resolve(parsed));
     layout->modes[rel] = ToolMode::kExcerpt;
     layout->chat_text[rel].text = ExcerptText(
-        m, parsed.version, ref, content,
+        m, layout->first + rel, parsed.version, ref, content,
         {e.at(1).get<uint64_t>(), e.at(2).get<uint64_t>()}, layout->texts);
   }
   for (const json& e : rec.at("pinned_out")) {
     const size_t rel = e.at(0).get<size_t>();
     if (rel >= count) return BadRecord(n, "a pinned output past the chat");
     layout->modes[rel] = ToolMode::kPinned;
-    layout->chat_text[rel].text = ToolText(
-        layout->message(rel), ToolMode::kPinned, e.at(1).get<uint64_t>(), "");
+    layout->chat_text[rel].text =
+        ToolText(layout->message(rel), layout->first + rel, ToolMode::kPinned,
+                 e.at(1).get<uint64_t>(), "");
   }
   return Status::Ok();
 }
@@ -290,7 +292,7 @@ Result<Layout> RebuildLayout(SessionImpl& s, const json& rec, uint64_t n) {
   Layout layout;
   // Records without "texts" were written with the first placeholder.
   const uint64_t texts = ctxkit::text::UintOr(rec, "texts", 1);
-  if (texts < 1 || texts > 3) return BadRecord(n, "unknown texts form");
+  if (texts < 1 || texts > 4) return BadRecord(n, "unknown texts form");
   layout.texts = static_cast<ToolTexts>(texts);
   const std::string system = ctxkit::text::StringOr(rec, "system", "");
   if (!system.empty()) {

@@ -429,21 +429,38 @@ std::vector<std::pair<size_t, size_t>> Lines(std::string_view content) {
   return lines;
 }
 
-}  // namespace
-
-std::string PlaceholderText(const ChatMessage& m, ToolTexts texts) {
-  return "[" + m.tool + " output hidden, " + std::to_string(m.tokens) +
-         (texts == ToolTexts::kAgentTools ? " tokens; ctxkit_read "
-                                          : " tokens; get ") +
-         m.ref + "] " + CutText(m.summary, kPlaceholderSummaryBytes);
+bool NamesAgentTools(ToolTexts texts) {
+  return texts == ToolTexts::kAgentTools || texts == ToolTexts::kHandles;
 }
 
-std::string ToolText(const ChatMessage& m, ToolMode mode, uint64_t version,
-                     const std::string& content, ToolTexts texts) {
+// How a pointer names `ref`, the output of chat message `index` (`m`) at
+// some version: by handle when the form has them and `ref` is the version
+// the message recorded (the one the handle reads).
+std::string OutputName(const ChatMessage& m, uint64_t index,
+                       const std::string& ref, ToolTexts texts) {
+  if (texts == ToolTexts::kHandles && ref == m.ref) {
+    return "#" + std::to_string(index);
+  }
+  return ref;
+}
+
+}  // namespace
+
+std::string PlaceholderText(const ChatMessage& m, uint64_t index,
+                            ToolTexts texts) {
+  return "[" + m.tool + " output hidden, " + std::to_string(m.tokens) +
+         (NamesAgentTools(texts) ? " tokens; ctxkit_read " : " tokens; get ") +
+         OutputName(m, index, m.ref, texts) + "] " +
+         CutText(m.summary, kPlaceholderSummaryBytes);
+}
+
+std::string ToolText(const ChatMessage& m, uint64_t index, ToolMode mode,
+                     uint64_t version, const std::string& content,
+                     ToolTexts texts) {
   if ((mode == ToolMode::kHidden || mode == ToolMode::kText ||
        mode == ToolMode::kExcerpt) &&
       texts != ToolTexts::kV1) {
-    return PlaceholderText(m, texts);
+    return PlaceholderText(m, index, texts);
   }
   switch (mode) {
     case ToolMode::kShown: {
@@ -469,7 +486,7 @@ std::string ToolText(const ChatMessage& m, ToolMode mode, uint64_t version,
 
 uint64_t LineCount(std::string_view content) { return Lines(content).size(); }
 
-std::string ExcerptText(const ChatMessage& m, uint64_t version,
+std::string ExcerptText(const ChatMessage& m, uint64_t index, uint64_t version,
                         const std::string& ref, const std::string& content,
                         ExcerptSpec spec, ToolTexts texts) {
   const auto lines = Lines(content);
@@ -492,8 +509,9 @@ std::string ExcerptText(const ChatMessage& m, uint64_t version,
     }
     t += " shown";
   }
-  if (texts == ToolTexts::kAgentTools) {
-    t += "; read the rest with ctxkit_read {\"ref\":\"" + ref +
+  if (NamesAgentTools(texts)) {
+    t += "; read the rest with ctxkit_read {\"ref\":\"" +
+         OutputName(m, index, ref, texts) +
          "\",\"start_line\":" + std::to_string(head + 1) +
          ",\"end_line\":" + std::to_string(gap_end) + "}]";
   } else {
@@ -540,8 +558,8 @@ std::string CompactionBlockText(const std::string& ref, const json& content,
   return "[compacted: chat messages " + std::to_string(first) + "-" +
          std::to_string(end == 0 ? 0 : end - 1) + ", " +
          std::to_string(ctxkit::text::UintOr(content, "turns", 0)) +
-         (texts == ToolTexts::kAgentTools ? " turns; ctxkit_expand "
-                                          : " turns; expand ") +
+         (NamesAgentTools(texts) ? " turns; ctxkit_expand "
+                                 : " turns; expand ") +
          ref + " to get them back]\n" +
          ctxkit::text::StringOr(content, "summary", "");
 }

@@ -525,4 +525,21 @@ Result<std::string> Session::Expand(std::string_view compaction) {
   return session::ExpandCompaction(*impl_, compaction);
 }
 
+Result<Ref> Session::ToolOutputRef(uint64_t message) {
+  CTXKIT_RETURN_IF_ERROR(impl_->Refresh());
+  CTXKIT_ASSIGN_OR_RETURN(const auto* chat, impl_->Chat());
+  if (message >= chat->size()) {
+    return Status::NotFound("session '" + id() + "' has no chat message #" +
+                            std::to_string(message) + " (it has " +
+                            std::to_string(chat->size()) + ")");
+  }
+  const session::ChatMessage& m = (*chat)[message];
+  if (m.role != "tool" || m.ref.empty()) {
+    return Status::NotFound("chat message #" + std::to_string(message) +
+                            " of session '" + id() + "' is a " + m.role +
+                            " message, not a tool output");
+  }
+  return ParseRef(m.ref);
+}
+
 }  // namespace ctxkit

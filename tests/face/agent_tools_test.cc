@@ -12,6 +12,7 @@
 #include <string>
 
 #include "ctxkit/session.h"
+#include "ctxkit/tokenizer.h"
 #include "session/log_builders.h"
 #include "session/session_test_util.h"
 
@@ -321,6 +322,73 @@ TEST_F(AgentToolsTest, PointersNameTheToolsTheRequestCarries) {
   auto replayed = session_->Replay(with->record);
   ASSERT_TRUE(replayed.ok());
   EXPECT_EQ(replayed->request_json, text);
+}
+
+// The content of the tool message answering `call_id` in an OpenAI request.
+std::string ToolMessage(const std::string& request, const std::string& id) {
+  const json parsed = json::parse(request);
+  for (const json& m : parsed["messages"]) {
+    if (m.value("tool_call_id", "") == id) return m["content"];
+  }
+  return "";
+}
+
+// With the tools in the request, a placeholder names its output by handle,
+// "#<chat message>" (at most 40 tokens where the ref alone is about 33), and
+// every tool that takes a ref takes the handle.
+TEST_F(AgentToolsTest, PlaceholdersNameOutputsByHandle) {
+  ASSERT_TRUE(session_->Deactivate(ref_).ok());
+  RenderOptions o{.budget_tokens = 100000};
+  o.tools_json = AgentToolsJson(ToolFormat::kOpenAIChat);
+  auto r = session_->Render(o);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  // Chat(3): the first tool output is chat message 2.
+  const std::string placeholder = ToolMessage(r->request_json, "call_1");
+  EXPECT_EQ(placeholder.rfind("[grep output hidden, ", 0), 0u) << placeholder;
+  EXPECT_NE(placeholder.find(" tokens; ctxkit_read #2] "), std::string::npos)
+      << placeholder;
+  const Tokenizer* tok = *Tokenizer::Get();
+  EXPECT_LE(tok->Count(placeholder), 40u) << placeholder;
+  // Without the tools the ref is spelled out (an outside tool reads it).
+  auto plain = session_->Render({.budget_tokens = 100000});
+  ASSERT_TRUE(plain.ok());
+  const std::string spelled = ToolMessage(plain->request_json, "call_1");
+  EXPECT_NE(spelled.find("; get " + ref_ + "] "), std::string::npos) << spelled;
+  EXPECT_GT(tok->Count(spelled), tok->Count(placeholder) + 20);
+
+  auto ref = session_->ToolOutputRef(2);
+  ASSERT_TRUE(ref.ok()) << ref.status().ToString();
+  EXPECT_EQ(FormatRef(*ref), ref_);
+  const std::string line = CallOpenAI(
+      "ctxkit_read", {{"ref", "#2"}, {"start_line", 37}, {"end_line", 37}});
+  EXPECT_NE(line.find("37\tstep 37: error: linker cannot find -lzstd"),
+            std::string::npos)
+      << line;
+  EXPECT_NE(CallOpenAI("ctxkit_peek", {{"ref", "#2"}}).find("step 1: ok"),
+            std::string::npos);
+  // A message that is not a tool output, or past the chat, is not found.
+  EXPECT_EQ(CallOpenAI("ctxkit_read", {{"ref", "#1"}})
+                .rfind("error: not_found: chat message #1", 0),
+            0u);
+  EXPECT_EQ(
+      CallOpenAI("ctxkit_read", {{"ref", "#99"}})
+          .rfind("error: not_found: session 'agent' has no chat message #99",
+                 0),
+      0u);
+  EXPECT_TRUE(session_->ToolOutputRef(99).status().IsNotFound());
+  // Activated by handle: shown whole again.
+  EXPECT_EQ(
+      CallOpenAI("ctxkit_activate", {{"ref", "#2"}}).rfind("activated #2: ", 0),
+      0u);
+  auto shown = session_->Render(o);
+  ASSERT_TRUE(shown.ok());
+  EXPECT_NE(ToolMessage(shown->request_json, "call_1")
+                .find("step 37: error: linker cannot find -lzstd"),
+            std::string::npos);
+  // Each form replays as rendered.
+  auto replay = session_->Replay(r->record);
+  ASSERT_TRUE(replay.ok()) << replay.status().ToString();
+  EXPECT_EQ(replay->request_json, r->request_json);
 }
 
 TEST_F(AgentToolsTest, ARenderCarriesTheToolsAndReplaysWithThem) {

@@ -325,8 +325,8 @@ TEST_F(PolicyTest, ARecordOfAnEarlierBuildReplaysItsPlaceholders) {
   for (size_t i = first; i < chat->size(); ++i) {
     const session::ChatMessage& m = (*chat)[i];
     if (m.role != "tool" || shown[i]) continue;
-    now += Count(session::PlaceholderText(m));
-    before += Count(session::ToolText(m, session::ToolMode::kHidden, 0, "",
+    now += Count(session::PlaceholderText(m, i));
+    before += Count(session::ToolText(m, i, session::ToolMode::kHidden, 0, "",
                                       session::ToolTexts::kV1));
   }
   ASSERT_GT(now, 0u);
@@ -335,16 +335,17 @@ TEST_F(PolicyTest, ARecordOfAnEarlierBuildReplaysItsPlaceholders) {
   // included.
   uint64_t shown_now = 0, shown_before = 0;
   for (const json& e : rec["shown"]) {
-    const session::ChatMessage& m = (*chat)[first + e[0].get<size_t>()];
+    const size_t i = first + e[0].get<size_t>();
+    const session::ChatMessage& m = (*chat)[i];
     auto ref = ParseRef(e.size() > 1 ? e[1].get<std::string>() : m.ref);
     ASSERT_TRUE(ref.ok());
     auto content = sv.Resolve(*ref);
     ASSERT_TRUE(content.ok());
     shown_now +=
-        Count(session::ToolText(m, session::ToolMode::kShown, ref->version,
+        Count(session::ToolText(m, i, session::ToolMode::kShown, ref->version,
                                 *content, session::ToolTexts::kCompact));
     shown_before +=
-        Count(session::ToolText(m, session::ToolMode::kShown, ref->version,
+        Count(session::ToolText(m, i, session::ToolMode::kShown, ref->version,
                                 *content, session::ToolTexts::kV1));
   }
   EXPECT_GT(shown_before, shown_now);
