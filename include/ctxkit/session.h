@@ -117,6 +117,19 @@ struct SessionPolicy {
   // Token cap of a compaction's summary: min(compaction_summary_tokens, 5%
   // of the budget of the render that writes it, at least 16). 16-100,000.
   uint32_t compaction_summary_tokens = 300;
+  // Seed 004's policy: each ingestion collapses the tool outputs the policy
+  // made active that are older than the newest keep_tool_outputs and are
+  // not among the newest outputs, whatever the budget (false: they collapse
+  // only under budget pressure). Pinned outputs and outputs a user
+  // activated stay.
+  bool collapse_at_ingestion = false;
+  // The provider's prompt-cache lifetime (Anthropic's default, 5 minutes).
+  // When the previous recorded render is older than this, the cache is
+  // cold and a relief costs no cached prefix: a render over
+  // compact_target_percent (not only over compact_trigger_percent) frees
+  // tokens down to the target, so the next stretch starts with room to
+  // spare. 0: never relieve early. 0-86,400.
+  uint32_t cache_ttl_seconds = 300;
 };
 
 // A compaction: chat messages [first_message, end_message) folded into one

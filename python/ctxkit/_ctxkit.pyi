@@ -389,7 +389,9 @@ class SessionPolicy:
                  index_max_tokens: int = 4000, index_max_percent: int = 10,
                  compact_trigger_percent: int = 90,
                  compact_target_percent: int = 50, keep_turns: int = 2,
-                 compaction_summary_tokens: int = 300) -> None: ...
+                 compaction_summary_tokens: int = 300,
+                 collapse_at_ingestion: bool = False,
+                 cache_ttl_seconds: int = 300) -> None: ...
     keep_tool_outputs: int
     min_collapse_tokens: int
     min_collapse_percent: int
@@ -399,6 +401,8 @@ class SessionPolicy:
     compact_target_percent: int
     keep_turns: int
     compaction_summary_tokens: int
+    collapse_at_ingestion: bool
+    cache_ttl_seconds: int
 
 class RenderBreakdown:
     def to_dict(self) -> Dict[str, Any]: ...

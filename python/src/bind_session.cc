@@ -23,7 +23,9 @@ SessionPolicy MakePolicy(uint32_t keep_tool_outputs,
                          uint64_t index_max_tokens, uint32_t index_max_percent,
                          uint32_t compact_trigger_percent,
                          uint32_t compact_target_percent, uint32_t keep_turns,
-                         uint32_t compaction_summary_tokens) {
+                         uint32_t compaction_summary_tokens,
+                         bool collapse_at_ingestion,
+                         uint32_t cache_ttl_seconds) {
   SessionPolicy p;
   p.keep_tool_outputs = keep_tool_outputs;
   p.min_collapse_tokens = min_collapse_tokens;
@@ -34,6 +36,8 @@ SessionPolicy MakePolicy(uint32_t keep_tool_outputs,
   p.compact_target_percent = compact_target_percent;
   p.keep_turns = keep_turns;
   p.compaction_summary_tokens = compaction_summary_tokens;
+  p.collapse_at_ingestion = collapse_at_ingestion;
+  p.cache_ttl_seconds = cache_ttl_seconds;
   return p;
 }
 
@@ -48,7 +52,11 @@ min(index_max_tokens, index_max_percent of the budget);
 a render over compact_trigger_percent of its budget collapses outputs and
 compacts the oldest turns down to compact_target_percent, never within
 the newest keep_turns turns; a compaction summary is at most
-compaction_summary_tokens.)doc")
+compaction_summary_tokens. collapse_at_ingestion: each ingestion collapses
+outputs older than the newest keep_tool_outputs, whatever the budget
+(seed 004's policy). cache_ttl_seconds: once the last recorded render is
+older than this (the provider's cache lifetime), a render over
+compact_target_percent relieves down to it; 0 never.)doc")
       .def(py::init(&MakePolicy), py::kw_only(),
            py::arg("keep_tool_outputs") = d.keep_tool_outputs,
            py::arg("min_collapse_tokens") = d.min_collapse_tokens,
@@ -58,7 +66,9 @@ compaction_summary_tokens.)doc")
            py::arg("compact_trigger_percent") = d.compact_trigger_percent,
            py::arg("compact_target_percent") = d.compact_target_percent,
            py::arg("keep_turns") = d.keep_turns,
-           py::arg("compaction_summary_tokens") = d.compaction_summary_tokens)
+           py::arg("compaction_summary_tokens") = d.compaction_summary_tokens,
+           py::arg("collapse_at_ingestion") = d.collapse_at_ingestion,
+           py::arg("cache_ttl_seconds") = d.cache_ttl_seconds)
       .def_readwrite("keep_tool_outputs", &SessionPolicy::keep_tool_outputs)
       .def_readwrite("min_collapse_tokens", &SessionPolicy::min_collapse_tokens)
       .def_readwrite("min_collapse_percent",
@@ -71,7 +81,10 @@ compaction_summary_tokens.)doc")
                      &SessionPolicy::compact_target_percent)
       .def_readwrite("keep_turns", &SessionPolicy::keep_turns)
       .def_readwrite("compaction_summary_tokens",
-                     &SessionPolicy::compaction_summary_tokens);
+                     &SessionPolicy::compaction_summary_tokens)
+      .def_readwrite("collapse_at_ingestion",
+                     &SessionPolicy::collapse_at_ingestion)
+      .def_readwrite("cache_ttl_seconds", &SessionPolicy::cache_ttl_seconds);
 }
 
 void BindBreakdown(py::module_& m) {

@@ -345,6 +345,15 @@ void RegisterSessionCommands(CLI::App& app, CommandTable& table) {
                     "Token cap of a compaction's summary (default 300)")
         ->type_name("N")
         ->check(UnsignedNumber());
+    sub->add_flag("--collapse-at-ingestion", a->policy.collapse_at_ingestion,
+                  "Each ingestion collapses outputs older than the newest "
+                  "--keep, whatever the budget");
+    sub->add_option("--cache-ttl", a->policy.cache_ttl_seconds,
+                    "The provider's cache lifetime in seconds: once the last "
+                    "render is older, a render over --compact-target relieves "
+                    "(0: never; default 300)")
+        ->type_name("SECONDS")
+        ->check(UnsignedNumber());
     table.Add(sub, [a](Context& ctx) { return RunNew(ctx, *a); });
   }
   {

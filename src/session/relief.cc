@@ -38,16 +38,6 @@ struct Plan {
   std::string instructions;
 };
 
-// The object ids of the newest `keep` distinct tool outputs rendered.
-std::set<std::string> NewestOutputs(const Layout& layout, size_t keep) {
-  std::set<std::string> kept;
-  for (size_t rel = layout.chat_text.size(); rel-- > 0 && kept.size() < keep;) {
-    const ChatMessage& m = layout.message(rel);
-    if (m.role == "tool") kept.insert(m.object_id);
-  }
-  return kept;
-}
-
 // Tokens a shown output's message or tail block would use as a
 // placeholder; the rest of its tokens can be freed.
 uint64_t Freeable(SessionImpl& s, const Layout& layout, const Shown& sh) {
@@ -66,8 +56,8 @@ uint64_t Freeable(SessionImpl& s, const Layout& layout, const Shown& sh) {
 // `need` tokens are freed.
 void PlanCollapse(SessionImpl& s, const Layout& layout, uint64_t need,
                   Plan* plan) {
-  const std::set<std::string> kept =
-      NewestOutputs(layout, s.state().policy.keep_tool_outputs);
+  const std::set<std::string> kept = NewestOutputIds(
+      layout.messages(), layout.first, s.state().policy.keep_tool_outputs);
   const auto& entries = s.state().entries;
   for (const Shown& sh : layout.shown) {
     if (plan->collapse_freed >= need) break;
@@ -352,14 +342,14 @@ uint64_t SummaryCapTokens(const SessionPolicy& p, uint64_t budget) {
 }
 
 Result<bool> RelievePressure(SessionImpl& s, const Layout& layout,
-                             uint64_t budget, bool force,
+                             uint64_t budget, bool force, bool cold,
                              const std::optional<LlmEndpoint>& llm,
                              SessionChanges& ch, RenderResult* result) {
   const SessionPolicy& p = s.state().policy;
   const uint64_t total = layout.Total();
-  if (!force && total <= Share(budget, p.compact_trigger_percent)) {
-    return false;
-  }
+  const uint32_t trigger =
+      cold ? p.compact_target_percent : p.compact_trigger_percent;
+  if (!force && total <= Share(budget, trigger)) return false;
   const uint64_t target = Share(budget, p.compact_target_percent);
   Plan plan;
   PlanCollapse(s, layout, total - target, &plan);

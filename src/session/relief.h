@@ -41,16 +41,17 @@ uint64_t MinCollapseTokens(const SessionPolicy& p, uint64_t budget);
 uint64_t IndexCapTokens(const SessionPolicy& p, uint64_t budget);
 uint64_t SummaryCapTokens(const SessionPolicy& p, uint64_t budget);
 
-// When `layout` uses more than the policy's trigger share of `budget`,
-// frees tokens down to its target share (see SessionPolicy): collapses
-// outputs, then compacts turns, recording both in `changes` and `result`.
-// Returns true when the state changed (gather the layout again).
-// `must_fit`: the layout does not fit `budget` even with everything
-// droppable dropped; compact down to the last turn, merging compactions,
-// whatever the policy's minimums. `llm`: the endpoint that writes a
-// compaction's summary (compaction_summary.h); unset: structural.
+// When `layout` uses more than the policy's trigger share of `budget`
+// (its target share when `cold`: the provider's cache expired, so relief
+// costs no cached prefix), frees tokens down to its target share (see
+// SessionPolicy): collapses outputs, then compacts turns, recording both in
+// `changes` and `result`. Returns true when the state changed (gather the
+// layout again). `must_fit`: the layout does not fit `budget` even with
+// everything droppable dropped; compact down to the last turn, merging
+// compactions, whatever the policy's minimums. `llm`: the endpoint that
+// writes a compaction's summary (compaction_summary.h); unset: structural.
 Result<bool> RelievePressure(SessionImpl& s, const Layout& layout,
-                             uint64_t budget, bool must_fit,
+                             uint64_t budget, bool must_fit, bool cold,
                              const std::optional<LlmEndpoint>& llm,
                              SessionChanges& changes, RenderResult* result);
 

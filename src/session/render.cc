@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "core/clock.h"
 #include "core/status_macros.h"
 #include "ctxkit/session.h"
 #include "session/relief.h"
@@ -183,14 +184,8 @@ Status GatherChat(SessionImpl& s, LogFormat format,
   layout->call_tokens.assign(n, 0);
   layout->excerpts.assign(n, {});
   // The newest outputs answer the last message that called tools.
-  layout->newest_from = n;
-  for (size_t rel = n; rel-- > 0;) {
-    const ChatMessage& m = chat[layout->first + rel];
-    if (m.role == "assistant" && !m.tool_calls.empty()) {
-      layout->newest_from = rel + 1;
-      break;
-    }
-  }
+  layout->newest_from =
+      session::NewestOutputsFrom(chat, layout->first) - layout->first;
   for (size_t rel = 0; rel < n; ++rel) {
     const ChatMessage& m = layout->message(rel);
     for (const auto& c : m.tool_calls) {
@@ -465,6 +460,17 @@ Result<uint64_t> FitBudget(SessionImpl& s, uint64_t budget, bool excerpt,
   return tokens;
 }
 
+// The provider's prompt cache has expired since the last recorded render
+// (SessionPolicy::cache_ttl_seconds): a relief now costs no cached prefix.
+Result<bool> CacheIsCold(SessionImpl& s) {
+  const uint32_t ttl = s.state().policy.cache_ttl_seconds;
+  if (ttl == 0) return false;
+  CTXKIT_ASSIGN_OR_RETURN(std::optional<int64_t> last,
+                          session::LastRecordTime(s));
+  return last.has_value() &&
+         core::NowUnixNanos() - *last > int64_t{ttl} * 1'000'000'000;
+}
+
 }  // namespace
 
 namespace session {
@@ -517,6 +523,7 @@ Result<RenderResult> Session::Render(const RenderOptions& options) {
       return Status::Ok();
     };
     CTXKIT_RETURN_IF_ERROR(gather());
+    CTXKIT_ASSIGN_OR_RETURN(const bool cold, CacheIsCold(s));
     // A compaction the model asked for (ctxkit_compact), first.
     CTXKIT_ASSIGN_OR_RETURN(
         bool asked,
@@ -525,7 +532,7 @@ Result<RenderResult> Session::Render(const RenderOptions& options) {
     for (int round = 0; round < session::kReliefRounds; ++round) {
       CTXKIT_ASSIGN_OR_RETURN(
           bool changed,
-          session::RelievePressure(s, layout, budget, /*must_fit=*/false,
+          session::RelievePressure(s, layout, budget, /*must_fit=*/false, cold,
                                    options.llm, ch, &result));
       if (!changed) break;
       CTXKIT_RETURN_IF_ERROR(gather());
@@ -538,7 +545,7 @@ Result<RenderResult> Session::Render(const RenderOptions& options) {
       // not fit whole.
       CTXKIT_ASSIGN_OR_RETURN(
           bool changed,
-          session::RelievePressure(s, layout, budget, /*must_fit=*/true,
+          session::RelievePressure(s, layout, budget, /*must_fit=*/true, cold,
                                    options.llm, ch, &result));
       (void)changed;
       CTXKIT_RETURN_IF_ERROR(gather());

@@ -384,6 +384,14 @@ Result<uint64_t> RecordCount(SessionImpl& s) {
   return meta->version;
 }
 
+Result<std::optional<int64_t>> LastRecordTime(SessionImpl& s) {
+  Result<ObjectMeta> meta =
+      s.view().Stat(s.state().records_key, {.scope = s.session_scope()});
+  if (meta.status().IsNotFound()) return std::optional<int64_t>();
+  if (!meta.ok()) return meta.status();
+  return std::optional<int64_t>(meta->updated_unix_ns);
+}
+
 Status FillRecordFigures(SessionImpl& s, SessionSnapshot* snap) {
   CTXKIT_ASSIGN_OR_RETURN(snap->renders, RecordCount(s));
   if (snap->renders == 0) return Status::Ok();

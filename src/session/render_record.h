@@ -5,6 +5,7 @@
 #define CTXKIT_SESSION_RENDER_RECORD_H_
 
 #include <cstdint>
+#include <optional>
 
 #include "ctxkit/session.h"
 #include "ctxkit/status.h"
@@ -39,6 +40,9 @@ Result<RenderDiff> DiffRenders(SessionImpl& s, uint64_t from, uint64_t to);
 
 // Records written so far (the stream's latest version).
 Result<uint64_t> RecordCount(SessionImpl& s);
+// When the last render record was written (Unix ns); nullopt before the
+// first.
+Result<std::optional<int64_t>> LastRecordTime(SessionImpl& s);
 
 // Fills the snapshot's render count and last render's figures (reads one
 // record line).

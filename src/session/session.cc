@@ -376,6 +376,32 @@ Status PruneAfterReset(SessionImpl& impl,
   return Status::Ok();
 }
 
+// Seed 004's policy (SessionPolicy::collapse_at_ingestion): the outputs
+// the policy made active, older than the newest keep_tool_outputs and not
+// among the newest outputs, collapse now, whatever the budget.
+Status CollapseOlderOutputs(SessionImpl& impl, SessionChanges& ch) {
+  session::State& st = impl.state();
+  CTXKIT_ASSIGN_OR_RETURN(const auto* chat, impl.Chat());
+  const size_t first = std::min<size_t>(st.compacted_end(), chat->size());
+  const std::set<std::string> kept =
+      session::NewestOutputIds(*chat, first, st.policy.keep_tool_outputs);
+  const size_t newest = session::NewestOutputsFrom(*chat, first);
+  for (size_t i = first; i < newest; ++i) {
+    const session::ChatMessage& m = (*chat)[i];
+    if (m.role != "tool" || kept.count(m.object_id) != 0) continue;
+    auto it = st.entries.find(m.object_id);  // Active entries are loaded.
+    if (it == st.entries.end()) continue;
+    PoolEntry& e = it->second;
+    if (!e.active || !e.auto_active || e.pinned_version != 0) continue;
+    e.active = false;
+    e.auto_active = false;
+    e.collapsed = true;
+    ch.dirty.insert(e.id);
+    impl.TouchEntries();
+  }
+  return Status::Ok();
+}
+
 // Adds log items [start.items, end) to the chat and commits the cursor.
 Status IngestItems(SessionImpl& impl, const session::ParsedLog& log,
                    const IngestStart& start, const std::string& system,
@@ -410,6 +436,9 @@ Status IngestItems(SessionImpl& impl, const session::ParsedLog& log,
   st.ingested_items = items_after;
   st.ingest_hash = hash_after;
   ch.state = true;
+  if (st.policy.collapse_at_ingestion) {
+    CTXKIT_RETURN_IF_ERROR(CollapseOlderOutputs(impl, ch));
+  }
   return Status::Ok();
 }
 

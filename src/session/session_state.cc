@@ -146,6 +146,24 @@ Result<std::vector<ChatMessage>> DecodeChat(std::string_view text,
   return array ? DecodeChatArray(text) : DecodeChatLines(text);
 }
 
+std::set<std::string> NewestOutputIds(const std::vector<ChatMessage>& chat,
+                                      size_t first, size_t keep) {
+  std::set<std::string> kept;
+  for (size_t i = chat.size(); i-- > first && kept.size() < keep;) {
+    if (chat[i].role == "tool") kept.insert(chat[i].object_id);
+  }
+  return kept;
+}
+
+size_t NewestOutputsFrom(const std::vector<ChatMessage>& chat, size_t first) {
+  for (size_t i = chat.size(); i-- > first;) {
+    if (chat[i].role == "assistant" && !chat[i].tool_calls.empty()) {
+      return i + 1;
+    }
+  }
+  return chat.size();
+}
+
 json PolicyToJson(const SessionPolicy& p) {
   return {{"keep_tool_outputs", p.keep_tool_outputs},
           {"min_collapse_tokens", p.min_collapse_tokens},
@@ -155,7 +173,9 @@ json PolicyToJson(const SessionPolicy& p) {
           {"compact_trigger_percent", p.compact_trigger_percent},
           {"compact_target_percent", p.compact_target_percent},
           {"keep_turns", p.keep_turns},
-          {"compaction_summary_tokens", p.compaction_summary_tokens}};
+          {"compaction_summary_tokens", p.compaction_summary_tokens},
+          {"collapse_at_ingestion", p.collapse_at_ingestion},
+          {"cache_ttl_seconds", p.cache_ttl_seconds}};
 }
 
 std::string EncodeState(const State& s) {
@@ -220,6 +240,16 @@ Status DecodePolicy(const json& j, uint64_t format, SessionPolicy* p) {
     if (it->contains(name) && !Get32(*it, name, field)) {
       return Corrupt("bad policy");
     }
+  }
+  // Written since ingestion may collapse and a cold cache relieve early;
+  // states written before keep the defaults.
+  if (it->contains("cache_ttl_seconds") &&
+      !Get32(*it, "cache_ttl_seconds", &p->cache_ttl_seconds)) {
+    return Corrupt("bad policy");
+  }
+  if (it->contains("collapse_at_ingestion") &&
+      !Get(*it, "collapse_at_ingestion", &p->collapse_at_ingestion)) {
+    return Corrupt("bad policy");
   }
   return Status::Ok();
 }
@@ -502,6 +532,9 @@ Status ValidatePolicy(const SessionPolicy& p) {
   }
   if (p.keep_turns < 1 || p.keep_turns > 1'000'000) {
     return Status::InvalidArgument("keep_turns must be 1-1000000");
+  }
+  if (p.cache_ttl_seconds > 86'400) {
+    return Status::InvalidArgument("cache_ttl_seconds must be 0-86400");
   }
   if (p.compaction_summary_tokens < 16 ||
       p.compaction_summary_tokens > 100'000) {

@@ -62,6 +62,14 @@ struct ChatMessage {
   std::string summary;
 };
 
+// The object ids of the newest `keep` distinct tool outputs of `chat`
+// among messages [first, end).
+std::set<std::string> NewestOutputIds(const std::vector<ChatMessage>& chat,
+                                      size_t first, size_t keep);
+// Where the newest outputs begin: the message after the last one that
+// called tools (chat.size() when none did).
+size_t NewestOutputsFrom(const std::vector<ChatMessage>& chat, size_t first);
+
 // How a stored chat is encoded. kLines (NDJSON: one message per line, each
 // ending in '\n') is what this build writes, so an ingestion appends only
 // its new messages (View::Append) and every version is a prefix of the
