@@ -335,6 +335,34 @@ class Session {
   // session.
   static Result<uint64_t> Remove(Store& store, std::string_view id);
 
+  // Creates session `child` from recorded render `record` (1-based) of
+  // session `parent`: the child starts from the state that render showed
+  // the model, and its first render with that render's budget, format and
+  // tools is the request Replay(record) of the parent returns, byte for
+  // byte (docs/sessions.md, "Forks", says when it cannot be). The parent is
+  // not changed.
+  //
+  // Shared, not copied: the tool outputs, compactions and other objects
+  // of the parent's scope the render named stay where they are; the child
+  // reads them by ref at the versions the render showed (they do not
+  // follow the parent's later versions) and holds them for gc, so they
+  // outlive Remove(parent). Copied: the chat and the system prompt (the
+  // child's own, which it grows), its pool entries and policy. The child
+  // continues the parent's log where render `record` stood (IngestAppend,
+  // or a whole log that extends that prefix); a record written by a build
+  // before records kept the ingest cursor gives the child none, so its
+  // next whole-log ingestion rebuilds the chat. The child's records start
+  // at 1.
+  //
+  // InvalidArgument for a malformed id or record 0; NotFound when there is
+  // no session `parent` or no such record, or when a version the record
+  // names was collected; AlreadyExists when session `child` exists.
+  // REQUIRES: `store` outlives the Session.
+  static Result<std::unique_ptr<Session>> Fork(Store& store,
+                                               std::string_view parent,
+                                               uint64_t record,
+                                               std::string_view child);
+
   ~Session();
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;

@@ -229,7 +229,7 @@ void BindSessionClass(py::module_& m) {
   py::class_<PySession>(m, "Session", R"doc(
 The context manager of one conversation: ingest the chat log, render the
 request the model sees within a token budget, activate/pin/deactivate
-objects, replay and diff recorded renders.
+objects, replay, diff and fork recorded renders.
 
 Session.create(store, id) / Session.open(store, id). Calls on one Session
 object are serialized; several Session objects (in any processes) may work
@@ -378,6 +378,19 @@ on one session id.)doc")
             return s.Run([&](Session& x) { return x.Replay(n); });
           },
           py::arg("record"), "Recorded render number n, rebuilt byte for byte.")
+      .def(
+          "fork",
+          [](PySession& s, uint64_t record, const std::string& new_id) {
+            return std::make_unique<PySession>(s.Run([&](Session& x) {
+              return Session::Fork(*x.view().store(), x.id(), record, new_id);
+            }));
+          },
+          py::arg("record"), py::arg("new_id"), py::keep_alive<0, 1>(),
+          "A new session `new_id` from recorded render `record` of this one:\n"
+          "it starts from what that render showed the model (its first\n"
+          "render with that budget and format is replay(record)), shares\n"
+          "the outputs by ref and continues the log from there; this\n"
+          "session is unchanged.")
       .def(
           "render_history",
           [](PySession& s) {

@@ -1,5 +1,5 @@
-// Session verbs: session new/ls/show/rm/ingest/activate/deactivate/pin/
-// unpin/track/diff/expand (tools/call/compact: commands_agent_tools.cc),
+// Session verbs: session new/ls/show/rm/fork/ingest/activate/deactivate/
+// pin/unpin/track/diff/expand (tools/call/compact: commands_agent_tools.cc),
 // and render (include/ctxkit/session.h,
 // docs/sessions.md).
 
@@ -33,8 +33,9 @@ struct SessionArgs {
   std::string format = "openai";
   uint64_t version = 0;
   uint64_t budget = 0;
-  uint64_t at = 0;  // render --at: a recorded render.
-  uint64_t to = 0;  // session diff: the second record.
+  uint64_t at = 0;     // render --at: a recorded render.
+  uint64_t to = 0;     // session diff: the second record.
+  std::string new_id;  // session fork: the new session.
   bool append = false;
   bool no_record = false;
   bool request_only = false;
@@ -95,6 +96,20 @@ Status RunRm(Context& ctx, const SessionArgs& a) {
   return WriteStdout("removed session " + a.id + " (" +
                      std::to_string(*removed) +
                      " objects; their history stays until gc)\n");
+}
+
+Status RunFork(Context& ctx, const SessionArgs& a) {
+  Result<Store*> store = ctx.OpenStore();
+  if (!store.ok()) return store.status();
+  auto child = Session::Fork(**store, a.id, a.at, a.new_id);
+  if (!child.ok()) return child.status();
+  auto snap = (*child)->Snapshot();
+  if (!snap.ok()) return snap.status();
+  if (ctx.json()) {
+    PrintJson(session::ForkToJson(a.id, a.at, *snap));
+    return Status::Ok();
+  }
+  return WriteStdout(a.new_id + "\n");
 }
 
 Status RunShow(Context& ctx, const SessionArgs& a) {
@@ -375,6 +390,21 @@ void RegisterSessionCommands(CLI::App& app, CommandTable& table) {
             "(tombstoned; history stays until gc)"),
         a.get());
     table.Add(sub, [a](Context& ctx) { return RunRm(ctx, *a); });
+  }
+  {
+    auto a = std::make_shared<SessionArgs>();
+    CLI::App* sub = WithId(
+        session->add_subcommand(
+            "fork",
+            "Start session NEW from recorded render N of session ID: what "
+            "that render showed the model, the parent unchanged"),
+        a.get());
+    sub->add_option("--at", a->at, "The render record to fork at (1-based)")
+        ->type_name("N")
+        ->required()
+        ->check(UnsignedNumber());
+    sub->add_option("NEW", a->new_id, "The new session's id")->required();
+    table.Add(sub, [a](Context& ctx) { return RunFork(ctx, *a); });
   }
   {
     auto a = std::make_shared<SessionArgs>();

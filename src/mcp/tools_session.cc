@@ -1,6 +1,6 @@
 // Session tools: the client's own session (ClientBinding::session) as a
 // context manager — activate, deactivate, pin, ingest, render (and replay),
-// diff, expand. The session is created on first use. A client never
+// diff, expand, fork. The session is created on first use. A client never
 // changes another client's session.
 
 #include <cstdint>
@@ -156,6 +156,25 @@ Result<ToolResult> RunCompact(ClientState& c, const Json& a) {
   return PoolResult(c, "compaction requested", "older turns");
 }
 
+// A new session from a recorded render of the client's own; the client
+// stays bound to its own session.
+Result<ToolResult> RunFork(ClientState& c, const Json& a) {
+  auto s = OwnSession(c);
+  if (!s.ok()) return s.status();
+  const uint64_t at = U64Arg(a, "at", 0);
+  const std::string id = StrArg(a, "new_session");
+  auto child = Session::Fork(*c.store, c.binding.session, at, id);
+  if (!child.ok()) return child.status();
+  auto snap = (*child)->Snapshot();
+  if (!snap.ok()) return snap.status();
+  ToolResult r;
+  r.structured = session::ForkToJson(c.binding.session, at, *snap);
+  r.content.push_back(TextContent("forked session " + c.binding.session +
+                                  " at render " + std::to_string(at) +
+                                  " as session " + id));
+  return r;
+}
+
 }  // namespace
 
 void AddSessionTools(std::vector<ToolDef>& tools) {
@@ -230,6 +249,19 @@ void AddSessionTools(std::vector<ToolDef>& tools) {
                      {"to", IntProp("Another render record.", 1, INT64_MAX)}},
                     {"from", "to"}),
        true, false, true, RunDiff});
+  tools.push_back(
+      {"session_fork", "Fork your session at a recorded render",
+       "Start a new session from recorded render `at` of your session: it "
+       "sees what that render showed (chat, compactions, pins, outputs "
+       "shared by ref) and continues from there; your session is "
+       "unchanged and stays yours.",
+       ObjectSchema(
+           {{"at", IntProp("A render record (1-based).", 1, INT64_MAX)},
+            {"new_session", StringProp("The new session's id "
+                                       "([A-Za-z0-9._-], 1-64 bytes).",
+                                       1, 64)}},
+           {"at", "new_session"}),
+       false, false, false, RunFork});
   tools.push_back(
       {"session_expand", "Get back the messages a compaction replaced",
        "A compaction in your session's render folds older turns into a "

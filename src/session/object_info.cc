@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "core/status_macros.h"
 #include "ctxkit/summary.h"
@@ -92,12 +93,34 @@ uint64_t CountTokens(std::string_view text) {
   return tok->Count(text);
 }
 
+bool ViewSeesScope(const View& view, std::string_view scope) {
+  return ResolveScopeName(std::string(scope), view.agent_id(),
+                          view.session_id())
+      .ok();
+}
+
+Result<Ref> VersionRef(View& view, const Ref& object, uint64_t version) {
+  const std::string scope = object.scope.ToString();
+  if (ViewSeesScope(view, scope)) {
+    return view.RefOf(object.key, {.scope = scope, .version = version});
+  }
+  if (version == object.version) return object;
+  CTXKIT_ASSIGN_OR_RETURN(std::vector<VersionMeta> history,
+                          view.Versions(object));
+  for (const VersionMeta& v : history) {
+    if (v.version == version && v.state == VersionState::kPresent) {
+      return StaticRefOf(object, v);
+    }
+  }
+  return Status::NotFound("no version " + std::to_string(version) + " of " +
+                          FormatRef(object));
+}
+
 Status DescribeObject(View& view, const ObjectMeta& meta, uint64_t version,
                       PoolEntry* e) {
   const ScopeName scope = meta.scope.ToString();
   const uint64_t v = version == 0 ? meta.version : version;
-  CTXKIT_ASSIGN_OR_RETURN(Ref ref,
-                          view.RefOf(meta.key, {.scope = scope, .version = v}));
+  CTXKIT_ASSIGN_OR_RETURN(Ref ref, VersionRef(view, StaticRefOf(meta), v));
   e->id = meta.id;
   e->key = meta.key;
   e->scope = scope;

@@ -22,6 +22,17 @@ std::string OneLineSummary(std::string_view content);
 // Exact o200k_base token count.
 uint64_t CountTokens(std::string_view text);
 
+// Whether `view` reads objects of `scope` (Scope::ToString form) by key:
+// global, its agent's and its session's. Another session's objects (a
+// fork's shared tool outputs, docs/sessions.md "Forks") are read by ref.
+bool ViewSeesScope(const View& view, std::string_view scope);
+
+// A static ref to version `version` (>= 1) of the object `object`
+// (any ref to it) names: by key in a scope the view sees, else from the
+// object's history, which a ref reads in any scope (after the object was
+// removed, too). NotFound when there is no such version.
+Result<Ref> VersionRef(View& view, const Ref& object, uint64_t version);
+
 // Fills every descriptive field of an entry (id, key, scope, kind, title,
 // version, tokens, size) for version `version` (0: latest) of the object
 // `meta` describes. Flags and seq are left as they are.

@@ -40,9 +40,11 @@ std::string IndexLineText(const PoolEntry& e) {
          e.ref;
 }
 
-// Latest version of an active entry (0 when removed from the store).
-Result<uint64_t> LatestVersion(View& view, const PoolEntry& e) {
-  Result<ObjectMeta> m = view.Stat(e.key, {.scope = e.scope});
+// Latest version of an active entry (0 when removed from the store); a
+// shared entry's own version (SessionImpl::IsShared).
+Result<uint64_t> LatestVersion(SessionImpl& s, const PoolEntry& e) {
+  if (s.IsShared(e)) return e.version;
+  Result<ObjectMeta> m = s.view().Stat(e.key, {.scope = e.scope});
   if (m.ok()) return m->id == e.id ? m->version : 0;
   if (m.status().IsNotFound()) return uint64_t{0};
   return m.status();
@@ -52,11 +54,8 @@ Result<uint64_t> LatestVersion(View& view, const PoolEntry& e) {
 Status GatherPinned(SessionImpl& s, Layout* layout) {
   for (const std::string& id : s.PinnedIds()) {
     const PoolEntry& e = s.state().entries.at(id);
-    CTXKIT_ASSIGN_OR_RETURN(auto content,
-                            s.Content(e.key, e.scope, e.pinned_version));
-    CTXKIT_ASSIGN_OR_RETURN(
-        Ref ref,
-        s.view().RefOf(e.key, {.scope = e.scope, .version = e.pinned_version}));
+    CTXKIT_ASSIGN_OR_RETURN(auto content, s.EntryContent(e, e.pinned_version));
+    CTXKIT_ASSIGN_OR_RETURN(Ref ref, s.EntryRef(e, e.pinned_version));
     session::PinnedSpec spec{FormatRef(ref), e.key, e.kind};
     Block b;
     b.text = session::PinnedBlockText(spec, e.pinned_version, *content);
@@ -77,10 +76,9 @@ Status AddTailBlock(SessionImpl& s, const PoolEntry& e, uint64_t latest,
   if (latest == 0) {
     t.block.text = "[active " + e.key + " | removed from the store]";
   } else {
-    CTXKIT_ASSIGN_OR_RETURN(auto content, s.Content(e.key, e.scope, latest));
-    CTXKIT_ASSIGN_OR_RETURN(Ref ref, s.view().RefOf(e.key, {.scope = e.scope}));
-    CTXKIT_ASSIGN_OR_RETURN(
-        Ref at, s.view().RefOf(e.key, {.scope = e.scope, .version = latest}));
+    CTXKIT_ASSIGN_OR_RETURN(auto content, s.EntryContent(e, latest));
+    CTXKIT_ASSIGN_OR_RETURN(Ref ref, s.EntryRef(e, 0));
+    CTXKIT_ASSIGN_OR_RETURN(Ref at, s.EntryRef(e, latest));
     t.shown = true;
     t.ref = FormatRef(at);
     t.printed_ref = FormatRef(ref);
@@ -110,7 +108,7 @@ Result<std::map<std::string, uint64_t>> GatherActive(SessionImpl& s,
   std::map<std::string, uint64_t> chat_latest;
   for (const std::string& id : s.ActiveIds()) {
     const PoolEntry& e = s.state().entries.at(id);
-    CTXKIT_ASSIGN_OR_RETURN(uint64_t latest, LatestVersion(s.view(), e));
+    CTXKIT_ASSIGN_OR_RETURN(uint64_t latest, LatestVersion(s, e));
     if (latest != 0 && e.pinned_version == latest) continue;  // Shown pinned.
     if (latest != 0 && e.pinned_version != 0) {
       result->conflicts.push_back({e.key, e.pinned_version, latest});
@@ -136,8 +134,7 @@ Result<std::string> ToolMessageText(
   auto live = chat_latest.find(m.object_id);
   if (live != chat_latest.end()) {
     const PoolEntry& e = it->second;
-    CTXKIT_ASSIGN_OR_RETURN(auto content,
-                            s.Content(e.key, e.scope, live->second));
+    CTXKIT_ASSIGN_OR_RETURN(auto content, s.EntryContent(e, live->second));
     Shown sh;
     sh.active_seq = e.active_seq;
     sh.index = rel;
@@ -149,9 +146,7 @@ Result<std::string> ToolMessageText(
     layout->shown.push_back(std::move(sh));
     layout->modes[rel] = ToolMode::kShown;
     if (live->second != m.version) {
-      CTXKIT_ASSIGN_OR_RETURN(
-          Ref ref,
-          s.view().RefOf(e.key, {.scope = e.scope, .version = live->second}));
+      CTXKIT_ASSIGN_OR_RETURN(Ref ref, s.EntryRef(e, live->second));
       layout->shown_refs[rel] = FormatRef(ref);
     }
     return session::ToolText(m, layout->first + rel, ToolMode::kShown,
@@ -365,7 +360,7 @@ Result<Block> FitExcerpt(SessionImpl& s, const Shown& sh, uint64_t room,
                          Layout* layout, session::ExcerptSpec* spec) {
   const ChatMessage& m = layout->message(sh.index);
   const PoolEntry& e = s.state().entries.at(m.object_id);
-  CTXKIT_ASSIGN_OR_RETURN(auto content, s.Content(e.key, e.scope, sh.version));
+  CTXKIT_ASSIGN_OR_RETURN(auto content, s.EntryContent(e, sh.version));
   const std::string& shown_ref = layout->shown_refs[sh.index];
   const std::string& ref = shown_ref.empty() ? m.ref : shown_ref;
   auto text_of = [&](uint64_t k) {

@@ -75,6 +75,18 @@ json DiffToJson(std::string_view session_id, const RenderDiff& d) {
                 {"to", BreakdownToJson(d.to_breakdown)}}}};
 }
 
+nlohmann::json ForkToJson(std::string_view parent, uint64_t record,
+                          const SessionSnapshot& child) {
+  return {{"session", child.id},
+          {"parent", parent},
+          {"record", record},
+          {"chat_messages", child.chat_messages},
+          {"ingest_format", child.ingest_format},
+          {"ingested_items", child.ingested_items},
+          {"compactions", child.compactions.size()},
+          {"objects", child.entries.size()}};
+}
+
 nlohmann::json SnapshotToJson(const SessionSnapshot& snap) {
   json entries = json::array();
   for (const PoolEntry& e : snap.entries) {

@@ -40,6 +40,13 @@ nlohmann::json DiffToJson(std::string_view session_id, const RenderDiff& d);
 // forms).
 nlohmann::json SnapshotToJson(const SessionSnapshot& snap);
 
+// The form of a fork (Session::Fork): session (the new one), parent,
+// record, chat_messages, ingest_format, ingested_items (0 and the parent's
+// format when the record kept no cursor), compactions (how many), objects
+// (pool entries).
+nlohmann::json ForkToJson(std::string_view parent, uint64_t record,
+                          const SessionSnapshot& child);
+
 // One recorded render's figures: n, format, budget_tokens, tokens,
 // breakdown, bytes, prefix_bytes (null when unknown).
 nlohmann::json FiguresToJson(const RenderFigures& f);

@@ -145,6 +145,13 @@ Result<json> EncodeRecord(SessionImpl& s, const Layout& layout,
       {"prefix", result.prefix_bytes ? json(*result.prefix_bytes) : json()}};
   // Only records of renders that carried tools have the field.
   if (!tools_ref.empty()) rec["tools"] = tools_ref;
+  // The ingest cursor the chat was built to (a fork continues from it);
+  // records of earlier builds, and of sessions that ingested nothing, lack
+  // it.
+  const State& st = s.state();
+  if (!st.ingest_format.empty()) {
+    rec["cursor"] = {st.ingest_format, st.ingested_items, st.ingest_hash};
+  }
   return rec;
 }
 
@@ -190,7 +197,8 @@ Status BadRecord(uint64_t n, const std::string& what) {
   return Status::Corruption("render record " + std::to_string(n) + ": " + what);
 }
 
-// Record `n` as stored.
+}  // namespace
+
 Result<json> LoadRecord(SessionImpl& s, uint64_t n) {
   CTXKIT_ASSIGN_OR_RETURN(uint64_t count, RecordCount(s));
   if (n == 0 || n > count) {
@@ -218,18 +226,23 @@ Result<json> LoadRecord(SessionImpl& s, uint64_t n) {
   return j;
 }
 
+namespace {
+
 Result<std::string> ReadRef(View& view, const std::string& wire) {
   CTXKIT_ASSIGN_OR_RETURN(Ref ref, ParseRef(wire));
   return view.Resolve(ref);
 }
 
-// The chat a record names, decoded (empty without one).
+}  // namespace
+
 Result<std::vector<ChatMessage>> RecordChat(View& view, const json& rec) {
   const std::string ref = ctxkit::text::StringOr(rec, "chat", "");
   if (ref.empty()) return std::vector<ChatMessage>();
   CTXKIT_ASSIGN_OR_RETURN(std::string text, ReadRef(view, ref));
   return DecodeChat(text);
 }
+
+namespace {
 
 Status RebuildChat(View& view, const json& rec, uint64_t n, Layout* layout) {
   CTXKIT_ASSIGN_OR_RETURN(layout->owned_chat, RecordChat(view, rec));

@@ -5,7 +5,9 @@
 #define CTXKIT_SESSION_RENDER_RECORD_H_
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
+#include <vector>
 
 #include "ctxkit/session.h"
 #include "ctxkit/status.h"
@@ -37,6 +39,14 @@ Result<RenderResult> ReplayRender(SessionImpl& s, uint64_t n);
 
 // What changed between records `from` and `to`.
 Result<RenderDiff> DiffRenders(SessionImpl& s, uint64_t from, uint64_t to);
+
+// Record `n` as stored (one JSON object, docs/sessions.md). NotFound when
+// there is no such record, Corruption when it is not one this build reads.
+Result<nlohmann::json> LoadRecord(SessionImpl& s, uint64_t n);
+
+// The chat record `rec` names, decoded (empty without one).
+Result<std::vector<ChatMessage>> RecordChat(View& view,
+                                            const nlohmann::json& rec);
 
 // Records written so far (the stream's latest version).
 Result<uint64_t> RecordCount(SessionImpl& s);

@@ -472,6 +472,11 @@ Result<std::shared_ptr<const std::string>> SessionImpl::Content(
   if (it != content_.end()) return it->second;
   CTXKIT_ASSIGN_OR_RETURN(std::string text,
                           view_.Get(key, {.scope = scope, .version = version}));
+  return CacheContent(std::move(cache_key), std::move(text));
+}
+
+std::shared_ptr<const std::string> SessionImpl::CacheContent(
+    std::string cache_key, std::string text) {
   if (content_bytes_ + text.size() > kContentCacheBytes) {
     content_.clear();
     content_bytes_ = 0;
@@ -480,6 +485,34 @@ Result<std::shared_ptr<const std::string>> SessionImpl::Content(
   auto ptr = std::make_shared<const std::string>(std::move(text));
   content_.emplace(std::move(cache_key), ptr);
   return ptr;
+}
+
+bool SessionImpl::IsShared(const PoolEntry& e) const {
+  return !session::ViewSeesScope(view_, e.scope);
+}
+
+Result<Ref> SessionImpl::EntryRef(const PoolEntry& e, uint64_t version) {
+  if (!IsShared(e)) {
+    return view_.RefOf(e.key, {.scope = e.scope, .version = version});
+  }
+  CTXKIT_ASSIGN_OR_RETURN(Ref ref, ParseRef(e.ref));
+  if (version == 0) {
+    ref.version = 0;
+    return ref;
+  }
+  return session::VersionRef(view_, ref, version);
+}
+
+Result<std::shared_ptr<const std::string>> SessionImpl::EntryContent(
+    const PoolEntry& e, uint64_t version) {
+  if (!IsShared(e)) return Content(e.key, e.scope, version);
+  std::string cache_key =
+      e.scope + "\n" + e.key + "\n" + std::to_string(version);
+  auto it = content_.find(cache_key);
+  if (it != content_.end()) return it->second;
+  CTXKIT_ASSIGN_OR_RETURN(Ref ref, EntryRef(e, version));
+  CTXKIT_ASSIGN_OR_RETURN(std::string text, view_.Resolve(ref));
+  return CacheContent(std::move(cache_key), std::move(text));
 }
 
 uint64_t SessionImpl::Tokens(std::string_view text) {

@@ -138,6 +138,16 @@ class SessionImpl {
   Result<std::shared_ptr<const std::string>> Content(const std::string& key,
                                                      const std::string& scope,
                                                      uint64_t version);
+  // Entry `e`'s object shared from another session's scope (a fork's
+  // tool outputs, docs/sessions.md "Forks"): read by ref at the versions
+  // the entry names, it does not follow that session's later versions.
+  bool IsShared(const PoolEntry& e) const;
+  // The ref of version `version` of `e`'s object: static, or (version 0)
+  // dynamic; and that version's content (cached as Content). Read by key
+  // in the scopes the view sees, by ref otherwise (IsShared).
+  Result<Ref> EntryRef(const PoolEntry& e, uint64_t version);
+  Result<std::shared_ptr<const std::string>> EntryContent(const PoolEntry& e,
+                                                          uint64_t version);
   // Exact token count of `text` (cached by content).
   uint64_t Tokens(std::string_view text);
 
@@ -227,6 +237,9 @@ class SessionImpl {
   uint64_t system_version_ = 0;
   std::string system_text_;
   std::unordered_map<std::string, std::shared_ptr<const std::string>> content_;
+  // Keeps `text` under `cache_key` (the cache bounded) and returns it.
+  std::shared_ptr<const std::string> CacheContent(std::string cache_key,
+                                                  std::string text);
   uint64_t content_bytes_ = 0;
   // Keyed by the whole text, so a hit is exact, never a hash collision.
   // Looked up by string_view (no copy of the text per lookup).

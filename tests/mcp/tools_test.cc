@@ -7,6 +7,7 @@
 
 #include "common/fake_chat_server.h"
 #include "ctxkit/ref.h"
+#include "ctxkit/session.h"
 #include "mcp/mcp_test_util.h"
 #include "session/log_builders.h"
 
@@ -58,6 +59,7 @@ TEST_F(ToolsTest, ListIsSortedDeterministicAndSchemaComplete) {
                            "session_activate",
                            "session_compact",
                            "session_deactivate",
+                           "session_fork",
                            "session_pin",
                            "session_render",
                            "externalize",
@@ -329,6 +331,33 @@ TEST_F(ToolsTest, SessionCompactAsksTheNextRenderForACompaction) {
   EXPECT_NE(Client::Text(render).find("Kept: the failing test."),
             std::string::npos);
   c.Fails("session_compact", {{"instructions", std::string(2001, 'x')}});
+}
+
+// session_fork: a new session from a recorded render of the client's own,
+// which stays the client's and unchanged.
+TEST_F(ToolsTest, SessionForkStartsANewSessionFromARecord) {
+  Client& c = Ready();
+  Json log = ctxkit::testing::OpenAILog(3, 5);
+  c.Ok(
+      "session_ingest",
+      {{"messages", log["messages"]}, {"append", false}, {"format", "openai"}});
+  Json first = c.Ok("session_render", {{"budget_tokens", 20000}});
+  c.Ok("session_ingest", {{"messages", ctxkit::testing::OpenAITurn(3, 5)}});
+  c.Ok("session_render", {{"budget_tokens", 20000}});
+  Json forked = c.Ok("session_fork", {{"at", 1}, {"new_session", "branch"}});
+  EXPECT_EQ(forked["structuredContent"]["session"], "branch");
+  EXPECT_EQ(forked["structuredContent"]["record"], 1);
+  EXPECT_EQ(forked["structuredContent"]["chat_messages"], 12);
+  auto branch = Session::Open(*store_, "branch");
+  ASSERT_TRUE(branch.ok()) << branch.status().ToString();
+  auto r = (*branch)->Render({.budget_tokens = 20000});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->request_json, Client::Text(first));
+  Json own = c.Ok("session_render", {{"at", 1}});
+  EXPECT_EQ(Client::Text(own), Client::Text(first));
+  c.Fails("session_fork", {{"at", 1}, {"new_session", "branch"}});
+  c.Fails("session_fork", {{"at", 9}, {"new_session", "other"}});
+  c.Fails("session_fork", {{"at", 1}, {"new_session", "bad id"}});
 }
 
 TEST_F(ToolsTest, Externalize) {

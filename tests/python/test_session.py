@@ -58,6 +58,27 @@ def test_replay_is_byte_exact(store: ctxkit.Store) -> None:
     assert diff.to_tokens > diff.from_tokens
 
 
+def test_fork_starts_from_a_recorded_render(store: ctxkit.Store) -> None:
+    parent = ctxkit.Session.create(store, "parent")
+    parent.ingest(openai_log(2))
+    first = parent.render(20_000)
+    parent.ingest(tool_turn(2), append=True)
+    parent.render(20_000)
+    child = parent.fork(first.record, "child")
+    assert child.id == "child"
+    assert child.render(20_000).request_json == first.request_json
+    child.ingest(tool_turn(5), append=True)
+    assert "thing 5" in child.render(20_000).request_json
+    assert parent.snapshot().chat_messages == 12
+    assert parent.replay(first.record).request_json == first.request_json
+    with pytest.raises(ctxkit.AlreadyExistsError):
+        parent.fork(1, "child")
+    with pytest.raises(ctxkit.NotFoundError):
+        parent.fork(9, "other")
+    with pytest.raises(ctxkit.InvalidArgumentError):
+        parent.fork(1, "bad id")
+
+
 def test_render_history_gives_each_records_figures(store: ctxkit.Store) -> None:
     session = ctxkit.Session.create(store, "history")
     session.ingest(openai_log(2))

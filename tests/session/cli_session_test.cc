@@ -191,5 +191,39 @@ TEST_F(CliSessionTest, ValuesThatAreNotUtf8RenderAndReplay) {
   Ok({"render", "u", "--budget", "5000", "--format", "anthropic"});
 }
 
+TEST_F(CliSessionTest, ForkStartsFromARecordedRender) {
+  Ok({"session", "new", "p"});
+  Ok({"session", "ingest", "p", WriteLog("a.json", testing::OpenAILog(2))});
+  json first = json::parse(Ok({"render", "p", "--budget", "20000"}));
+  Ok({"session", "ingest", "p", WriteLog("b.json", testing::OpenAILog(3))});
+  Ok({"render", "p", "--budget", "20000"});
+
+  EXPECT_EQ(Ok({"session", "fork", "p", "--at", "1", "c"}), "c\n");
+  json forked = Json({"session", "fork", "p", "--at", "1", "c2"});
+  EXPECT_EQ(forked["session"], "c2");
+  EXPECT_EQ(forked["parent"], "p");
+  EXPECT_EQ(forked["record"], 1);
+  EXPECT_EQ(forked["chat_messages"], 8);
+  EXPECT_EQ(forked["ingest_format"], "openai");
+  EXPECT_EQ(forked["ingested_items"], 9);
+  json child = json::parse(Ok({"render", "c", "--budget", "20000"}));
+  EXPECT_EQ(child["request"], first["request"]);
+  // The child continues from turn 2 on its own; the parent is unchanged.
+  json turn = testing::OpenAITurn(7);
+  Ok({"session", "ingest", "c", WriteLog("t.json", turn), "--append"});
+  EXPECT_EQ(Json({"session", "show", "c"})["chat_messages"], 12);
+  EXPECT_EQ(Json({"session", "show", "p"})["chat_messages"], 12);
+  EXPECT_EQ(json::parse(Ok({"render", "p", "--at", "1"}))["request"],
+            first["request"]);
+
+  EXPECT_EQ(Run({"session", "fork", "p", "--at", "9", "x"}).exit_code, 1);
+  EXPECT_EQ(Run({"session", "fork", "nope", "--at", "1", "x"}).exit_code, 1);
+  EXPECT_EQ(Run({"session", "fork", "p", "--at", "1", "c"}).exit_code, 4);
+  EXPECT_EQ(Run({"session", "fork", "p", "--at", "0", "x"}).exit_code, 2);
+  EXPECT_EQ(Run({"session", "fork", "p", "--at", "1", "b/d"}).exit_code, 2);
+  EXPECT_EQ(Run({"session", "fork", "p", "1", "x"}).exit_code, 2);
+  EXPECT_EQ(Ok({"session", "ls"}), "c\nc2\np\n");
+}
+
 }  // namespace
 }  // namespace ctxkit
