@@ -238,6 +238,8 @@ struct LoopFigures {
 void BM_AgentLoop(benchmark::State& state) {
   const int kTurns = static_cast<int>(state.range(0));
   const uint64_t kBudget = static_cast<uint64_t>(state.range(1));
+  ctxkit::SessionPolicy policy;
+  policy.compact_trigger_percent = static_cast<uint32_t>(state.range(2));
   const std::string system =
       "You are a coding agent. Use the tools; cite the files you used.";
   LoopFigures ours, window, everything;
@@ -248,7 +250,7 @@ void BM_AgentLoop(benchmark::State& state) {
   for (auto _ : state) {
     TempDir dir;
     auto store = OpenStore(dir.Sub("store"));
-    auto session = ctxkit::Session::Create(*store, "loop", {});
+    auto session = ctxkit::Session::Create(*store, "loop", policy);
     Check(session.status(), "create");
     json log = json::array({{{"role", "system"}, {"content", system}}});
     Check((*session)
@@ -323,11 +325,15 @@ void BM_AgentLoop(benchmark::State& state) {
   state.counters["replay_p50_ms"] = replay_samples.Percentile(0.5) / 1e6;
   state.counters["replay_p99_ms"] = replay_samples.Percentile(0.99) / 1e6;
 }
-// Args: turns, budget tokens.
+// Args: turns, budget tokens, compact_trigger_percent (90: the default;
+// 100: relieve only when the render would not fit).
 BENCHMARK(BM_AgentLoop)
-    ->Args({50, 100000})
-    ->Args({500, 100000})
-    ->Args({50, 16000})
+    ->Args({50, 100000, 90})
+    ->Args({500, 100000, 90})
+    ->Args({50, 16000, 90})
+    ->Args({50, 100000, 100})
+    ->Args({500, 100000, 100})
+    ->Args({50, 16000, 100})
     ->Unit(benchmark::kMillisecond)
     ->Iterations(1);
 

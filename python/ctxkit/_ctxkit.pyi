@@ -387,7 +387,7 @@ class SessionPolicy:
     def __init__(self, *, keep_tool_outputs: int = 5, min_collapse_tokens: int = 8000,
                  min_collapse_percent: int = 8,
                  index_max_tokens: int = 4000, index_max_percent: int = 10,
-                 compact_trigger_percent: int = 90,
+                 compact_trigger_percent: int = 100,
                  compact_target_percent: int = 50, keep_turns: int = 2,
                  compaction_summary_tokens: int = 300,
                  collapse_at_ingestion: bool = False,

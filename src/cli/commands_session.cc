@@ -345,7 +345,7 @@ void RegisterSessionCommands(CLI::App& app, CommandTable& table) {
         ->check(UnsignedNumber());
     sub->add_option("--compact-trigger", a->policy.compact_trigger_percent,
                     "Free tokens when a render would use more than this % "
-                    "of its budget (default 90)")
+                    "of its budget (default 100: when it would not fit)")
         ->type_name("PCT")
         ->check(UnsignedNumber());
     sub->add_option("--compact-target", a->policy.compact_target_percent,

@@ -116,7 +116,7 @@ Status DemoContextManager(Store& store, const std::string& session_id,
                             collapsed_ref);
   }
   say("   render --budget " + GroupedNumber(kBudget) +
-      " --format anthropic: all outputs would use over 90% of the budget, so "
+      " --format anthropic: all outputs would not fit the budget, so "
       "the oldest " +
       std::to_string(collapsed) + " collapsed to placeholders with their refs");
   say("   (e.g. " + collapsed_ref + "); the newest " + std::to_string(active) +

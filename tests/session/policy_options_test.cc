@@ -125,7 +125,7 @@ TEST_F(PolicyOptionsTest, TheOptionsPersistAndAreValidated) {
   EXPECT_TRUE(Session::Create(store(), "bad", p).status().IsInvalidArgument());
 }
 
-// Between the target (50%) and the trigger (90%), a render relieves only
+// Between the target (50%) and the trigger (100%), a render relieves only
 // when the previous recorded render is older than the cache lifetime.
 TEST_F(PolicyOptionsTest, ACacheGoneColdRelievesAheadOfTheTrigger) {
   SessionPolicy p;

@@ -164,7 +164,9 @@ TEST_F(SessionTest, PinnedV1AndActiveV2Coexist) {
 }
 
 TEST_F(SessionTest, RenderingIsDeterministicAcrossInstances) {
-  auto s = NewSession("s1", {.keep_tool_outputs = 2, .min_collapse_tokens = 0});
+  auto s = NewSession("s1", {.keep_tool_outputs = 2,
+                             .min_collapse_tokens = 0,
+                             .compact_trigger_percent = 90});
   ASSERT_TRUE(view().Set("notes/x", "some note").ok());
   ASSERT_TRUE(s->Activate("notes/x").ok());
   ASSERT_TRUE(s->Ingest(OpenAILog(6).dump(), LogFormat::kOpenAI).ok());
@@ -434,7 +436,9 @@ TEST_F(SessionTest, MalformedLogsAreRefusedAndChangeNothing) {
 }
 
 TEST_F(SessionTest, PressureCollapsesOldOutputsInBatches) {
-  auto s = NewSession("s1", {.keep_tool_outputs = 2, .min_collapse_tokens = 0});
+  auto s = NewSession("s1", {.keep_tool_outputs = 2,
+                             .min_collapse_tokens = 0,
+                             .compact_trigger_percent = 90});
   ASSERT_TRUE(s->Ingest(OpenAILog(5, 40).dump(), LogFormat::kOpenAI).ok());
   // No pressure: every output stays active.
   const uint64_t full = MustRender(*s, 1'000'000).tokens;
