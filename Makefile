@@ -1,6 +1,6 @@
 # The two entry points of the README, plus helpers for developers.
-#   make run    install what is missing, build (the binary and the Python
-#               package), run `ctxkit demo`
+#   make run    install what is missing, build (the binary, the Python and
+#               the Node packages), run `ctxkit demo`
 #   make test   build and run every test, also under ASan+UBSan
 #   make install  build and install into PREFIX (default /usr/local)
 #   make fuzz   run every fuzz harness with libFuzzer (FUZZ_SECONDS each)
@@ -8,9 +8,10 @@
 
 JOBS ?= $(shell nproc)
 PREFIX ?= /usr/local
-# What `make run` needs and `make install` installs: the binary (with the
-# HTTP server it execs) and the Python package.
-SHIPPED := ctxkit_bin ctxkit_python
+# What `make run` builds: the binary (with the HTTP server it execs), the
+# Python package and the Node package (build/release/js, which an app
+# installs with `npm install`); `make install` installs the first two.
+SHIPPED := ctxkit_bin ctxkit_python ctxkit_node
 
 run: setup build-cli
 	./build/release/ctxkit demo

@@ -34,16 +34,8 @@ file(GLOB ctxkit_python_files CONFIGURE_DEPENDS
      ${PROJECT_SOURCE_DIR}/python/ctxkit/*.py
      ${PROJECT_SOURCE_DIR}/python/ctxkit/*.pyi
      ${PROJECT_SOURCE_DIR}/python/ctxkit/py.typed)
-set(ctxkit_python_copies "")
-foreach(src ${ctxkit_python_files})
-  get_filename_component(name ${src} NAME)
-  add_custom_command(OUTPUT ${ctxkit_python_dir}/${name}
-    COMMAND ${CMAKE_COMMAND} -E copy_if_different ${src}
-            ${ctxkit_python_dir}/${name}
-    DEPENDS ${src} VERBATIM)
-  list(APPEND ctxkit_python_copies ${ctxkit_python_dir}/${name})
-endforeach()
-add_custom_target(ctxkit_python_files ALL DEPENDS ${ctxkit_python_copies})
+include(cmake/copy_files.cmake)
+ctxkit_copy_files(ctxkit_python_files ${ctxkit_python_dir} ${ctxkit_python_files})
 add_dependencies(ctxkit_python ctxkit_python_files)
 
 # make install: Python's site-packages under the install prefix; on Debian

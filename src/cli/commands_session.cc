@@ -164,10 +164,7 @@ Status RunIngest(Context& ctx, const SessionArgs& a) {
                          : (*s)->Ingest(*log, *format);
   if (!report.ok()) return report.status();
   if (ctx.json()) {
-    PrintJson({{"session", a.id},
-               {"messages_added", report->messages_added},
-               {"toolcalls_recorded", report->toolcalls_recorded},
-               {"reset", report->reset}});
+    PrintJson(session::IngestToJson(a.id, *report));
     return Status::Ok();
   }
   std::string out =

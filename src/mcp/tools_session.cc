@@ -118,10 +118,7 @@ Result<ToolResult> RunIngest(ClientState& c, const Json& a) {
   r.content.push_back(TextContent(
       std::to_string(rep->messages_added) + " messages added to session " +
       c.binding.session + (rep->reset ? " (log rewritten: chat reset)" : "")));
-  r.structured = {{"session", c.binding.session},
-                  {"messages_added", rep->messages_added},
-                  {"toolcalls_recorded", rep->toolcalls_recorded},
-                  {"reset", rep->reset}};
+  r.structured = session::IngestToJson(c.binding.session, *rep);
   return r;
 }
 

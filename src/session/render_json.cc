@@ -13,6 +13,13 @@ json CompactionToJson(const CompactionInfo& c) {
           {"turns", c.turns}};
 }
 
+json IngestToJson(std::string_view session_id, const IngestReport& report) {
+  return {{"session", session_id},
+          {"messages_added", report.messages_added},
+          {"toolcalls_recorded", report.toolcalls_recorded},
+          {"reset", report.reset}};
+}
+
 json BreakdownToJson(const RenderBreakdown& b) {
   return {{"system", b.system},
           {"pinned", b.pinned},

@@ -18,6 +18,10 @@ namespace ctxkit::session {
 // {ref, first_message, end_message, turns}.
 nlohmann::json CompactionToJson(const CompactionInfo& c);
 
+// session, messages_added, toolcalls_recorded, reset.
+nlohmann::json IngestToJson(std::string_view session_id,
+                            const IngestReport& report);
+
 // {system, pinned, index, compactions, chat, active_outputs, placeholders}.
 nlohmann::json BreakdownToJson(const RenderBreakdown& b);
 

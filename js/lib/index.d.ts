@@ -1,0 +1,450 @@
+// Types of the ctxkit Node package (index.js over ctxkit.node).
+//
+// Options take camelCase names; results are plain objects with the field
+// names of the CLI's --json output and the MCP tools (snake_case), the
+// one JSON form every face shares. Every call that reads or writes the
+// store returns a Promise (the work runs on a worker thread); failures
+// reject with CtxkitError. A wrong argument type throws a TypeError
+// synchronously.
+
+/// <reference types="node" />
+
+/** Status codes, as StatusCodeName writes them. */
+export type ErrorCode =
+  | 'invalid_argument'
+  | 'not_found'
+  | 'already_exists'
+  | 'permission_denied'
+  | 'failed_precondition'
+  | 'unavailable'
+  | 'io_error'
+  | 'corruption'
+  | 'resource_exhausted'
+  | 'internal'
+  | 'unimplemented'
+  | (string & {});
+
+export class CtxkitError extends Error {
+  constructor(message: string, code: string);
+  readonly code: ErrorCode;
+}
+
+/** A value to store: text (stored as its UTF-8 bytes) or bytes. */
+export type Value = string | Uint8Array;
+/** A key, or a ref's wire form ("ck:..."). */
+export type Target = string;
+
+export interface OpenOptions {
+  /** The store root; default $CTXKIT_HOME, else the CLI's default home. */
+  home?: string;
+  /** A PostgreSQL connection string; default $CTXKIT_STORE_URL, else the
+   * embedded SQLite engine under `home`. */
+  storeUrl?: string;
+  readOnly?: boolean;
+  durability?: 'full' | 'process';
+}
+
+export interface ViewOptions {
+  agent?: string;
+  session?: string;
+}
+
+export interface LookupOptions {
+  /** global, agent, session, agent:<id> or session:<id>. */
+  scope?: string;
+  /** 0 or absent: the latest version. */
+  version?: number;
+}
+
+export interface SetOptions {
+  scope?: string;
+  type?: string;
+  persist?: boolean;
+  tags?: string[];
+  producer?: string;
+  countTokens?: boolean;
+  expectedVersion?: number;
+}
+
+export interface ObjectMeta {
+  ref: string;
+  id: string;
+  key: string;
+  scope: string;
+  type: string;
+  size_bytes: number;
+  version: number;
+  created: string;
+  updated: string;
+  created_unix_ns: number;
+  updated_unix_ns: number;
+  tags: string[];
+  persistent: boolean;
+  tokens: number | null;
+}
+
+export interface VersionMeta {
+  ref: string | null;
+  version: number;
+  state: string;
+  type: string;
+  size_bytes: number;
+  sha256: string;
+  created: string;
+  created_unix_ns: number;
+  producer: string;
+  tokens: number | null;
+}
+
+export interface ListOptions {
+  scope?: string;
+  type?: string;
+  keyPrefix?: string;
+  tags?: string[];
+  limit?: number;
+  cursor?: string;
+}
+
+export interface ListPage {
+  items: ObjectMeta[];
+  /** "" on the last page. */
+  next_cursor: string;
+}
+
+export interface StoreStats {
+  objects: number;
+  live_objects: number;
+  versions: number;
+  content_bytes: number;
+  blob_files: number;
+  memory_ceiling_bytes: number;
+  memory_used_bytes: number;
+  cached_values: number;
+  session_objects: number;
+  session_resident_bytes: number;
+  session_spilled_bytes: number;
+  evictions: number;
+  spills: number;
+}
+
+export interface PeekOptions extends LookupOptions {
+  start?: number;
+  end?: number;
+  unit?: 'auto' | 'lines' | 'bytes' | 'items' | 'chunks';
+  maxBytes?: number;
+  countTotal?: boolean;
+}
+
+export interface PeekResult {
+  ref: string;
+  key: string;
+  unit: string;
+  start: number;
+  end: number;
+  total: number | null;
+  total_bytes: number;
+  byte_offset: number;
+  byte_end: number;
+  cut_at_max_bytes: boolean;
+  chunk_bytes: number | null;
+  bytes_read: number;
+  text: string;
+  [field: string]: unknown;
+}
+
+export interface SearchOptions {
+  regex?: boolean;
+  caseInsensitive?: boolean;
+  maxResults?: number;
+  contextLines?: number;
+  keys?: string[];
+  refs?: string[];
+  scope?: string;
+  type?: string;
+  keyPrefix?: string;
+}
+
+export interface SearchMatch {
+  ref: string;
+  key: string;
+  line: number;
+  byte_offset: number;
+  line_offset: number;
+  length: number;
+  preview: string;
+  preview_truncated: boolean;
+  before: {line: number; text: string}[];
+  after: {line: number; text: string}[];
+}
+
+export interface SearchResult {
+  matches: SearchMatch[];
+  max_results_reached: boolean;
+  variables_searched: number;
+  bytes_read: number;
+  skipped: unknown[];
+}
+
+export interface LenOptions extends LookupOptions {
+  count?: boolean;
+}
+
+export interface LenResult {
+  ref: string;
+  key: string;
+  type: string;
+  size_bytes: number;
+  lines: number | null;
+  items: number | null;
+  chunks: number | null;
+  bytes_read: number;
+}
+
+export interface SummarizeOptions {
+  maxTokens?: number;
+  scope?: string;
+  summarizer?: string;
+}
+
+export interface Summary {
+  ref: string;
+  key: string;
+  tokens: number;
+  summarizer: string;
+  kind: string;
+  cached: boolean;
+  sampled: boolean;
+  notes: string;
+  sha256: string;
+  text: string;
+  [field: string]: unknown;
+}
+
+export interface FindOptions {
+  ref?: string;
+  key?: string;
+  scope?: string;
+  keyPrefix?: string;
+  topK?: number;
+}
+
+export interface FindHit {
+  key: string;
+  ref: string;
+  byte_offset: number;
+  byte_length: number;
+  tokens: number;
+  score: number;
+  preview: string;
+  method: string;
+  bm25_rank: number | null;
+  embedding_rank: number | null;
+}
+
+export interface FindResult {
+  hits: FindHit[];
+  method: string;
+  variables_covered: number;
+}
+
+export class View {
+  private constructor();
+  /** Writes a new version; resolves to its static ref. */
+  set(key: string, value: Value, options?: SetOptions): Promise<string>;
+  get(target: Target, options?: LookupOptions): Promise<Buffer>;
+  /** get() as text (ill-formed UTF-8 shows as U+FFFD). */
+  getText(target: Target, options?: LookupOptions): Promise<string>;
+  /** The bytes a ref names (a capability: any scope). */
+  resolve(ref: string): Promise<Buffer>;
+  readRange(ref: string,
+            options?: {offset?: number; length?: number}): Promise<Buffer>;
+  /** The ref of a key: dynamic (latest) unless a version is given. */
+  ref(key: Target, options?: LookupOptions): Promise<string>;
+  /** A static ref to the version the target names now. */
+  pin(target: Target, options?: LookupOptions): Promise<string>;
+  stat(target: Target, options?: LookupOptions): Promise<ObjectMeta>;
+  remove(key: string, options?: LookupOptions): Promise<void>;
+  list(options?: ListOptions): Promise<ListPage>;
+  versions(target: Target, options?: LookupOptions): Promise<VersionMeta[]>;
+  countTokens(target: Target, options?: LookupOptions): Promise<number>;
+  peek(target: Target, options?: PeekOptions): Promise<PeekResult>;
+  search(pattern: string, options?: SearchOptions): Promise<SearchResult>;
+  len(target: Target, options?: LenOptions): Promise<LenResult>;
+  summarize(target: Target, options?: SummarizeOptions): Promise<Summary>;
+  findRelevant(query: string, options?: FindOptions): Promise<FindResult>;
+}
+
+export class Store {
+  private constructor();
+  static open(options?: OpenOptions): Promise<Store>;
+  readonly home: string;
+  /** A view: the agent's and session's scopes, then global. */
+  view(options?: ViewOptions): View;
+  stats(): Promise<StoreStats>;
+}
+
+export type LogFormat = 'openai' | 'anthropic' | 'openai-responses';
+export type ToolFormat = 'openai' | 'openai-responses' | 'anthropic';
+
+/** SessionPolicy (docs/sessions.md argues each default). */
+export interface SessionPolicy {
+  keepToolOutputs?: number;
+  minCollapseTokens?: number;
+  minCollapsePercent?: number;
+  indexMaxTokens?: number;
+  indexMaxPercent?: number;
+  compactTriggerPercent?: number;
+  compactTargetPercent?: number;
+  keepTurns?: number;
+  compactionSummaryTokens?: number;
+  collapseAtIngestion?: boolean;
+  cacheTtlSeconds?: number;
+}
+
+export interface IngestOptions {
+  format?: LogFormat;
+  /** Only the messages after those ingested so far. */
+  append?: boolean;
+}
+
+export interface IngestReport {
+  session: string;
+  messages_added: number;
+  toolcalls_recorded: number;
+  reset: boolean;
+}
+
+export interface RenderOptions {
+  /** Tokens the request may use (required, >= 1). */
+  budget: number;
+  format?: LogFormat;
+  /** false: no render record (budget relief still persists). */
+  record?: boolean;
+  /** true: the agent tools in the request; an array: the agent tools
+   * followed by these (the harness's own, in the request's format). */
+  tools?: boolean | object[];
+}
+
+export interface RenderBreakdown {
+  system: number;
+  pinned: number;
+  index: number;
+  compactions: number;
+  chat: number;
+  active_outputs: number;
+  placeholders: number;
+}
+
+export interface CompactionInfo {
+  ref: string;
+  first_message: number;
+  end_message: number;
+  turns: number;
+}
+
+export interface RenderResult {
+  session: string;
+  format: LogFormat;
+  budget_tokens: number;
+  tokens: number;
+  breakdown: RenderBreakdown;
+  dropped: {ref: string; key: string; version: number; tokens: number}[];
+  conflicts: {key: string; pinned_version: number; active_version: number}[];
+  index_listed: number;
+  index_total: number;
+  collapsed: string[];
+  compacted: CompactionInfo | null;
+  compacted_messages: number;
+  /** This render's record number; 0 when not recorded. */
+  record: number;
+  bytes: number;
+  prefix_bytes: number | null;
+  /** The request to send, byte for byte. */
+  request_json: string;
+  /** request_json parsed. */
+  request: Record<string, unknown>;
+}
+
+export interface RenderDiff {
+  session: string;
+  from: number;
+  to: number;
+  entered: string[];
+  left: string[];
+  collapsed: string[];
+  compacted: CompactionInfo[];
+  tokens: {from: number; to: number};
+  breakdown: {from: RenderBreakdown; to: RenderBreakdown};
+}
+
+export interface PoolEntry {
+  id: string;
+  key: string;
+  scope: string;
+  kind: string;
+  title: string;
+  version: number;
+  tokens: number;
+  size_bytes: number;
+  ref: string;
+  active: boolean;
+  auto_active: boolean;
+  collapsed: boolean;
+  pinned_version: number;
+  from_chat: boolean;
+  compacted: boolean;
+}
+
+export interface SessionSnapshot {
+  session: string;
+  policy: Record<string, number | boolean>;
+  generation: number;
+  chat_messages: number;
+  chat_version: number;
+  system_version: number;
+  ingest_format: string;
+  ingested_items: number;
+  compactions: CompactionInfo[];
+  renders: number;
+  last_render: {tokens: number; budget_tokens: number;
+                breakdown: RenderBreakdown} | null;
+  entries: PoolEntry[];
+}
+
+export class Session {
+  private constructor();
+  static create(store: Store, id: string,
+                policy?: SessionPolicy): Promise<Session>;
+  static open(store: Store, id: string): Promise<Session>;
+  static list(store: Store): Promise<string[]>;
+  /** Removes the session; resolves to the objects removed. */
+  static remove(store: Store, id: string): Promise<number>;
+  /** The agent tools' definitions in a provider's format (no I/O). */
+  static tools(format?: ToolFormat): object[];
+
+  readonly id: string;
+  /** A harness log: JSON text or the parsed value. */
+  ingest(log: string | object, options?: IngestOptions): Promise<IngestReport>;
+  render(options: RenderOptions): Promise<RenderResult>;
+  /** Recorded render `record` again, byte for byte. */
+  replay(record: number): Promise<RenderResult>;
+  diff(from: number, to: number): Promise<RenderDiff>;
+  /** The chat messages a compaction replaced (NDJSON lines). */
+  expand(compaction: string): Promise<string>;
+  snapshot(): Promise<SessionSnapshot>;
+  activate(object: string, version?: number): Promise<void>;
+  deactivate(object: string): Promise<void>;
+  pin(object: string, version?: number): Promise<void>;
+  unpin(object: string): Promise<void>;
+  track(object: string): Promise<void>;
+  requestCompaction(instructions?: string): Promise<void>;
+  /** Runs a model's ctxkit_* tool call (any of the three formats, JSON
+   * text or value); resolves to the tool-result item in that format. */
+  call(toolCall: string | object,
+       options?: {maxResultBytes?: number}): Promise<Record<string, unknown>>;
+  /** A new session `newId` starting from the state render `record` showed. */
+  fork(record: number, newId: string): Promise<Session>;
+}
+
+/** True for the name of one of the agent tools (ctxkit_read, ...). */
+export function isAgentTool(name: string): boolean;

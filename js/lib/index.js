@@ -1,0 +1,121 @@
+'use strict';
+// ctxkit for Node: Store, View and Session over the native addon
+// (ctxkit.node, built from js/src/). Every call that reads or writes the
+// store returns a Promise and runs on a worker thread; errors are
+// CtxkitError with a `code` per status (docs/typescript.md).
+
+const path = require('node:path');
+
+const native = require(path.join(__dirname, 'ctxkit.node'));
+
+/** The one error class: `code` names the status (not_found, ...). */
+class CtxkitError extends Error {
+  constructor(message, code) {
+    super(message);
+    this.name = 'CtxkitError';
+    this.code = code;
+  }
+}
+native.setErrorClass(CtxkitError);
+
+const kNative = Symbol('ctxkit.native');
+
+class View {
+  constructor(handle) {
+    this[kNative] = handle;
+  }
+  set(key, value, options) { return this[kNative].set(key, value, options); }
+  get(target, options) { return this[kNative].get(target, options); }
+  getText(target, options) { return this[kNative].getText(target, options); }
+  resolve(ref) { return this[kNative].resolve(ref); }
+  readRange(ref, options) { return this[kNative].readRange(ref, options); }
+  ref(key, options) { return this[kNative].ref(key, options); }
+  pin(target, options) { return this[kNative].pin(target, options); }
+  stat(target, options) { return this[kNative].stat(target, options); }
+  remove(key, options) { return this[kNative].remove(key, options); }
+  list(options) { return this[kNative].list(options); }
+  versions(target, options) { return this[kNative].versions(target, options); }
+  countTokens(target, options) {
+    return this[kNative].countTokens(target, options);
+  }
+  peek(target, options) { return this[kNative].peek(target, options); }
+  search(pattern, options) { return this[kNative].search(pattern, options); }
+  len(target, options) { return this[kNative].len(target, options); }
+  summarize(target, options) {
+    return this[kNative].summarize(target, options);
+  }
+  findRelevant(query, options) {
+    return this[kNative].findRelevant(query, options);
+  }
+}
+
+class Store {
+  constructor(handle) {
+    if (!(handle instanceof native.NativeStore)) {
+      throw new TypeError('use Store.open(options) to open a store');
+    }
+    this[kNative] = handle;
+  }
+  static async open(options) {
+    return new Store(await native.openStore(options));
+  }
+  get home() { return this[kNative].home; }
+  view(options) { return new View(this[kNative].view(options)); }
+  stats() { return this[kNative].stats(); }
+}
+
+function storeHandle(store) {
+  if (!(store instanceof Store)) throw new TypeError('store must be a Store');
+  return store[kNative];
+}
+
+class Session {
+  constructor(handle) {
+    if (!(handle instanceof native.NativeSession)) {
+      throw new TypeError('use Session.create or Session.open');
+    }
+    this[kNative] = handle;
+  }
+  static async create(store, id, policy) {
+    return new Session(await native.openSession(
+        storeHandle(store), id, {create: true, policy}));
+  }
+  static async open(store, id) {
+    return new Session(await native.openSession(storeHandle(store), id));
+  }
+  static list(store) { return native.listSessions(storeHandle(store)); }
+  static remove(store, id) {
+    return native.removeSession(storeHandle(store), id);
+  }
+  /** The agent tools' definitions in a provider format (no I/O). */
+  static tools(format) { return native.agentTools(format); }
+
+  get id() { return this[kNative].id; }
+  ingest(log, options) { return this[kNative].ingest(log, options); }
+  render(options) { return this[kNative].render(options); }
+  replay(record) { return this[kNative].replay(record); }
+  diff(from, to) { return this[kNative].diff(from, to); }
+  expand(compaction) { return this[kNative].expand(compaction); }
+  snapshot() { return this[kNative].snapshot(); }
+  activate(object, version) {
+    return this[kNative].pool('activate', object, version);
+  }
+  deactivate(object) { return this[kNative].pool('deactivate', object); }
+  pin(object, version) { return this[kNative].pool('pin', object, version); }
+  unpin(object) { return this[kNative].pool('unpin', object); }
+  track(object) { return this[kNative].pool('track', object); }
+  requestCompaction(instructions) {
+    return this[kNative].requestCompaction(instructions);
+  }
+  call(toolCall, options) { return this[kNative].call(toolCall, options); }
+  async fork(record, newId) {
+    return new Session(await this[kNative].fork(record, newId));
+  }
+}
+
+/** True for the name of one of the agent tools (ctxkit_read, ...). */
+function isAgentTool(name) {
+  return typeof name === 'string' && native.isAgentToolName(name);
+}
+
+module.exports = {CtxkitError, Store, View, Session, isAgentTool};
