@@ -35,10 +35,11 @@ target_include_directories(ctxkit_node PRIVATE ${PROJECT_SOURCE_DIR}/js/src
                                                ${PROJECT_SOURCE_DIR}/src)
 target_link_libraries(ctxkit_node PRIVATE ctxkit)
 
-# index.js, index.d.ts and package.json, copied next to the addon.
-set(ctxkit_node_files ${PROJECT_SOURCE_DIR}/js/lib/index.js
-                      ${PROJECT_SOURCE_DIR}/js/lib/index.d.ts
-                      ${PROJECT_SOURCE_DIR}/js/package.json)
+# js/lib/ (index.js, the framework adapters, their .d.ts) and package.json,
+# copied next to the addon.
+file(GLOB ctxkit_node_files CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/js/lib/*.js
+     ${PROJECT_SOURCE_DIR}/js/lib/*.d.ts)
+list(APPEND ctxkit_node_files ${PROJECT_SOURCE_DIR}/js/package.json)
 include(cmake/copy_files.cmake)
 ctxkit_copy_files(ctxkit_node_files ${ctxkit_node_dir} ${ctxkit_node_files})
 add_dependencies(ctxkit_node ctxkit_node_files)
