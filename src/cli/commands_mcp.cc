@@ -61,12 +61,7 @@ void RegisterMcpCommands(CLI::App& app, CommandTable& table) {
       "Serve the store to an MCP client over stdio (newline-delimited "
       "JSON-RPC). The client acts as --agent (default \"mcp\") in --session "
       "(default: a fresh mcp-<hex> id per process). See docs/mcp.md.");
-  sub->add_option("--result-token-limit", args->server.result_token_limit,
-                  "Largest tool result returned whole, in o200k tokens "
-                  "(16-10000000; default 8000); larger values come back as "
-                  "head + tail + a resource link")
-      ->type_name("N")
-      ->check(UnsignedNumber());
+  AddMcpServerFlags(sub, &args->server);
   table.Add(sub, [args](Context& ctx) { return RunMcp(ctx, *args); });
 }
 

@@ -5,6 +5,7 @@
 #ifndef CTXKIT_CLI_MCP_COMMON_H_
 #define CTXKIT_CLI_MCP_COMMON_H_
 
+#include <CLI/CLI.hpp>
 #include <cstdint>
 #include <memory>
 
@@ -18,7 +19,11 @@ namespace ctxkit::cli {
 // The mcp::ServerOptions that both commands expose as flags.
 struct McpServerFlags {
   uint64_t result_token_limit = 8000;
+  bool resource_links = false;
 };
+
+// Adds the flags of McpServerFlags to `sub` (both commands take them).
+void AddMcpServerFlags(CLI::App* sub, McpServerFlags* flags);
 
 // The server and the store it serves (owned by the Context; the callers
 // print its home).

@@ -77,12 +77,7 @@ CLI::App* AddServeCommand(CLI::App& app, ServeArgs* args) {
                   "thread); more wait their turn")
       ->type_name("N")
       ->check(CLI::Range(uint64_t{1}, uint64_t{65536}));
-  sub->add_option("--result-token-limit", args->server.result_token_limit,
-                  "Largest tool result returned whole, in o200k tokens "
-                  "(default 8000); larger values come back as head + tail + "
-                  "a resource link")
-      ->type_name("N")
-      ->check(UnsignedNumber());
+  AddMcpServerFlags(sub, &args->server);
   sub->add_option("--session", args->shared_session,
                   "Every client acts in this ctxkit session, sharing its "
                   "session-scoped values and context (each still its own "

@@ -214,7 +214,7 @@ Result<std::string> CallAgentTool(Session& session, std::string_view call_json,
   Json args = text::ParseJsonOrDiscarded(call.arguments_json);
   Status valid =
       args.is_object()
-          ? face::CheckSchema(tool->parameters, args)
+          ? face::CheckArguments(tool->parameters, &args)
           : Status::InvalidArgument("arguments: a JSON object is required");
   Result<std::string> text = valid.ok() ? tool->run(session, args, options)
                                         : Result<std::string>(valid);

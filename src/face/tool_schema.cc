@@ -1,5 +1,6 @@
 #include "face/tool_schema.h"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <utility>
@@ -36,6 +37,35 @@ size_t CodePoints(const std::string& s) {
   size_t n = 0;
   for (unsigned char c : s) n += (c & 0xC0) != 0x80;
   return n;
+}
+
+// Removes, in `value` as `schema` describes it, the null members of
+// optional properties whose schema does not admit null, recursing into
+// declared properties and array items.
+void DropNullOptionals(const Json& schema, Json* value) {
+  if (!schema.is_object()) return;
+  if (value->is_array()) {
+    if (auto items = schema.find("items"); items != schema.end()) {
+      for (Json& item : *value) DropNullOptionals(*items, &item);
+    }
+    return;
+  }
+  auto props = schema.find("properties");
+  if (!value->is_object() || props == schema.end() || !props->is_object()) {
+    return;
+  }
+  const Json required = schema.value("required", Json::array());
+  for (auto p = props->begin(); p != props->end(); ++p) {
+    auto member = value->find(p.key());
+    if (member == value->end()) continue;
+    bool optional =
+        std::find(required.begin(), required.end(), p.key()) == required.end();
+    if (member->is_null() && optional && !CheckSchema(*p, *member).ok()) {
+      value->erase(member);
+    } else {
+      DropNullOptionals(*p, &*member);
+    }
+  }
 }
 
 }  // namespace
@@ -202,6 +232,11 @@ Status CheckSchema(const Json& schema, const Json& value,
     }
   }
   return Status::Ok();
+}
+
+Status CheckArguments(const Json& schema, Json* args) {
+  DropNullOptionals(schema, args);
+  return CheckSchema(schema, *args);
 }
 
 }  // namespace ctxkit::face

@@ -4,7 +4,8 @@
 // use, and the check of a call's arguments against its schema, in C++,
 // before a tool runs: the subset of JSON Schema those builders write (type,
 // properties, required, additionalProperties: false, enum, minimum,
-// maximum, minLength, maxLength, items, minItems, maxItems).
+// maximum, minLength, maxLength, items, minItems, maxItems), and the
+// reading of null as absent for optional arguments (CheckArguments).
 
 #ifndef CTXKIT_FACE_TOOL_SCHEMA_H_
 #define CTXKIT_FACE_TOOL_SCHEMA_H_
@@ -38,6 +39,14 @@ Json StringListProp(std::string_view description, uint64_t max_items);
 // field by path, e.g. "arguments.limit: must be at most 10000".
 Status CheckSchema(const Json& schema, const Json& value,
                    const std::string& path = "arguments");
+
+// CheckSchema for a tool call's arguments, after dropping every member
+// that is null where the schema lists the property as optional and its
+// schema does not admit null, at any depth: a model bound to a strict
+// schema (OpenAI strict mode: every property required, optional ones
+// nullable) sends null for an argument it means to leave out, and null
+// then means absent. `args` is left without those members.
+Status CheckArguments(const Json& schema, Json* args);
 
 }  // namespace ctxkit::face
 

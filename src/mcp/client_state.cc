@@ -119,7 +119,9 @@ void ClientState::Log(LogLevel level, std::string_view logger,
                       const Json& data) {
   {
     core::MutexLock lock(&mu);
-    if (negotiated_version.empty() || level < log_level) return;
+    if (negotiated_version.empty() || !log_level || level < *log_level) {
+      return;
+    }
   }
   Notify(NotificationMessage("notifications/message",
                              {{"level", std::string(LogLevelName(level))},

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -84,7 +85,8 @@ class ClientState {
   // Sends a message unless the connection is closed. Never called with
   // `mu` held, so a transport may call back into the connection.
   void Notify(std::string message) EXCLUDES(mu, notify_mu_);
-  // notifications/message when `level` is at or above the client's level.
+  // notifications/message when the client set a level and `level` is at or
+  // above it.
   void Log(LogLevel level, std::string_view logger, const Json& data)
       EXCLUDES(mu, notify_mu_);
   // No notification is sent once this returns.
@@ -94,7 +96,10 @@ class ClientState {
   core::Mutex mu;
   std::string negotiated_version GUARDED_BY(mu);
   bool initialized GUARDED_BY(mu) = false;
-  LogLevel log_level GUARDED_BY(mu) = LogLevel::kWarning;
+  // The level the client set with logging/setLevel; none until it does,
+  // and no notifications/message is sent before (clients that never ask,
+  // like the AI SDK's, refuse one).
+  std::optional<LogLevel> log_level GUARDED_BY(mu);
   // Subscribed URIs, each with the version last reported (0: none yet).
   std::map<std::string, uint64_t> subscriptions GUARDED_BY(mu);
 

@@ -31,8 +31,9 @@ constexpr char kInstructions[] =
     "(ck:...), a short handle naming the value. Read only what you need: "
     "`peek` (lines or items), `search` (grep), `get` with a byte or line "
     "range, `find_relevant` (ranked chunks), `summarize`, `tokens`. A result "
-    "over the token limit comes back as head and tail plus a resource_link; "
-    "page through the rest by range. A ref handed to another agent is the "
+    "over the token limit comes back as head and tail with the get call that "
+    "reads on; page through the rest by range. A ref handed to another agent "
+    "is the "
     "capability to read its object. Your values live in the global scope "
     "(default), your agent scope or your session scope.";
 
@@ -95,6 +96,7 @@ class Dispatcher {
   RpcOutcome Run(const std::string& method, const Json& params) {
     if (method == "initialize") return Initialize(params);
     if (method == "ping") return RpcOutcome::Ok(Json::object());
+    if (method == kDiscoverMethod) return {Json(), DiscoverNotSupported()};
     {
       core::MutexLock lock(&c_.mu);
       if (c_.negotiated_version.empty()) {
@@ -157,13 +159,13 @@ class Dispatcher {
       return {Json(), std::move(*e)};
     }
     const std::string& name = call.name;
-    const Json& args = call.arguments;
     const ToolDef* tool = FindTool(name);
     if (tool == nullptr) {
       return RpcOutcome::Fail(kInvalidParams,
                               "unknown tool '" + name + "' (see tools/list)");
     }
-    Status valid = face::CheckSchema(tool->input_schema, args);
+    Json args = call.arguments;
+    Status valid = face::CheckArguments(tool->input_schema, &args);
     if (!valid.ok()) {
       // 2025-06-18 lists invalid arguments as a protocol error; 2025-11-25
       // (SEP-1303) makes them a tool execution error the model can read

@@ -28,6 +28,7 @@
 #include "mcp/http_pool.h"
 #include "mcp/http_security.h"
 #include "mcp/http_session.h"
+#include "mcp/json_rpc.h"
 #include "store/store_internals.h"
 
 namespace ctxkit::mcp {
@@ -41,8 +42,6 @@ constexpr char kVersionHeader[] = "MCP-Protocol-Version";
 // the implementation within the server-error range.
 constexpr int kTransportError = -32000;
 constexpr int kSessionNotFound = -32001;
-constexpr int kParseError = -32700;
-constexpr int kInvalidRequest = -32600;
 
 void SetError(httplib::Response& res, int http_status, int rpc_code,
               std::string_view message, const nlohmann::json& id = nullptr) {
@@ -550,6 +549,15 @@ class HttpServer::Impl {
       Initialize(req, body, res);
       return;
     }
+    if (info.kind == MessageKind::kRequest && info.method == kDiscoverMethod &&
+        !req.has_header(kSessionHeader)) {
+      // A 2026-07-28 client's probe, before any session: the core's answer
+      // as a JSON-RPC response, on which it falls back to initialize.
+      res.status = 200;
+      const RpcError refusal = DiscoverNotSupported();
+      SetError(res, 200, refusal.code, refusal.message, info.id);
+      return;
+    }
     if (!VersionHeaderOk(req, res)) return;
     std::shared_ptr<HttpSession> s = SessionOf(req, res);
     if (s == nullptr) return;
@@ -620,6 +628,16 @@ class HttpServer::Impl {
       return;
     }
     if (!VersionHeaderOk(req, res)) return;
+    if (!req.has_header(kSessionHeader)) {
+      // No stream outside a session: 405, the answer the specification
+      // gives a server without a stream, which clients that open one before
+      // initialize (the AI SDK's) take quietly.
+      res.set_header("Allow", "POST");
+      SetError(res, 405, kTransportError,
+               "method not allowed: no event stream outside a session; "
+               "initialize (POST) first, then GET with its Mcp-Session-Id");
+      return;
+    }
     std::shared_ptr<HttpSession> s = SessionOf(req, res);
     if (s == nullptr) return;
     std::shared_ptr<Outbox> outbox = s->outbox;

@@ -44,4 +44,10 @@ std::optional<RpcError> ParseNamedCallParams(const Json& params,
   return std::nullopt;
 }
 
+RpcError DiscoverNotSupported() {
+  return {kMethodNotFound,
+          "method not found: server/discover (ctxkit speaks MCP 2025-11-25 "
+          "and 2025-06-18: send initialize)"};
+}
+
 }  // namespace ctxkit::mcp

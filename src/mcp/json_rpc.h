@@ -47,6 +47,12 @@ std::string Serialize(const Json& j);
 
 std::string ResultMessage(const Json& id, Json result);
 std::string ErrorMessage(const Json& id, const RpcError& error);
+
+// The answer to server/discover, the probe of protocol 2026-07-28 clients,
+// which ctxkit does not speak: method not found, the signal on which they
+// fall back to initialize (over stdio and HTTP alike).
+inline constexpr char kDiscoverMethod[] = "server/discover";
+RpcError DiscoverNotSupported();
 std::string NotificationMessage(std::string_view method, Json params);
 
 // The params of tools/call and prompts/get, which MCP shapes alike:

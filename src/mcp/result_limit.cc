@@ -103,14 +103,19 @@ ToolResult TruncatedResult(ClientState& c, const Cut& cut, uint64_t begin,
           " bytes omitted ...]\n" + cut.tail;
   ToolResult r;
   r.content.push_back(TextContent(std::move(text)));
-  if (source) r.content.push_back(ResourceLink(c, *source));
+  if (source && c.options.resource_links) {
+    r.content.push_back(ResourceLink(c, *source));
+  }
   if (!structured.is_object()) structured = Json::object();
   Json t = {{"total_bytes", end - begin},
             {"head_bytes", Json::array({begin, cut.head_end})},
             {"tail_bytes", Json::array({cut.tail_begin, end})},
             {"limit_tokens", limit}};
   if (tokens) t["tokens"] = *tokens;
-  if (source) t["ref"] = FormatRef(*source);
+  if (source) {
+    t["ref"] = FormatRef(*source);
+    t["uri"] = ResourceLink(c, *source)["uri"];
+  }
   structured["truncated"] = std::move(t);
   r.structured = std::move(structured);
   return r;

@@ -48,6 +48,16 @@ Result<ToolResult> RunSet(ClientState& c, const Json& a) {
   return JsonResult(FormatRef(*ref), std::move(s));
 }
 
+// get's text is the value, and its structured facts (ref, sizes, range)
+// do not hold it: they go with a cut result only, where they say how to
+// page on. A value returned whole is its text alone, so a client that
+// hands the model text and structuredContent together (LangChain's
+// adapter) does not wrap the value in JSON.
+Result<ToolResult> ValueText(Result<ToolResult> r) {
+  if (r.ok() && !r->structured.contains("truncated")) r->structured = Json();
+  return r;
+}
+
 Result<ToolResult> RunGet(ClientState& c, const Json& a) {
   Result<Ref> ref = ResolveTarget(c, a);
   if (!ref.ok()) return ref.status();
@@ -70,7 +80,8 @@ Result<ToolResult> RunGet(ClientState& c, const Json& a) {
     s["byte_offset"] = offset;
     s["byte_end"] = offset + text->size();
     s["more"] = offset + text->size() < ref->size_bytes;
-    return LimitedTextResult(c, std::move(*text), std::move(s), *ref, offset);
+    return ValueText(
+        LimitedTextResult(c, std::move(*text), std::move(s), *ref, offset));
   }
   if (lines) {
     PeekOptions o;
@@ -87,10 +98,10 @@ Result<ToolResult> RunGet(ClientState& c, const Json& a) {
     s["byte_offset"] = p->byte_begin;
     s["byte_end"] = p->byte_end;
     s["cut_at_bytes"] = p->truncated;
-    return LimitedTextResult(c, std::move(p->text), std::move(s), *ref,
-                             p->byte_begin);
+    return ValueText(LimitedTextResult(c, std::move(p->text), std::move(s),
+                                       *ref, p->byte_begin));
   }
-  return WholeValueResult(c, *ref, std::move(s));
+  return ValueText(WholeValueResult(c, *ref, std::move(s)));
 }
 
 Result<ToolResult> RunRef(ClientState& c, const Json& a) {
@@ -236,7 +247,7 @@ void AddValueTools(std::vector<ToolDef>& tools) {
       {"get", "Read a value (or a range of it)",
        "Read the value a key or ref names. Without a range, small values "
        "come back whole; a value over the result limit comes back as its "
-       "head and tail plus a resource_link and instructions to page with "
+       "head and tail with instructions to page with "
        "byte_offset/byte_length or line_start/line_end. Prefer a range, "
        "peek or search for large values so your context stays small.",
        ObjectSchema(

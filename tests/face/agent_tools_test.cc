@@ -129,6 +129,21 @@ TEST_F(AgentToolsTest, ReadsWholeByLinesAndByBytes) {
   EXPECT_NE(bytes.find("offset=10]"), std::string::npos);
 }
 
+TEST_F(AgentToolsTest, NullOptionalArgumentsAreAbsent) {
+  // What a model bound to a strict schema sends for the arguments it
+  // leaves out: the same answer as without them.
+  std::string plain = CallOpenAI("ctxkit_read", {{"ref", ref_}});
+  std::string nulls = CallOpenAI("ctxkit_read", {{"ref", ref_},
+                                                 {"start_line", nullptr},
+                                                 {"end_line", nullptr},
+                                                 {"offset", nullptr},
+                                                 {"length", nullptr}});
+  EXPECT_EQ(nulls, plain);
+  // A required argument is still required.
+  EXPECT_NE(CallOpenAI("ctxkit_read", {{"ref", nullptr}}).find("arguments.ref"),
+            std::string::npos);
+}
+
 TEST_F(AgentToolsTest, ReadCapsWholeReadsAndSaysHowToGoOn) {
   json call = {
       {"id", "c"},

@@ -216,6 +216,33 @@ TEST_F(ProtocolTest, LoggingLevelControlsNotifications) {
       c.WaitFor("notifications/message", std::chrono::milliseconds(50)));
 }
 
+TEST_F(ProtocolTest, NoLogNotificationUntilTheClientSetsALevel) {
+  Client& c = Ready();
+  // A failing tool is a warning; a client that never asked (the AI SDK's
+  // refuses any message it did not ask for) gets no notifications/message.
+  c.Fails("get", {{"key", "missing"}});
+  EXPECT_FALSE(
+      c.WaitFor("notifications/message", std::chrono::milliseconds(100)));
+  c.Request("logging/setLevel", {{"level", "warning"}});
+  c.ClearNotifications();
+  c.Fails("get", {{"key", "missing"}});
+  auto n = c.WaitFor("notifications/message", std::chrono::milliseconds(500));
+  ASSERT_TRUE(n);
+  EXPECT_EQ((*n)["params"]["level"], "warning");
+}
+
+TEST_F(ProtocolTest, ServerDiscoverIsMethodNotFoundBeforeAndAfterInitialize) {
+  // Protocol 2026-07-28 clients probe with server/discover and fall back
+  // to initialize on a method-not-found answer.
+  Client& c = NewClient();
+  Json r = c.Request("server/discover");
+  EXPECT_EQ(r["error"]["code"], -32601) << r.dump();
+  EXPECT_NE(r["error"]["message"].get<std::string>().find("initialize"),
+            std::string::npos);
+  EXPECT_EQ(c.Initialize()["result"]["protocolVersion"], "2025-11-25");
+  EXPECT_EQ(c.Request("server/discover")["error"]["code"], -32601);
+}
+
 TEST_F(ProtocolTest, CompletionOfKeysVersionsAndSessions) {
   Client& c = Ready();
   c.Ok("set", {{"key", "logs/build"}, {"value", "1"}});

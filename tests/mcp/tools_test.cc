@@ -179,7 +179,7 @@ TEST_F(ToolsTest, PeekSearchFindSummarize) {
   c.Fails("summarize", {{"key", "nope"}});
 }
 
-TEST_F(ToolsTest, LargeValueComesBackAsHeadTailAndResourceLink) {
+TEST_F(ToolsTest, LargeValueComesBackAsHeadTailNamingItsResource) {
   options_.result_token_limit = 200;
   Client& c = Ready();
   std::string big;
@@ -198,14 +198,11 @@ TEST_F(ToolsTest, LargeValueComesBackAsHeadTailAndResourceLink) {
   const Json& st = r["structuredContent"]["truncated"];
   EXPECT_EQ(st["total_bytes"], big.size());
   EXPECT_GT(st["tokens"].get<uint64_t>(), 200u);
-  Json link;
-  for (const Json& item : r["content"]) {
-    if (item["type"] == "resource_link") link = item;
-  }
-  ASSERT_TRUE(link.is_object()) << r.dump();
-  EXPECT_EQ(link["uri"], "ctxkit://global/big@1");
-  EXPECT_EQ(link["size"], big.size());
-  EXPECT_EQ(link["name"], "big");
+  // One text item: no resource_link unless the server is asked for them
+  // (a client that does not read resources hands it to the model).
+  ASSERT_EQ(r["content"].size(), 1u) << r.dump();
+  EXPECT_EQ(st["uri"], "ctxkit://global/big@1");
+  EXPECT_NE(text.find("ctxkit://global/big@1"), std::string::npos);
   // The head and tail stay within the limit.
   uint64_t head_end = st["head_bytes"][1];
   uint64_t tail_begin = st["tail_bytes"][0];
@@ -214,13 +211,69 @@ TEST_F(ToolsTest, LargeValueComesBackAsHeadTailAndResourceLink) {
   Json page = c.Ok(
       "get", {{"ref", ref}, {"byte_offset", head_end}, {"byte_length", 100}});
   EXPECT_EQ(Client::Text(page), big.substr(head_end, 100));
-  // The resource_link resolves.
-  Json read = c.Request("resources/read", {{"uri", link["uri"]}});
+  // The resource named resolves.
+  Json read = c.Request("resources/read", {{"uri", st["uri"]}});
   EXPECT_EQ(read["result"]["contents"][0]["text"], big);
   // A range larger than the limit is cut too.
   Json ranged =
       c.Ok("get", {{"key", "big"}, {"line_start", 0}, {"line_end", 1500}});
   EXPECT_TRUE(ranged["structuredContent"].contains("truncated"));
+}
+
+TEST_F(ToolsTest, ResourceLinksWhenAskedFor) {
+  options_.result_token_limit = 100;
+  options_.resource_links = true;
+  Client& c = Ready();
+  std::string big;
+  for (int i = 0; i < 1000; ++i) big += "row " + std::to_string(i) + "\n";
+  c.Ok("set", {{"key", "big"}, {"value", big}});
+  Json r = c.Ok("get", {{"key", "big"}});
+  ASSERT_EQ(r["content"].size(), 2u) << r.dump();
+  const Json& link = r["content"][1];
+  EXPECT_EQ(link["type"], "resource_link");
+  EXPECT_EQ(link["uri"], "ctxkit://global/big@1");
+  EXPECT_EQ(link["size"], big.size());
+  EXPECT_EQ(link["name"], "big");
+}
+
+TEST_F(ToolsTest, WholeValueIsTextAlone) {
+  Client& c = Ready();
+  c.Ok("set", {{"key", "doc"}, {"value", "the value"}});
+  Json r = c.Ok("get", {{"key", "doc"}});
+  EXPECT_EQ(Client::Text(r), "the value");
+  EXPECT_FALSE(r.contains("structuredContent")) << r.dump();
+}
+
+TEST_F(ToolsTest, NullOptionalArgumentsAreAbsent) {
+  // A strict-mode model sends null for every optional argument it leaves
+  // out.
+  Client& c = Ready();
+  c.Ok("set", {{"key", "doc"},
+               {"value", "alpha\nbeta\n"},
+               {"scope", nullptr},
+               {"tags", nullptr},
+               {"if_version", nullptr}});
+  Json got = c.Ok("get", {{"key", "doc"},
+                          {"ref", nullptr},
+                          {"version", nullptr},
+                          {"byte_offset", nullptr},
+                          {"byte_length", nullptr},
+                          {"line_start", nullptr},
+                          {"line_end", nullptr}});
+  EXPECT_EQ(Client::Text(got), "alpha\nbeta\n");
+  EXPECT_EQ(Client::Text(c.Ok("peek", {{"key", "doc"},
+                                       {"start", -1},
+                                       {"end", nullptr},
+                                       {"unit", "lines"},
+                                       {"max_bytes", nullptr}})),
+            "beta\n");
+  // A required argument stays required: null is not a value for it.
+  EXPECT_NE(
+      c.Fails("set", {{"key", nullptr}, {"value", "x"}}).find("arguments.key"),
+      std::string::npos);
+  // get takes key or ref: both null is neither.
+  EXPECT_NE(c.Fails("get", {{"key", nullptr}, {"ref", nullptr}}).find("key"),
+            std::string::npos);
 }
 
 TEST_F(ToolsTest, SessionTools) {

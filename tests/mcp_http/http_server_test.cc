@@ -161,6 +161,26 @@ TEST_F(HttpServerTest, ProtocolVersionHeader) {
   EXPECT_NE(r.body.find("2024-01-01"), std::string::npos);
 }
 
+TEST_F(HttpServerTest, A2026ClientsProbeFallsBackToInitialize) {
+  Serve();
+  // server/discover under MCP-Protocol-Version 2026-07-28, without a
+  // session: a JSON-RPC method-not-found for that request (HTTP 200), the
+  // answer on which dual-era clients fall back to initialize.
+  HttpReply r = Post(Message(7, "server/discover"),
+                     {{"MCP-Protocol-Version", "2026-07-28"}});
+  EXPECT_EQ(r.status, 200) << r.body;
+  EXPECT_TRUE(r.Header("mcp-session-id").empty());
+  Json j = Json::parse(r.body);
+  EXPECT_EQ(j["id"], 7);
+  EXPECT_EQ(j["error"]["code"], -32601);
+  // A GET before initialize: no stream outside a session (405, which
+  // clients that open one early take quietly), not a session error.
+  HttpReply get = HttpCall(port_, "GET", "", {{"Accept", "text/event-stream"}});
+  EXPECT_EQ(get.status, 405) << get.body;
+  EXPECT_EQ(get.Header("allow"), "POST");
+  Open();  // The fallback works.
+}
+
 TEST_F(HttpServerTest, OriginAndHostValidation) {
   HttpOptions o;
   o.allowed_origins = {"https://app.example:8443"};

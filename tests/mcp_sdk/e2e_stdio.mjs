@@ -1,6 +1,6 @@
 // End to end over stdio with the official TypeScript SDK client: spawns
-// `ctxkit mcp` on a temporary store and runs exercise() (every tool,
-// resources, prompt). Usage: node e2e_stdio.mjs /path/to/ctxkit
+// `ctxkit mcp --resource-links` on a temporary store and runs exercise()
+// (every tool, resources, prompt). Usage: node e2e_stdio.mjs /path/to/ctxkit
 
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,7 +21,8 @@ try {
   seedStore(binary, home);
   const transport = new StdioClientTransport({
     command: binary,
-    args: ['--home', home, '--agent', 'e2e', '--session', 'e2e-session', 'mcp'],
+    args: ['--home', home, '--agent', 'e2e', '--session', 'e2e-session', 'mcp',
+           '--resource-links'],
     env: {
       HOME: dir,
       PATH: process.env.PATH ?? '/usr/bin:/bin',
@@ -34,7 +35,7 @@ try {
   const client = new Client({ name: 'ctxkit-e2e-stdio', version: '1.0.0' });
   await client.connect(transport);
   assert(client.getServerVersion().name === 'ctxkit', 'serverInfo.name');
-  const summary = await exercise(client, { binaryUri: BINARY_URI });
+  const summary = await exercise(client, { binaryUri: BINARY_URI, resourceLinks: true });
   await client.close();
   console.log(`mcp_sdk_stdio: ok (${summary.tools} tools, ${summary.resources} resources)`);
   code = 0;

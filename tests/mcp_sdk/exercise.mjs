@@ -5,7 +5,7 @@
 //
 //   import { exercise, seedStore } from './exercise.mjs';
 //   seedStore(ctxkitBinary, home);        // before the server starts
-//   await exercise(client, { binaryUri: BINARY_URI });
+//   await exercise(client, { binaryUri: BINARY_URI, resourceLinks: true });
 //
 // Throws (an AssertionError naming the step) on the first wrong answer.
 
@@ -41,7 +41,7 @@ async function fails(client, name, args) {
   return text(r);
 }
 
-export async function exercise(client, { binaryUri } = {}) {
+export async function exercise(client, { binaryUri, resourceLinks = false } = {}) {
   const { tools } = await client.listTools();
   const names = tools.map((t) => t.name);
   assert.deepEqual(names, [...names].sort(), 'tools/list is sorted');
@@ -60,7 +60,11 @@ export async function exercise(client, { binaryUri } = {}) {
   const set = await call('set', { key: 'e2e/doc', value: doc, tags: ['e2e'] });
   const ref = set.structuredContent.ref;
   assert.match(ref, /^ck:[0-9a-z]+\.[A-Za-z0-9_-]{16}:1:t:\d+:g:e2e\/doc$/);
-  assert.equal(text(await call('get', { key: 'e2e/doc' })), doc);
+  const wholeDoc = await call('get', { key: 'e2e/doc' });
+  assert.equal(text(wholeDoc), doc);
+  assert.equal(wholeDoc.structuredContent, undefined, 'a whole value is its text alone');
+  assert.equal(text(await call('get', { key: 'e2e/doc', ref: null, version: null })), doc,
+               'null optional arguments are absent');
   assert.equal(text(await call('get', { ref, byte_offset: 0, byte_length: 5 })), 'alpha');
   assert.equal(text(await call('get', { key: 'e2e/doc', line_start: 1, line_end: 2 })),
                'beta line: the token refresh fails with 401\n');
@@ -86,21 +90,27 @@ export async function exercise(client, { binaryUri } = {}) {
   assert.match(await fails(client, 'get', { key: 'e2e/tmp' }), /not_found/);
   assert.match(await fails(client, 'get', { key: 7 }), /arguments\.key/);
 
-  // A value over the result limit: head + tail + resource_link.
+  // A value over the result limit: head + tail, the resource named in
+  // structuredContent, and a resource_link when the server gives them
+  // (--resource-links).
   let big = '';
   for (let i = 0; i < 4000; i++) big += `row ${i} alpha beta gamma delta\n`;
   await call('set', { key: 'e2e/big', value: big });
   const cut = await call('get', { key: 'e2e/big' });
   const link = cut.content.find((c) => c.type === 'resource_link');
-  assert.ok(link, 'a resource_link for the whole value');
-  assert.equal(link.uri, 'ctxkit://global/e2e/big@1');
+  assert.equal(cut.structuredContent.truncated.uri, 'ctxkit://global/e2e/big@1');
+  if (resourceLinks) {
+    assert.equal(link?.uri, 'ctxkit://global/e2e/big@1', 'a resource_link for the whole value');
+  } else {
+    assert.equal(link, undefined, 'no resource_link unless asked for');
+  }
   assert.ok(text(cut).includes('row 0 alpha') && text(cut).includes('row 3999 alpha'));
   assert.ok(!text(cut).includes('row 2000 alpha'), 'never the whole value');
   const [from, to] = cut.structuredContent.truncated.head_bytes;
   assert.equal(from, 0);
   const page = await call('get', { key: 'e2e/big', byte_offset: to, byte_length: 64 });
   assert.equal(text(page), big.slice(to, to + 64));
-  const whole = await client.readResource({ uri: link.uri });
+  const whole = await client.readResource({ uri: cut.structuredContent.truncated.uri });
   assert.equal(whole.contents[0].text, big);
 
   // Sessions.
@@ -136,6 +146,9 @@ export async function exercise(client, { binaryUri } = {}) {
   assert.ok(text(back).includes('question 0'));
   const replay = await call('session_render', { at: wide.structuredContent.record });
   assert.equal(text(replay), text(wide));
+  const fork = await call('session_fork', { at: wide.structuredContent.record,
+                                            new_session: `fork-${Date.now()}` });
+  assert.ok(fork.structuredContent.session.startsWith('fork-'), 'the new session');
   const diff = await call('session_diff', {
     from: wide.structuredContent.record, to: narrow.structuredContent.record });
   assert.equal(diff.structuredContent.compacted[0].ref, compaction.ref);
