@@ -38,11 +38,29 @@ target_link_libraries(ctxkit_node PRIVATE ctxkit)
 # js/lib/ (index.js, the framework adapters, their .d.ts) and package.json,
 # copied next to the addon.
 file(GLOB ctxkit_node_files CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/js/lib/*.js
-     ${PROJECT_SOURCE_DIR}/js/lib/*.d.ts)
+     ${PROJECT_SOURCE_DIR}/js/lib/*.mjs ${PROJECT_SOURCE_DIR}/js/lib/*.d.ts)
 list(APPEND ctxkit_node_files ${PROJECT_SOURCE_DIR}/js/package.json)
 include(cmake/copy_files.cmake)
 ctxkit_copy_files(ctxkit_node_files ${ctxkit_node_dir} ${ctxkit_node_files})
 add_dependencies(ctxkit_node ctxkit_node_files)
+
+# An adapter with an ES module entry (<name>.mjs, importing the framework's
+# ES build) gets <name>.d.mts, the text of <name>.d.ts: TypeScript resolves
+# the same imports to the framework's ES declarations there, and to its
+# CommonJS ones in the .d.ts, so either kind of app type-checks.
+file(GLOB ctxkit_node_esm CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/js/lib/*.mjs)
+set(ctxkit_node_dmts "")
+foreach(src ${ctxkit_node_esm})
+  get_filename_component(name ${src} NAME_WE)
+  set(dts ${PROJECT_SOURCE_DIR}/js/lib/${name}.d.ts)
+  add_custom_command(OUTPUT ${ctxkit_node_dir}/${name}.d.mts
+    COMMAND ${CMAKE_COMMAND} -E copy_if_different ${dts}
+            ${ctxkit_node_dir}/${name}.d.mts
+    DEPENDS ${dts} VERBATIM)
+  list(APPEND ctxkit_node_dmts ${ctxkit_node_dir}/${name}.d.mts)
+endforeach()
+add_custom_target(ctxkit_node_dmts ALL DEPENDS ${ctxkit_node_dmts})
+add_dependencies(ctxkit_node ctxkit_node_dmts)
 
 # The package's suite, with Node's test runner on the pinned Node 22.
 if(CTXKIT_BUILD_TESTS)

@@ -1,7 +1,7 @@
 // Every ```js block of docs/typescript.md and README.md runs as written:
 // each document's blocks in order, as one ES module, in an app directory
 // where `ctxkit` is the built package (as `npm install <build>/js` makes
-// it), against a fresh store.
+// it) beside LangGraph.js, against a fresh store.
 import assert from 'node:assert/strict';
 import {execFileSync} from 'node:child_process';
 import {mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync,
@@ -41,6 +41,9 @@ for (const document of ['docs/typescript.md', 'README.md']) {
     t.after(() => rmSync(app, {recursive: true, force: true}));
     mkdirSync(path.join(app, 'node_modules'));
     symlinkSync(packageDir, path.join(app, 'node_modules', 'ctxkit'), 'dir');
+    // The app's own LangGraph.js, for the adapters' examples.
+    symlinkSync(path.join(checkout, 'node_modules', '@langchain'),
+                path.join(app, 'node_modules', '@langchain'), 'dir');
     writeFileSync(path.join(app, 'example.mjs'), blocks.join('\n'));
     execFileSync(process.execPath, ['example.mjs'], {
       cwd: app, stdio: 'pipe',
