@@ -9,7 +9,7 @@ const file = path.resolve(process.argv[2]);
 const dir = path.dirname(file);
 const vitest = await startVitest('test', [file], {
   globals: true, include: [path.basename(file)], root: dir, dir,
-  watch: false, reporters: ['dot'],
+  watch: false, reporters: ['dot'], cache: false,
 });
 const counts = {passed: 0, failed: 0, skipped: 0, failures: []};
 const walk = (task) => {
