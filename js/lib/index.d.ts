@@ -66,6 +66,16 @@ export interface SetOptions {
   expectedVersion?: number;
 }
 
+export interface AppendOptions {
+  scope?: string;
+  /** 'stream' (default) or 'chat'. */
+  type?: string;
+  persist?: boolean;
+  tags?: string[];
+  producer?: string;
+  expectedVersion?: number;
+}
+
 export interface ObjectMeta {
   ref: string;
   id: string;
@@ -251,6 +261,11 @@ export class View {
   private constructor();
   /** Writes a new version; resolves to its static ref. */
   set(key: string, value: Value, options?: SetOptions): Promise<string>;
+  /** Appends to a stream (or chat) value, creating it when missing: a
+   * new version holding the previous one plus `value` (only the new bytes
+   * are stored); resolves to its static ref. `type` applies when it
+   * creates the value (default stream); `expectedVersion` as for set. */
+  append(key: string, value: Value, options?: AppendOptions): Promise<string>;
   get(target: Target, options?: LookupOptions): Promise<Buffer>;
   /** get() as text (ill-formed UTF-8 shows as U+FFFD). */
   getText(target: Target, options?: LookupOptions): Promise<string>;

@@ -25,6 +25,9 @@ class View {
     this[kNative] = handle;
   }
   set(key, value, options) { return this[kNative].set(key, value, options); }
+  append(key, value, options) {
+    return this[kNative].append(key, value, options);
+  }
   get(target, options) { return this[kNative].get(target, options); }
   getText(target, options) { return this[kNative].getText(target, options); }
   resolve(ref) { return this[kNative].resolve(ref); }

@@ -72,6 +72,20 @@ std::optional<ValueType> TypeOption(const Napi::Object& o) {
   return *type;
 }
 
+// The options of set and append (append ignores countTokens, as
+// View::Append does).
+SetOptions SetOptionsArg(const Napi::Object& o, ValueType default_type) {
+  SetOptions options;
+  options.scope = OptString(o, "scope").value_or("");
+  options.type = TypeOption(o).value_or(default_type);
+  options.persist = OptBool(o, "persist").value_or(true);
+  options.tags = StringList(o, "tags");
+  options.producer = OptString(o, "producer").value_or("");
+  options.count_tokens = OptBool(o, "countTokens").value_or(false);
+  options.expected_version = OptUint(o, "expectedVersion").value_or(0);
+  return options;
+}
+
 Napi::Value RefText(Napi::Env env, Ref& ref) {
   return Napi::String::New(env, FormatRef(ref));
 }
@@ -197,20 +211,29 @@ Napi::Value ViewWrap::Call(const Napi::CallbackInfo& info, Work work,
 Napi::Value ViewWrap::Set(const Napi::CallbackInfo& info) {
   std::string key = StringArg(info, 0, "key");
   std::string value = BytesArg(info, 1, "value");
-  Napi::Object o = OptionsArg(info, 2);
-  SetOptions options;
-  options.scope = OptString(o, "scope").value_or("");
-  options.type = TypeOption(o).value_or(ValueType::kText);
-  options.persist = OptBool(o, "persist").value_or(true);
-  options.tags = StringList(o, "tags");
-  options.producer = OptString(o, "producer").value_or("");
-  options.count_tokens = OptBool(o, "countTokens").value_or(false);
-  options.expected_version = OptUint(o, "expectedVersion").value_or(0);
+  SetOptions options = SetOptionsArg(OptionsArg(info, 2), ValueType::kText);
   return Call<ctxkit::Ref>(
       info,
       [key = std::move(key), value = std::move(value),
        options = std::move(options)](ctxkit::View& v) {
         return v.Set(key, value, options);
+      },
+      RefText);
+}
+
+// append(key, bytes, {scope, type, persist, tags, producer,
+// expectedVersion}): a new version of a stream (or chat) that is the
+// previous one plus these bytes; only they are stored.
+Napi::Value ViewWrap::Append(const Napi::CallbackInfo& info) {
+  std::string key = StringArg(info, 0, "key");
+  std::string bytes = BytesArg(info, 1, "value");
+  SetOptions options =
+      SetOptionsArg(OptionsArg(info, 2), ValueType::kStream);
+  return Call<ctxkit::Ref>(
+      info,
+      [key = std::move(key), bytes = std::move(bytes),
+       options = std::move(options)](ctxkit::View& v) {
+        return v.Append(key, bytes, options);
       },
       RefText);
 }
@@ -470,6 +493,7 @@ void ViewWrap::Init(Napi::Env env, Napi::Object exports) {
   Napi::Function cls = DefineClass(
       env, "NativeView",
       {InstanceMethod<&ViewWrap::P<&ViewWrap::Set>>("set"),
+       InstanceMethod<&ViewWrap::P<&ViewWrap::Append>>("append"),
        InstanceMethod<&ViewWrap::P<&ViewWrap::Get>>("get"),
        InstanceMethod<&ViewWrap::P<&ViewWrap::GetText>>("getText"),
        InstanceMethod<&ViewWrap::P<&ViewWrap::Resolve>>("resolve"),

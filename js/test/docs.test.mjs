@@ -4,8 +4,8 @@
 // it) beside LangGraph.js, against a fresh store.
 import assert from 'node:assert/strict';
 import {execFileSync} from 'node:child_process';
-import {mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync,
-        writeFileSync} from 'node:fs';
+import {mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync,
+        symlinkSync, writeFileSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import path from 'node:path';
 import test from 'node:test';
@@ -41,9 +41,13 @@ for (const document of ['docs/typescript.md', 'README.md']) {
     t.after(() => rmSync(app, {recursive: true, force: true}));
     mkdirSync(path.join(app, 'node_modules'));
     symlinkSync(packageDir, path.join(app, 'node_modules', 'ctxkit'), 'dir');
-    // The app's own LangGraph.js, for the adapters' examples.
-    symlinkSync(path.join(checkout, 'node_modules', '@langchain'),
-                path.join(app, 'node_modules', '@langchain'), 'dir');
+    // The frameworks the adapters' examples import, as the app would
+    // install them: the checkout's pinned packages.
+    for (const name of readdirSync(path.join(checkout, 'node_modules'))) {
+      if (name.startsWith('.') || name === 'ctxkit') continue;
+      symlinkSync(path.join(checkout, 'node_modules', name),
+                  path.join(app, 'node_modules', name), 'dir');
+    }
     writeFileSync(path.join(app, 'example.mjs'), blocks.join('\n'));
     execFileSync(process.execPath, ['example.mjs'], {
       cwd: app, stdio: 'pipe',

@@ -34,6 +34,26 @@ test('values round-trip as text and bytes, by key and by ref', async (t) => {
   assert.equal(await view.countTokens('notes/a'), 2);
 });
 
+test('append grows a stream version by version', async (t) => {
+  const {store} = await freshStore(t);
+  const view = store.view();
+  const first = await view.append('events', 'a\n');
+  await view.append('events', Buffer.from('b\n'));
+  assert.equal(await view.getText('events'), 'a\nb\n');
+  assert.equal(await view.getText(first), 'a\n');
+  const meta = await view.stat('events');
+  assert.equal(meta.type, 'stream');
+  assert.equal(meta.version, 2);
+  await assert.rejects(view.append('events', 'c\n', {expectedVersion: 1}),
+                       {code: 'failed_precondition'});
+  await view.append('events', 'c\n', {expectedVersion: 2});
+  assert.equal(await view.getText('events'), 'a\nb\nc\n');
+  await view.set('plain', 'text');
+  await assert.rejects(view.append('plain', 'x'),
+                       {code: 'failed_precondition'});
+  assert.throws(() => view.append('events', 3), TypeError);
+});
+
 test('list pages and remove', async (t) => {
   const {store} = await freshStore(t);
   const view = store.view();

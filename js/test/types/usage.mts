@@ -10,6 +10,8 @@ export async function example(): Promise<void> {
   const store: Ctxkit.Store = await ck.Store.open({home: '/tmp/h'});
   const view: Ctxkit.View = store.view({agent: 'a'});
   const ref: string = await view.set('k', 'v', {tags: ['x'], countTokens: true});
+  const appended: string =
+      await view.append('log', 'line\n', {expectedVersion: 0});
   const bytes: Buffer = await view.get(ref);
   const text: string = await view.getText('k', {version: 1});
   const meta: Ctxkit.ObjectMeta = await view.stat('k');
@@ -51,7 +53,7 @@ export async function example(): Promise<void> {
       void code;
     }
   }
-  void [bytes, text, meta, page, peek, found, hits, len, summary, versions,
-        tokens, range, stats, report, replay, diff, snap, answer, child, ids,
-        tools, isTool];
+  void [appended, bytes, text, meta, page, peek, found, hits, len, summary,
+        versions, tokens, range, stats, report, replay, diff, snap, answer,
+        child, ids, tools, isTool];
 }
