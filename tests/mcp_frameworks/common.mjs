@@ -68,13 +68,12 @@ export function makeStore(binaryPath) {
   };
 }
 
-// Starts `ctxkit serve --port 0` on the store; resolves to { url, stop }.
-export async function startServe(store) {
-  const server = spawn(store.binary, store.serveArgs, {
-    env: store.env, cwd: store.dir, stdio: ['ignore', 'pipe', 'pipe'] });
+// The URL a spawned `ctxkit serve --port 0` prints on its first line of
+// stdout (rejects if it exits first, or after 30 s).
+export function servedUrl(server) {
   let stderr = '';
   server.stderr.on('data', (d) => { stderr += d; });
-  const url = await new Promise((resolve, reject) => {
+  return new Promise((resolve, reject) => {
     let out = '';
     const timer = setTimeout(() => reject(new Error(`no URL in 30 s: ${stderr}`)), 30000);
     server.stdout.on('data', (d) => {
@@ -87,6 +86,13 @@ export async function startServe(store) {
     });
     server.on('exit', (code) => reject(new Error(`ctxkit serve exited ${code}: ${stderr}`)));
   });
+}
+
+// Starts `ctxkit serve --port 0` on the store; resolves to { url, stop }.
+export async function startServe(store) {
+  const server = spawn(store.binary, store.serveArgs, {
+    env: store.env, cwd: store.dir, stdio: ['ignore', 'pipe', 'pipe'] });
+  const url = await servedUrl(server);
   const stop = async () => {
     if (server.exitCode !== null) return;
     const exited = new Promise((r) => server.on('exit', r));

@@ -18,6 +18,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { servedUrl } from '../mcp_frameworks/common.mjs';
 import { exercise, seedStore, BINARY_URI } from './exercise.mjs';
 
 const bin = process.argv[2];
@@ -46,24 +47,9 @@ const server = spawn(bin, ['--home', join(dir, 'store'), 'serve', '--port', '0']
   },
   stdio: ['ignore', 'pipe', 'pipe'],
 });
-let stderr = '';
+let stderr = '';  // Shown when the run fails.
 server.stderr.on('data', (d) => { stderr += d; });
-
-async function serverUrl() {
-  return new Promise((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`no URL within 30 s: ${stderr}`)), 30000);
-    server.stdout.on('data', (d) => {
-      out += d;
-      const nl = out.indexOf('\n');
-      if (nl >= 0) {
-        clearTimeout(timer);
-        resolve(out.slice(0, nl).trim());
-      }
-    });
-    server.on('exit', (code) => reject(new Error(`ctxkit serve exited ${code}: ${stderr}`)));
-  });
-}
+const serverUrl = () => servedUrl(server);
 
 async function connect(url, name) {
   const client = new Client({ name, version: '1.0.0' });
