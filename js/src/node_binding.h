@@ -182,6 +182,8 @@ inline Result<Done> FromStatus(const Status& status) {
 // Module parts (module.cc calls each).
 void InitStore(Napi::Env env, Napi::Object exports);
 void InitSession(Napi::Env env, Napi::Object exports);
+void InitNotes(Napi::Env env, Napi::Object exports);
+void InitCapture(Napi::Env env, Napi::Object exports);
 
 }  // namespace ctxkit::node
 
