@@ -461,5 +461,207 @@ export class Session {
   fork(record: number, newId: string): Promise<Session>;
 }
 
+export type NoteType = 'finding' | 'decision' | 'artifact' | 'reference' |
+    'summary';
+
+export interface NotebookOptions {
+  /** The notes root (created when missing); default <store home>/notes-root. */
+  root?: string;
+}
+
+export interface NewNote {
+  /** 1-48 bytes of [A-Za-z0-9._-], starting with a letter or digit. */
+  agent: string;
+  /** Free text, slugified into the file name. */
+  slug: string;
+  /** Markdown. */
+  body: string;
+  /** Written under <agent>/<sessionId>/ when set. */
+  sessionId?: string;
+  /** Default 'finding'. */
+  type?: NoteType;
+  tags?: string[];
+  /** Root-relative paths of existing notes. */
+  links?: string[];
+}
+
+export interface NoteUpdate {
+  agent: string;
+  /** The changelog line (one line, 1-1000 bytes). */
+  message: string;
+  /** Replaces the body before the changelog. */
+  body?: string;
+}
+
+export interface NoteQuery {
+  /** Notes containing every word (BM25); none: newest first. */
+  text?: string;
+  agent?: string;
+  type?: NoteType;
+  /** Notes carrying every one of these. */
+  tags?: string[];
+  session?: string;
+  /** Default 20. */
+  limit?: number;
+}
+
+export interface NoteHeader {
+  agent: string;
+  /** '' when written without a session. */
+  session_id: string;
+  timestamp: string;
+  type: string;
+  tags: string[];
+  links: string[];
+}
+
+/** A note just written (or changed). */
+export interface NoteWritten {
+  /** Relative to the root. */
+  path: string;
+  file: string;
+  /** The store object: 'note:<path>'. */
+  key: string;
+  /** Static ref to the version written; null when the path is too long. */
+  ref: string | null;
+}
+
+export interface Note {
+  path: string;
+  file: string;
+  frontmatter: NoteHeader;
+  body: string;
+  /** What does not conform to the format; empty when well formed. */
+  problems: string[];
+}
+
+export interface NoteHit extends NoteHeader {
+  path: string;
+  file: string;
+  ref: string | null;
+  /** Higher is better; 0 without text. */
+  score: number;
+  snippet: string;
+}
+
+export interface NotesScan {
+  directories_listed: number;
+  files_checked: number;
+  notes_indexed: number;
+  notes_removed: number;
+  notes_total: number;
+}
+
+export interface NotesGcReport {
+  applied: boolean;
+  expired: {path: string; age_seconds: number}[];
+  kept: number;
+}
+
+/** Agent context notes: markdown files under a root, indexed in the store
+ * (docs/notes.md). Calls on one Notebook run one at a time. */
+export class Notebook {
+  private constructor();
+  static open(view: View, options?: NotebookOptions): Promise<Notebook>;
+  readonly root: string;
+  add(note: NewNote): Promise<NoteWritten>;
+  /** Appends a changelog line (and replaces the body when given). */
+  update(path: string, options: NoteUpdate): Promise<NoteWritten>;
+  link(path: string, target: string,
+       options: {agent: string}): Promise<NoteWritten>;
+  /** Resolves to [the new note, the old note]. */
+  supersede(oldPath: string, newPath: string,
+            options: {agent: string}): Promise<NoteWritten[]>;
+  show(path: string): Promise<Note>;
+  search(query?: NoteQuery): Promise<NoteHit[]>;
+  /** Indexes notes other programs wrote or changed. */
+  scan(options?: {full?: boolean}): Promise<NotesScan>;
+  /** Notes older than olderThanSeconds (default 30 days); removed only
+   * with apply. */
+  gc(options?: {olderThanSeconds?: number; apply?: boolean}):
+      Promise<NotesGcReport>;
+}
+
+export interface CaptureOptions {
+  /** The context file directory; default <store home>/tool-outputs. */
+  root?: string;
+  /** Results smaller than this (JSON bytes) stay in memory; 32 KiB. */
+  memoryThresholdBytes?: number;
+}
+
+/** An OpenAI-compatible chat endpoint. */
+export interface LlmEndpoint {
+  baseUrl: string;
+  model: string;
+  apiKey?: string;
+  timeoutMs?: number;
+}
+
+export interface SelectOptions {
+  /** Default 5. */
+  maxSelected?: number;
+  /** Ask this model; without it the choice is BM25. */
+  llm?: LlmEndpoint;
+}
+
+export interface SavedOutput {
+  /** A ck: ref (in memory) or the file's path. */
+  pointer: string;
+  ref: string | null;
+  in_memory: boolean;
+  size_bytes: number;
+}
+
+export interface OutputPointer {
+  pointer: string;
+  ref: string | null;
+  tool_name: string;
+  timestamp_ms: number;
+  size_bytes: number;
+  in_memory: boolean;
+  query_id: string | null;
+}
+
+export interface LoadedOutput {
+  pointer: string;
+  ref: string | null;
+  tool_name: string;
+  args: Record<string, unknown>;
+  result: unknown;
+  timestamp: string;
+  session_id: string;
+  query_id: string | null;
+  task_id: string | null;
+}
+
+export interface OutputSelection {
+  /** 'llm', 'bm25', or 'all' when nothing was chosen. */
+  method: string;
+  candidates: number;
+  selected: (OutputPointer & {output?: LoadedOutput})[];
+  notes: string[];
+}
+
+/** Tool-output capture for the view's session (docs/tool-capture.md).
+ * Calls on one ToolOutputCapture run one at a time. */
+export class ToolOutputCapture {
+  private constructor();
+  /** The view must have a session. */
+  static open(view: View, options?: CaptureOptions): Promise<ToolOutputCapture>;
+  readonly sessionId: string;
+  readonly root: string;
+  /** args (an object) and result: values, or JSON text. */
+  save(toolName: string, args: string | object, result: unknown,
+       options?: {taskId?: string; queryId?: string}): Promise<SavedOutput>;
+  load(pointer: string): Promise<LoadedOutput>;
+  /** A session's saved outputs, oldest first (default this session's). */
+  list(sessionId?: string): Promise<OutputPointer[]>;
+  /** Removes this session's files; resolves to how many. */
+  clear(): Promise<number>;
+  /** The outputs relevant to question, loaded (default: among list()). */
+  select(question: string, pointers?: (string | OutputPointer)[],
+         options?: SelectOptions): Promise<OutputSelection>;
+}
+
 /** True for the name of one of the agent tools (ctxkit_read, ...). */
 export function isAgentTool(name: string): boolean;

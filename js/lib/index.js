@@ -1,8 +1,8 @@
 'use strict';
-// ctxkit for Node: Store, View and Session over the native addon
-// (ctxkit.node, built from js/src/). Every call that reads or writes the
-// store returns a Promise and runs on a worker thread; errors are
-// CtxkitError with a `code` per status (docs/typescript.md).
+// ctxkit for Node: Store, View, Session, Notebook and ToolOutputCapture
+// over the native addon (ctxkit.node, built from js/src/). Every call that
+// reads or writes the store returns a Promise and runs on a worker thread;
+// errors are CtxkitError with a `code` per status (docs/typescript.md).
 
 const path = require('node:path');
 
@@ -116,9 +116,68 @@ class Session {
   }
 }
 
+function viewHandle(view) {
+  if (!(view instanceof View)) throw new TypeError('view must be a View');
+  return view[kNative];
+}
+
+/** Agent context notes under a root, indexed in the view's store. */
+class Notebook {
+  constructor(handle) {
+    if (!(handle instanceof native.NativeNotebook)) {
+      throw new TypeError('use Notebook.open(view, options)');
+    }
+    this[kNative] = handle;
+  }
+  // Not async: a wrong argument type throws synchronously.
+  static open(view, options) {
+    return native.openNotebook(viewHandle(view), options)
+        .then((handle) => new Notebook(handle));
+  }
+  get root() { return this[kNative].root; }
+  add(note) { return this[kNative].add(note); }
+  update(path, options) { return this[kNative].update(path, options); }
+  link(path, target, options) {
+    return this[kNative].link(path, target, options);
+  }
+  supersede(oldPath, newPath, options) {
+    return this[kNative].supersede(oldPath, newPath, options);
+  }
+  show(path) { return this[kNative].show(path); }
+  search(query) { return this[kNative].search(query); }
+  scan(options) { return this[kNative].scan(options); }
+  gc(options) { return this[kNative].gc(options); }
+}
+
+/** Tool-output capture for the view's session. */
+class ToolOutputCapture {
+  constructor(handle) {
+    if (!(handle instanceof native.NativeToolOutputCapture)) {
+      throw new TypeError('use ToolOutputCapture.open(view, options)');
+    }
+    this[kNative] = handle;
+  }
+  static open(view, options) {
+    return native.openCapture(viewHandle(view), options)
+        .then((handle) => new ToolOutputCapture(handle));
+  }
+  get sessionId() { return this[kNative].sessionId; }
+  get root() { return this[kNative].root; }
+  save(toolName, args, result, options) {
+    return this[kNative].save(toolName, args, result, options);
+  }
+  load(pointer) { return this[kNative].load(pointer); }
+  list(sessionId) { return this[kNative].list(sessionId); }
+  clear() { return this[kNative].clear(); }
+  select(question, pointers, options) {
+    return this[kNative].select(question, pointers, options);
+  }
+}
+
 /** True for the name of one of the agent tools (ctxkit_read, ...). */
 function isAgentTool(name) {
   return typeof name === 'string' && native.isAgentToolName(name);
 }
 
-module.exports = {CtxkitError, Store, View, Session, isAgentTool};
+module.exports = {CtxkitError, Store, View, Session, Notebook,
+                  ToolOutputCapture, isAgentTool};

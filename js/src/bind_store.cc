@@ -44,26 +44,6 @@ Ref RefArg(const Napi::CallbackInfo& info, size_t i, const char* name) {
   return std::move(*ref);
 }
 
-std::vector<std::string> StringList(const Napi::Object& o, const char* name) {
-  std::vector<std::string> out;
-  Napi::Value v = o.Get(name);
-  if (v.IsUndefined()) return out;
-  if (!v.IsArray()) {
-    throw Napi::TypeError::New(o.Env(), std::string("options.") + name +
-                                            " must be an array of strings");
-  }
-  Napi::Array a = v.As<Napi::Array>();
-  for (uint32_t i = 0; i < a.Length(); ++i) {
-    Napi::Value e = a.Get(i);
-    if (!e.IsString()) {
-      throw Napi::TypeError::New(o.Env(), std::string("options.") + name +
-                                              " must be an array of strings");
-    }
-    out.push_back(e.As<Napi::String>().Utf8Value());
-  }
-  return out;
-}
-
 std::optional<ValueType> TypeOption(const Napi::Object& o) {
   std::optional<std::string> name = OptString(o, "type");
   if (!name) return std::nullopt;
@@ -79,7 +59,7 @@ SetOptions SetOptionsArg(const Napi::Object& o, ValueType default_type) {
   options.scope = OptString(o, "scope").value_or("");
   options.type = TypeOption(o).value_or(default_type);
   options.persist = OptBool(o, "persist").value_or(true);
-  options.tags = StringList(o, "tags");
+  options.tags = OptStrings(o, "tags");
   options.producer = OptString(o, "producer").value_or("");
   options.count_tokens = OptBool(o, "countTokens").value_or(false);
   options.expected_version = OptUint(o, "expectedVersion").value_or(0);
@@ -191,6 +171,14 @@ ViewWrap::ViewWrap(const Napi::CallbackInfo& info)
   view_ = std::make_shared<ctxkit::View>(std::move(parts->view));
 }
 
+ViewWrap* ViewArg(const Napi::CallbackInfo& info, size_t i) {
+  if (i >= info.Length() || !info[i].IsObject() ||
+      !info[i].As<Napi::Object>().InstanceOf(ViewWrap::constructor->Value())) {
+    throw Napi::TypeError::New(info.Env(), "view must be a View");
+  }
+  return ViewWrap::Unwrap(info[i].As<Napi::Object>());
+}
+
 Napi::Object ViewWrap::New(Napi::Env env, std::shared_ptr<Store> store,
                            ctxkit::View view) {
   Parts parts{std::move(store), std::move(view)};
@@ -227,8 +215,7 @@ Napi::Value ViewWrap::Set(const Napi::CallbackInfo& info) {
 Napi::Value ViewWrap::Append(const Napi::CallbackInfo& info) {
   std::string key = StringArg(info, 0, "key");
   std::string bytes = BytesArg(info, 1, "value");
-  SetOptions options =
-      SetOptionsArg(OptionsArg(info, 2), ValueType::kStream);
+  SetOptions options = SetOptionsArg(OptionsArg(info, 2), ValueType::kStream);
   return Call<ctxkit::Ref>(
       info,
       [key = std::move(key), bytes = std::move(bytes),
@@ -313,7 +300,7 @@ Napi::Value ViewWrap::List(const Napi::CallbackInfo& info) {
   filter.scope = OptString(o, "scope").value_or("");
   filter.type = TypeOption(o);
   filter.key_prefix = OptString(o, "keyPrefix").value_or("");
-  filter.tags = StringList(o, "tags");
+  filter.tags = OptStrings(o, "tags");
   filter.limit = OptUint(o, "limit").value_or(filter.limit);
   filter.cursor = OptString(o, "cursor").value_or("");
   return Call<json>(
@@ -397,8 +384,8 @@ Napi::Value ViewWrap::Search(const Napi::CallbackInfo& info) {
   options.max_results = OptUint(o, "maxResults").value_or(options.max_results);
   options.context_lines = static_cast<uint32_t>(
       OptUint(o, "contextLines").value_or(options.context_lines));
-  options.keys = StringList(o, "keys");
-  for (const std::string& r : StringList(o, "refs")) {
+  options.keys = OptStrings(o, "keys");
+  for (const std::string& r : OptStrings(o, "refs")) {
     Result<ctxkit::Ref> ref = ParseRef(r);
     if (!ref.ok()) ThrowStatus(info.Env(), ref.status());
     options.refs.push_back(std::move(*ref));

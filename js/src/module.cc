@@ -1,5 +1,6 @@
-// The ctxkit Node addon's entry point: registers Store, View, Session and
-// the functions index.js wraps (see node_binding.h for the contract).
+// The ctxkit Node addon's entry point: registers Store, View, Session,
+// Notebook, ToolOutputCapture and the functions index.js wraps (see
+// node_binding.h for the contract).
 
 #include <napi.h>
 
@@ -19,6 +20,8 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("setErrorClass", Napi::Function::New(env, SetErrorClassFn));
   InitStore(env, exports);
   InitSession(env, exports);
+  InitNotes(env, exports);
+  InitCapture(env, exports);
   return exports;
 }
 

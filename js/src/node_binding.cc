@@ -170,6 +170,26 @@ std::optional<bool> OptBool(const Napi::Object& o, const char* name) {
   return v.As<Napi::Boolean>().Value();
 }
 
+std::vector<std::string> OptStrings(const Napi::Object& o, const char* name) {
+  std::vector<std::string> out;
+  Napi::Value v = o.Get(name);
+  if (v.IsUndefined()) return out;
+  if (!v.IsArray()) {
+    throw Napi::TypeError::New(o.Env(), std::string("options.") + name +
+                                            " must be an array of strings");
+  }
+  Napi::Array a = v.As<Napi::Array>();
+  for (uint32_t i = 0; i < a.Length(); ++i) {
+    Napi::Value e = a.Get(i);
+    if (!e.IsString()) {
+      throw Napi::TypeError::New(o.Env(), std::string("options.") + name +
+                                              " must be an array of strings");
+    }
+    out.push_back(e.As<Napi::String>().Utf8Value());
+  }
+  return out;
+}
+
 Napi::Value ToJs(Napi::Env env, const nlohmann::json& value) {
   switch (value.type()) {
     case nlohmann::json::value_t::null:

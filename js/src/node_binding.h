@@ -26,6 +26,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "ctxkit/status.h"
 
@@ -91,6 +92,8 @@ std::optional<std::string> OptString(const Napi::Object& o, const char* name);
 std::optional<uint64_t> OptUint(const Napi::Object& o, const char* name);
 std::optional<int64_t> OptInt(const Napi::Object& o, const char* name);
 std::optional<bool> OptBool(const Napi::Object& o, const char* name);
+// An array of strings; absent or undefined: empty.
+std::vector<std::string> OptStrings(const Napi::Object& o, const char* name);
 
 // A JSON value as a JavaScript value (numbers as numbers, objects as
 // plain objects).
@@ -179,6 +182,8 @@ inline Result<Done> FromStatus(const Status& status) {
 // Module parts (module.cc calls each).
 void InitStore(Napi::Env env, Napi::Object exports);
 void InitSession(Napi::Env env, Napi::Object exports);
+void InitNotes(Napi::Env env, Napi::Object exports);
+void InitCapture(Napi::Env env, Napi::Object exports);
 
 }  // namespace ctxkit::node
 

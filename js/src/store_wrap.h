@@ -40,6 +40,11 @@ class ViewWrap : public Napi::ObjectWrap<ViewWrap> {
 
   explicit ViewWrap(const Napi::CallbackInfo& info);
 
+  // What a Notebook or ToolOutputCapture opened on this view holds for its
+  // lifetime.
+  const std::shared_ptr<Store>& store() const { return store_; }
+  const std::shared_ptr<ctxkit::View>& view() const { return view_; }
+
  private:
   struct Parts {
     std::shared_ptr<Store> store;
@@ -78,6 +83,9 @@ class ViewWrap : public Napi::ObjectWrap<ViewWrap> {
   std::shared_ptr<Store> store_;  // Outlives view_.
   std::shared_ptr<ctxkit::View> view_;
 };
+
+// The ViewWrap (a NativeView) at argument `i`; TypeError otherwise.
+ViewWrap* ViewArg(const Napi::CallbackInfo& info, size_t i);
 
 }  // namespace ctxkit::node
 

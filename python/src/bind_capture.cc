@@ -2,6 +2,7 @@
 // pointer; load, list, clear, select the relevant ones for a question).
 #include "binding.h"
 #include "ctxkit/capture.h"
+#include "os/filename.h"
 
 namespace ctxkit::python {
 namespace {
@@ -52,7 +53,8 @@ ToolOutputCapture are serialized.)doc")
           [](View& view, const std::optional<std::string>& root,
              uint64_t memory_threshold_bytes) {
             CaptureOptions options{
-                .root = DefaultRoot(view, root, "tool-outputs"),
+                .root = root.value_or(
+                    storage::HomeToolOutputDir(view.store()->home())),
                 .memory_threshold_bytes = memory_threshold_bytes};
             return std::make_unique<PyToolOutputCapture>(
                 Call([&] { return ToolOutputCapture::Open(view, options); }));

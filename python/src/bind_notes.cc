@@ -4,6 +4,7 @@
 
 #include "binding.h"
 #include "ctxkit/notes.h"
+#include "os/filename.h"
 
 namespace ctxkit::python {
 namespace {
@@ -64,8 +65,9 @@ store for search. Calls on one Notebook are serialized.)doc")
       .def_static(
           "open",
           [](View& view, const std::optional<std::string>& root) {
-            NotebookOptions options{.root =
-                                        DefaultRoot(view, root, "notes-root")};
+            NotebookOptions options{
+                .root = root.value_or(
+                    storage::HomeNotesRoot(view.store()->home()))};
             return std::make_unique<PyNotebook>(
                 Call([&] { return Notebook::Open(view, options); }));
           },

@@ -126,12 +126,6 @@ class BytesArg {
 py::str Text(std::string_view text);
 py::list TextList(const std::vector<std::string>& texts);
 
-// `root` when given, else <store home>/<folder> (the CLI's default for
-// notes and tool outputs when the home is explicit).
-std::string DefaultRoot(const View& view,
-                        const std::optional<std::string>& root,
-                        const char* folder);
-
 // JSON text for a value given as str/bytes (used as is) or as Python
 // objects (json.dumps); and JSON text parsed into Python objects.
 std::string JsonText(const py::object& value);

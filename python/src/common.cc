@@ -42,13 +42,6 @@ BytesArg::BytesArg(const py::object& value) {
   }
 }
 
-std::string DefaultRoot(const View& view,
-                        const std::optional<std::string>& root,
-                        const char* folder) {
-  if (root) return *root;
-  return view.store()->home() + "/" + folder;
-}
-
 std::string JsonText(const py::object& value) {
   if (py::isinstance<py::str>(value) || py::isinstance<py::bytes>(value)) {
     return value.cast<std::string>();

@@ -62,6 +62,13 @@ json LoadedToJson(const LoadedContext& l, std::string_view pointer,
               {"task_id", StringOrNull(l.task_id)}};
 }
 
+json LoadedWithResultToJson(const LoadedContext& l, std::string_view pointer,
+                            const std::optional<Ref>& ref) {
+  json j = LoadedToJson(l, pointer, ref);
+  j["result"] = ctxkit::text::ParseJsonOrDiscarded(l.result_json);
+  return j;
+}
+
 json SavedToJson(std::string_view pointer, uint64_t size_bytes,
                  const std::optional<Ref>& ref) {
   return json{{"pointer", std::string(pointer)},
@@ -77,10 +84,7 @@ json SelectionToJson(View& view, const Selection& sel, uint64_t candidates) {
     std::optional<Ref> ref = OutputRef(view, p.filepath);
     json j = PointerToJson(p, ref);
     if (i < sel.loaded.size()) {
-      json out = LoadedToJson(sel.loaded[i], p.filepath, ref);
-      out["result"] =
-          ctxkit::text::ParseJsonOrDiscarded(sel.loaded[i].result_json);
-      j["output"] = std::move(out);
+      j["output"] = LoadedWithResultToJson(sel.loaded[i], p.filepath, ref);
     }
     selected.push_back(std::move(j));
   }

@@ -32,6 +32,12 @@ nlohmann::json PointerToJson(const ContextPointer& p,
 nlohmann::json LoadedToJson(const LoadedContext& l, std::string_view pointer,
                             const std::optional<Ref>& ref);
 
+// LoadedToJson plus "result": the result as saved (JSON), for the faces
+// that deliver it inside the form (the CLI's --json, Python, Node).
+nlohmann::json LoadedWithResultToJson(const LoadedContext& l,
+                                      std::string_view pointer,
+                                      const std::optional<Ref>& ref);
+
 // pointer, ref, in_memory, size_bytes (of the result as saved JSON).
 nlohmann::json SavedToJson(std::string_view pointer, uint64_t size_bytes,
                            const std::optional<Ref>& ref);

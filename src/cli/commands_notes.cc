@@ -218,11 +218,7 @@ Status RunShow(Context& ctx, const NotesArgs& a, notes::Invocation& inv) {
   if (!note.ok()) return note.status();
   inv.output = note->path;
   if (ctx.json()) {
-    PrintJson({{"path", note->path},
-               {"file", note->file},
-               {"frontmatter", notes::NoteHeaderToJson(note->header)},
-               {"body", note->body},
-               {"problems", note->problems}});
+    PrintJson(notes::NoteToJson(*note));
     return Status::Ok();
   }
   for (const std::string& p : note->problems) {
@@ -246,14 +242,9 @@ Status RunGc(Context& ctx, const NotesArgs& a, notes::Invocation& inv) {
   inv.output = std::to_string(r->expired.size()) +
                (r->applied ? " removed" : " expired");
   if (ctx.json()) {
-    nlohmann::json expired = nlohmann::json::array();
-    for (const GcEntry& e : r->expired) {
-      expired.push_back({{"path", e.path}, {"age_seconds", e.age_seconds}});
-    }
-    PrintJson({{"applied", r->applied},
-               {"older_than", a.older_than},
-               {"expired", expired},
-               {"kept", r->kept}});
+    nlohmann::json j = notes::GcReportToJson(*r);
+    j["older_than"] = a.older_than;
+    PrintJson(j);
     return Status::Ok();
   }
   std::string out;
@@ -276,11 +267,7 @@ Status RunScan(Context& ctx, const NotesArgs& a, notes::Invocation& inv) {
   Result<ScanStats> r = (*book)->Scan(a.full);
   if (!r.ok()) return r.status();
   inv.output = std::to_string(r->notes_indexed) + " indexed";
-  nlohmann::json j = {{"directories_listed", r->directories_listed},
-                      {"files_checked", r->files_checked},
-                      {"notes_indexed", r->notes_indexed},
-                      {"notes_removed", r->notes_removed},
-                      {"notes_total", r->notes_total}};
+  nlohmann::json j = notes::ScanStatsToJson(*r);
   if (ctx.json()) {
     PrintJson(j);
     return Status::Ok();

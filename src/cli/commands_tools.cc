@@ -114,10 +114,8 @@ Status RunLoad(Context& ctx, const ToolsArgs& a, notes::Invocation& inv) {
   inv.output = c->tool_name;
   if (ctx.json()) {
     // The loaded form, and the result around it.
-    nlohmann::json j =
-        capture::LoadedToJson(*c, a.pointer, OutputRef(ctx, a.pointer));
-    j["result"] = ctxkit::text::ParseJsonOrDiscarded(c->result_json);
-    PrintJson(j);
+    PrintJson(capture::LoadedWithResultToJson(*c, a.pointer,
+                                              OutputRef(ctx, a.pointer)));
     return Status::Ok();
   }
   return Print(ResultText(c->result_json));

@@ -33,4 +33,28 @@ json NoteWrittenToJson(View& view, const Notebook& book, std::string_view rel) {
       {"ref", meta.ok() ? json(FormatRef(StaticRefOf(*meta))) : json(nullptr)}};
 }
 
+json NoteToJson(const Note& note) {
+  return json{{"path", note.path},
+              {"file", note.file},
+              {"frontmatter", NoteHeaderToJson(note.header)},
+              {"body", note.body},
+              {"problems", note.problems}};
+}
+
+json ScanStatsToJson(const ScanStats& s) {
+  return json{{"directories_listed", s.directories_listed},
+              {"files_checked", s.files_checked},
+              {"notes_indexed", s.notes_indexed},
+              {"notes_removed", s.notes_removed},
+              {"notes_total", s.notes_total}};
+}
+
+json GcReportToJson(const GcReport& r) {
+  json expired = json::array();
+  for (const GcEntry& e : r.expired) {
+    expired.push_back({{"path", e.path}, {"age_seconds", e.age_seconds}});
+  }
+  return json{{"applied", r.applied}, {"expired", expired}, {"kept", r.kept}};
+}
+
 }  // namespace ctxkit::notes

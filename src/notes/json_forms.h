@@ -25,6 +25,17 @@ nlohmann::json NoteHitToJson(const NoteHit& hit);
 nlohmann::json NoteWrittenToJson(View& view, const Notebook& book,
                                  std::string_view rel);
 
+// One note as read: path, file, frontmatter (the header form), body,
+// problems.
+nlohmann::json NoteToJson(const Note& note);
+
+// directories_listed, files_checked, notes_indexed, notes_removed,
+// notes_total.
+nlohmann::json ScanStatsToJson(const ScanStats& stats);
+
+// applied, expired ([{path, age_seconds}]), kept.
+nlohmann::json GcReportToJson(const GcReport& report);
+
 }  // namespace ctxkit::notes
 
 #endif  // CTXKIT_NOTES_JSON_FORMS_H_

@@ -53,7 +53,36 @@ export async function example(): Promise<void> {
       void code;
     }
   }
+  const book: Ctxkit.Notebook = await ck.Notebook.open(view, {root: '/tmp/n'});
+  const written: Ctxkit.NoteWritten = await book.add(
+      {agent: 'a', slug: 's', body: 'b', type: 'decision', tags: ['x'],
+       links: [], sessionId: 's1'});
+  const changed: Ctxkit.NoteWritten =
+      await book.update(written.path, {agent: 'a', message: 'm', body: 'b2'});
+  await book.link(written.path, changed.path, {agent: 'a'});
+  const both: Ctxkit.NoteWritten[] =
+      await book.supersede(written.path, changed.path, {agent: 'a'});
+  const note: Ctxkit.Note = await book.show(written.path);
+  const noteHits: Ctxkit.NoteHit[] =
+      await book.search({text: 'token', tags: ['x'], limit: 5});
+  const scan: Ctxkit.NotesScan = await book.scan({full: true});
+  const gc: Ctxkit.NotesGcReport =
+      await book.gc({olderThanSeconds: 86400, apply: false});
+  const notesRoot: string = book.root;
+
+  const cap: Ctxkit.ToolOutputCapture =
+      await ck.ToolOutputCapture.open(view, {memoryThresholdBytes: 1024});
+  const saved: Ctxkit.SavedOutput = await cap.save(
+      'search_code', {query: 'TODO'}, {hits: []}, {taskId: 't', queryId: 'q'});
+  const loaded: Ctxkit.LoadedOutput = await cap.load(saved.pointer);
+  const outputs: Ctxkit.OutputPointer[] = await cap.list(cap.sessionId);
+  const selection: Ctxkit.OutputSelection = await cap.select(
+      'where?', [saved.pointer, ...outputs],
+      {maxSelected: 2, llm: {baseUrl: 'http://127.0.0.1:8000/v1', model: 'm'}});
+  const cleared: number = await cap.clear();
+  const captureRoot: string = cap.root;
   void [appended, bytes, text, meta, page, peek, found, hits, len, summary,
         versions, tokens, range, stats, report, replay, diff, snap, answer,
-        child, ids, tools, isTool];
+        child, ids, tools, isTool, both, note, noteHits, scan, gc, notesRoot,
+        loaded, selection, cleared, captureRoot];
 }
