@@ -69,6 +69,6 @@ if(CTXKIT_BUILD_TESTS)
             --test-reporter=spec ${PROJECT_SOURCE_DIR}/js/test/*.test.mjs
     WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
   set_tests_properties(node_package PROPERTIES
-    ENVIRONMENT "CTXKIT_NODE_PACKAGE=${ctxkit_node_dir};CTXKIT_BINARY=$<TARGET_FILE:ctxkit_bin>"
+    ENVIRONMENT "CTXKIT_NODE_PACKAGE=${ctxkit_node_dir};CTXKIT_BINARY=$<TARGET_FILE:ctxkit_bin>;CTXKIT_PYTHON_DIR=${PROJECT_BINARY_DIR}/python"
     TIMEOUT 300)
 endif()

@@ -13,6 +13,9 @@ export const packageDir = process.env.CTXKIT_NODE_PACKAGE ||
 export const ctxkitBinary = process.env.CTXKIT_BINARY ||
     path.join(checkout, 'build', 'release', 'ctxkit');
 export const ck = createRequire(import.meta.url)(packageDir);
+// The built Python package (PYTHONPATH), for the cross-face tests.
+export const pythonDir = process.env.CTXKIT_PYTHON_DIR ||
+    path.join(checkout, 'build', 'release', 'python');
 
 // A new store in a temporary home, removed when the test ends.
 export async function freshStore(t) {

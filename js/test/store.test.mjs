@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import {execFileSync, spawnSync} from 'node:child_process';
 import test from 'node:test';
 
-import {ck, ctxkitBinary, freshStore} from './helpers.mjs';
+import {ck, ctxkitBinary, freshStore, pythonDir} from './helpers.mjs';
 
 test('values round-trip as text and bytes, by key and by ref', async (t) => {
   const {store} = await freshStore(t);
@@ -143,6 +143,31 @@ test('a store written from Node is read by the CLI, and back', async (t) => {
   // The same input, the same error.
   const cli = spawnSync(ctxkitBinary, ['--json', 'get', 'missing'], {env});
   const error = JSON.parse(cli.stderr.toString()).error;
+  await assert.rejects(view.get('missing'),
+                       {code: error.code, message: error.message});
+});
+
+test('a store written from Node is read by Python, and back', async (t) => {
+  const {home, store} = await freshStore(t);
+  const view = store.view();
+  await view.set('shared/n', 'from node');
+  const script = [
+    'import json, sys, ctxkit',
+    'view = ctxkit.Store(sys.argv[1]).view()',
+    'print(view.get("shared/n").decode())',
+    'view.set("shared/p", "from python")',
+    'try:',
+    '    view.get("missing")',
+    'except ctxkit.Error as e:',
+    '    print(json.dumps({"code": e.code, "message": str(e)}))',
+  ].join('\n');
+  const out = execFileSync('/usr/bin/python3', ['-c', script, home], {
+    env: {...process.env, PYTHONPATH: pythonDir},
+  }).toString().split('\n');
+  assert.equal(out[0], 'from node');
+  assert.equal(await view.getText('shared/p'), 'from python');
+  // The same input, the same error.
+  const error = JSON.parse(out[1]);
   await assert.rejects(view.get('missing'),
                        {code: error.code, message: error.message});
 });
