@@ -65,7 +65,7 @@ std::optional<LlmEndpoint> LlmOption(const Napi::Object& o) {
 
 class CaptureWrap : public ViewObjectWrap<CaptureWrap, ToolOutputCapture> {
  public:
-  static Napi::FunctionReference* constructor;
+  static constexpr NativeClass kClass = NativeClass::kCapture;
 
   static void Init(Napi::Env env, Napi::Object exports) {
     Napi::Function cls = DefineClass(
@@ -77,7 +77,7 @@ class CaptureWrap : public ViewObjectWrap<CaptureWrap, ToolOutputCapture> {
          InstanceMethod("list", &CaptureWrap::P<&CaptureWrap::List>),
          InstanceMethod("clear", &CaptureWrap::P<&CaptureWrap::Clear>),
          InstanceMethod("select", &CaptureWrap::P<&CaptureWrap::Select>)});
-    constructor = new Napi::FunctionReference(Napi::Persistent(cls));
+    SetNativeClass(env, kClass, cls);
     exports.Set("NativeToolOutputCapture", cls);
   }
 
@@ -221,8 +221,6 @@ class CaptureWrap : public ViewObjectWrap<CaptureWrap, ToolOutputCapture> {
         JsonValue);
   }
 };
-
-Napi::FunctionReference* CaptureWrap::constructor = nullptr;
 
 void InitCapture(Napi::Env env, Napi::Object exports) {
   CaptureWrap::Init(env, exports);

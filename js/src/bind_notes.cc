@@ -36,7 +36,7 @@ std::string RequiredString(const Napi::Object& o, const char* name) {
 
 class NotebookWrap : public ViewObjectWrap<NotebookWrap, Notebook> {
  public:
-  static Napi::FunctionReference* constructor;
+  static constexpr NativeClass kClass = NativeClass::kNotebook;
 
   static void Init(Napi::Env env, Napi::Object exports) {
     Napi::Function cls = DefineClass(
@@ -51,7 +51,7 @@ class NotebookWrap : public ViewObjectWrap<NotebookWrap, Notebook> {
          InstanceMethod("search", &NotebookWrap::P<&NotebookWrap::Search>),
          InstanceMethod("scan", &NotebookWrap::P<&NotebookWrap::Scan>),
          InstanceMethod("gc", &NotebookWrap::P<&NotebookWrap::Gc>)});
-    constructor = new Napi::FunctionReference(Napi::Persistent(cls));
+    SetNativeClass(env, kClass, cls);
     exports.Set("NativeNotebook", cls);
   }
 
@@ -231,8 +231,6 @@ class NotebookWrap : public ViewObjectWrap<NotebookWrap, Notebook> {
         JsonValue);
   }
 };
-
-Napi::FunctionReference* NotebookWrap::constructor = nullptr;
 
 void InitNotes(Napi::Env env, Napi::Object exports) {
   NotebookWrap::Init(env, exports);

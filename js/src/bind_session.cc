@@ -30,7 +30,8 @@ LogFormat FormatOption(const Napi::Object& o) {
 // The Store of the NativeStore at argument `i`.
 std::shared_ptr<Store> StoreArg(const Napi::CallbackInfo& info, size_t i) {
   if (i >= info.Length() || !info[i].IsObject() ||
-      !info[i].As<Napi::Object>().InstanceOf(StoreWrap::constructor->Value())) {
+      !info[i].As<Napi::Object>().InstanceOf(
+          NativeClassOf(info.Env(), NativeClass::kStore))) {
     throw Napi::TypeError::New(info.Env(), "store must be a Store");
   }
   return StoreWrap::Unwrap(info[i].As<Napi::Object>())->store();
@@ -70,8 +71,6 @@ Napi::Value Undefined(Napi::Env env, Done&) { return env.Undefined(); }
 
 class SessionWrap : public Napi::ObjectWrap<SessionWrap> {
  public:
-  static Napi::FunctionReference* constructor;
-
   static void Init(Napi::Env env, Napi::Object exports) {
     Napi::Function cls = DefineClass(
         env, "NativeSession",
@@ -87,7 +86,7 @@ class SessionWrap : public Napi::ObjectWrap<SessionWrap> {
              "requestCompaction"),
          InstanceMethod<&SessionWrap::P<&SessionWrap::CallTool>>("call"),
          InstanceMethod<&SessionWrap::P<&SessionWrap::Fork>>("fork")});
-    constructor = new Napi::FunctionReference(Napi::Persistent(cls));
+    SetNativeClass(env, NativeClass::kSession, cls);
     exports.Set("NativeSession", cls);
   }
 
@@ -103,7 +102,8 @@ class SessionWrap : public Napi::ObjectWrap<SessionWrap> {
   };
 
   static Napi::Value New(Napi::Env env, Parts& parts) {
-    return constructor->New({Napi::External<Parts>::New(env, &parts)});
+    return NativeClassOf(env, NativeClass::kSession)
+        .New({Napi::External<Parts>::New(env, &parts)});
   }
 
   explicit SessionWrap(const Napi::CallbackInfo& info)
@@ -345,8 +345,6 @@ class SessionWrap : public Napi::ObjectWrap<SessionWrap> {
   std::shared_ptr<std::mutex> lock_ = std::make_shared<std::mutex>();
   std::string id_;
 };
-
-Napi::FunctionReference* SessionWrap::constructor = nullptr;
 
 namespace {
 

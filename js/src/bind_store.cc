@@ -75,8 +75,6 @@ Napi::Value RefText(Napi::Env env, Ref& ref) {
 // ---------------------------------------------------------------------------
 // Store
 
-Napi::FunctionReference* StoreWrap::constructor = nullptr;
-
 StoreWrap::StoreWrap(const Napi::CallbackInfo& info)
     : Napi::ObjectWrap<StoreWrap>(info) {
   if (info.Length() != 1 || !info[0].IsExternal()) {
@@ -139,8 +137,8 @@ Napi::Value OpenStore(const Napi::CallbackInfo& info) {
         return std::shared_ptr<Store>(std::move(*store));
       },
       [](Napi::Env env, std::shared_ptr<Store>& store) -> Napi::Value {
-        return StoreWrap::constructor->New(
-            {Napi::External<std::shared_ptr<Store>>::New(env, &store)});
+        return NativeClassOf(env, NativeClass::kStore)
+            .New({Napi::External<std::shared_ptr<Store>>::New(env, &store)});
       });
 }
 
@@ -150,15 +148,13 @@ void StoreWrap::Init(Napi::Env env, Napi::Object exports) {
                   {InstanceAccessor<&StoreWrap::Home>("home"),
                    InstanceMethod<&StoreWrap::View>("view"),
                    InstanceMethod<&StoreWrap::Stats>("stats")});
-  constructor = new Napi::FunctionReference(Napi::Persistent(cls));
+  SetNativeClass(env, NativeClass::kStore, cls);
   exports.Set("NativeStore", cls);
   exports.Set("openStore", Napi::Function::New(env, PromisedFn<OpenStore>));
 }
 
 // ---------------------------------------------------------------------------
 // View
-
-Napi::FunctionReference* ViewWrap::constructor = nullptr;
 
 ViewWrap::ViewWrap(const Napi::CallbackInfo& info)
     : Napi::ObjectWrap<ViewWrap>(info) {
@@ -173,7 +169,8 @@ ViewWrap::ViewWrap(const Napi::CallbackInfo& info)
 
 ViewWrap* ViewArg(const Napi::CallbackInfo& info, size_t i) {
   if (i >= info.Length() || !info[i].IsObject() ||
-      !info[i].As<Napi::Object>().InstanceOf(ViewWrap::constructor->Value())) {
+      !info[i].As<Napi::Object>().InstanceOf(
+          NativeClassOf(info.Env(), NativeClass::kView))) {
     throw Napi::TypeError::New(info.Env(), "view must be a View");
   }
   return ViewWrap::Unwrap(info[i].As<Napi::Object>());
@@ -182,7 +179,8 @@ ViewWrap* ViewArg(const Napi::CallbackInfo& info, size_t i) {
 Napi::Object ViewWrap::New(Napi::Env env, std::shared_ptr<Store> store,
                            ctxkit::View view) {
   Parts parts{std::move(store), std::move(view)};
-  return constructor->New({Napi::External<Parts>::New(env, &parts)});
+  return NativeClassOf(env, NativeClass::kView)
+      .New({Napi::External<Parts>::New(env, &parts)});
 }
 
 template <typename T, typename Work, typename Done>
@@ -497,7 +495,7 @@ void ViewWrap::Init(Napi::Env env, Napi::Object exports) {
        InstanceMethod<&ViewWrap::P<&ViewWrap::Len>>("len"),
        InstanceMethod<&ViewWrap::P<&ViewWrap::Summarize>>("summarize"),
        InstanceMethod<&ViewWrap::P<&ViewWrap::FindRelevant>>("findRelevant")});
-  constructor = new Napi::FunctionReference(Napi::Persistent(cls));
+  SetNativeClass(env, NativeClass::kView, cls);
   exports.Set("NativeView", cls);
 }
 

@@ -1,14 +1,17 @@
 #include "node_binding.h"
 
+#include <array>
 #include <string>
 
 namespace ctxkit::node {
 
 namespace {
 
-// Per-environment data: the CtxkitError constructor.
+// Per-environment data: the CtxkitError constructor and the native
+// classes (by NativeClass).
 struct AddonData {
   Napi::FunctionReference error_class;
+  std::array<Napi::FunctionReference, 5> classes;
 };
 
 AddonData* Data(Napi::Env env) {
@@ -46,6 +49,14 @@ void SetErrorClass(const Napi::CallbackInfo& info) {
   }
   Data(info.Env())->error_class =
       Napi::Persistent(info[0].As<Napi::Function>());
+}
+
+void SetNativeClass(Napi::Env env, NativeClass which, Napi::Function cls) {
+  Data(env)->classes.at(static_cast<size_t>(which)) = Napi::Persistent(cls);
+}
+
+Napi::Function NativeClassOf(Napi::Env env, NativeClass which) {
+  return Data(env)->classes.at(static_cast<size_t>(which)).Value();
 }
 
 Napi::Value StatusError(Napi::Env env, const Status& status) {

@@ -35,6 +35,13 @@ namespace ctxkit::node {
 // The CtxkitError class index.js defines, given to the addon at load
 // (setErrorClass); kept per environment.
 void SetErrorClass(const Napi::CallbackInfo& info);
+// The classes the addon defines. Each environment (the main thread, every
+// worker thread) loads the addon on its own, so they are kept per
+// environment, like the error class.
+enum class NativeClass { kStore, kView, kSession, kNotebook, kCapture };
+void SetNativeClass(Napi::Env env, NativeClass which, Napi::Function cls);
+Napi::Function NativeClassOf(Napi::Env env, NativeClass which);
+
 // A CtxkitError for `status` (message, `code`), or a plain Error with
 // `code` before setErrorClass was called.
 Napi::Value StatusError(Napi::Env env, const Status& status);

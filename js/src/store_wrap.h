@@ -17,7 +17,6 @@ namespace ctxkit::node {
 class StoreWrap : public Napi::ObjectWrap<StoreWrap> {
  public:
   static void Init(Napi::Env env, Napi::Object exports);
-  static Napi::FunctionReference* constructor;
 
   explicit StoreWrap(const Napi::CallbackInfo& info);
   const std::shared_ptr<Store>& store() const { return store_; }
@@ -36,7 +35,6 @@ class ViewWrap : public Napi::ObjectWrap<ViewWrap> {
   static void Init(Napi::Env env, Napi::Object exports);
   static Napi::Object New(Napi::Env env, std::shared_ptr<Store> store,
                           ctxkit::View view);
-  static Napi::FunctionReference* constructor;
 
   explicit ViewWrap(const Napi::CallbackInfo& info);
 

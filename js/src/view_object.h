@@ -17,8 +17,8 @@
 
 namespace ctxkit::node {
 
-// `Derived` wraps a `T` opened on a view; `Derived::constructor` is its
-// class, made by `Derived::Init`.
+// `Derived` wraps a `T` opened on a view; `Derived::kClass` names its
+// class, registered by `Derived::Init`.
 template <typename Derived, typename T>
 class ViewObjectWrap : public Napi::ObjectWrap<Derived> {
  public:
@@ -43,8 +43,8 @@ class ViewObjectWrap : public Napi::ObjectWrap<Derived> {
           return Parts{store, view, std::move(*object)};
         },
         [](Napi::Env env, Parts& parts) -> Napi::Value {
-          return Derived::constructor->New(
-              {Napi::External<Parts>::New(env, &parts)});
+          return NativeClassOf(env, Derived::kClass)
+              .New({Napi::External<Parts>::New(env, &parts)});
         });
   }
 
