@@ -3,13 +3,15 @@
 // They live here rather than in store.h so that the engine (storage/) and
 // the core library never depend on the Store API built on top of them.
 //
-// Thread safety: plain enums and a pure function.
+// Thread safety: plain enums and pure functions.
 
 #ifndef CTXKIT_TYPES_H_
 #define CTXKIT_TYPES_H_
 
 #include <cstdint>
 #include <string_view>
+
+#include "ctxkit/status.h"
 
 namespace ctxkit {
 
@@ -21,6 +23,10 @@ enum class Durability : uint8_t {
   // Survives a crash of the process (kill -9), not necessarily power loss.
   kProcess,
 };
+
+// "full" or "process" (what the faces accept for Options::durability);
+// InvalidArgument naming both for anything else.
+Result<Durability> ParseDurability(std::string_view name);
 
 // The state of one version of an object. Stored as its number (append new
 // states; never renumber).

@@ -120,14 +120,9 @@ Napi::Value OpenStore(const Napi::CallbackInfo& info) {
   options.store_url = ResolveStoreUrl(OptString(o, "storeUrl").value_or(""));
   options.read_only = OptBool(o, "readOnly").value_or(false);
   if (std::optional<std::string> d = OptString(o, "durability")) {
-    if (*d == "process") {
-      options.durability = Durability::kProcess;
-    } else if (*d != "full") {
-      ThrowStatus(info.Env(),
-                  Status::InvalidArgument("durability must be 'full' or "
-                                          "'process', not '" +
-                                          *d + "'"));
-    }
+    Result<Durability> durability = ParseDurability(*d);
+    if (!durability.ok()) ThrowStatus(info.Env(), durability.status());
+    options.durability = *durability;
   }
   return Async<std::shared_ptr<Store>>(
       info.Env(), Napi::Object::New(info.Env()), nullptr,

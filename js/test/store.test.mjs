@@ -113,8 +113,9 @@ test('errors are CtxkitError with a code; bad arguments are TypeError',
   // rejects the same way.
   await assert.rejects(view.set('k', 'v', {type: 'nope'}), {
     name: 'CtxkitError', code: 'invalid_argument'});
-  await assert.rejects(ck.Store.open({durability: 'sometimes'}),
-                       {code: 'invalid_argument'});
+  await assert.rejects(ck.Store.open({durability: 'sometimes'}), {
+    code: 'invalid_argument',
+    message: "durability must be 'full' or 'process', not 'sometimes'"});
   assert.throws(() => new ck.Store({}), TypeError);
 });
 

@@ -19,12 +19,6 @@ std::string TypeString(ValueType type) {
   return std::string(ValueTypeName(type));
 }
 
-Durability ParseDurability(const std::string& name) {
-  if (name == "full") return Durability::kFull;
-  if (name == "process") return Durability::kProcess;
-  InvalidArgument("durability must be 'full' or 'process', not '" + name + "'");
-}
-
 std::unique_ptr<Store> OpenStore(const std::optional<std::string>& home,
                                  const std::optional<std::string>& store_url,
                                  bool read_only, uint64_t memory_ceiling_bytes,
@@ -35,7 +29,7 @@ std::unique_ptr<Store> OpenStore(const std::optional<std::string>& home,
   options.store_url = ResolveStoreUrl(store_url.value_or(""));
   options.read_only = read_only;
   options.memory_ceiling_bytes = memory_ceiling_bytes;
-  options.durability = ParseDurability(durability);
+  options.durability = Unwrap(ParseDurability(durability));
   options.busy_timeout_ms = busy_timeout_ms;
   return Call([&] { return Store::Open(options); });
 }

@@ -42,6 +42,14 @@ Result<ValueType> ParseValueType(std::string_view name) {
       "note or chat)");
 }
 
+Result<Durability> ParseDurability(std::string_view name) {
+  if (name == "full") return Durability::kFull;
+  if (name == "process") return Durability::kProcess;
+  return Status::InvalidArgument(
+      "durability must be 'full' or 'process', not '" + std::string(name) +
+      "'");
+}
+
 std::string_view VersionStateName(VersionState state) {
   switch (state) {
     case VersionState::kPresent:

@@ -70,6 +70,15 @@ def test_ref_wire_form_round_trips_with_the_cli(home: str, ctxkit_binary: str) -
     assert str(view.pin("doc")) == printed
 
 
+def test_unknown_durability_is_refused_as_every_face_refuses_it(
+        home: str) -> None:
+    # The library's ParseDurability: the Node package says the same.
+    with pytest.raises(ctxkit.InvalidArgumentError,
+                       match="durability must be 'full' or 'process', "
+                             "not 'sometimes'"):
+        ctxkit.Store(home, durability="sometimes")
+
+
 def test_bad_ref_text_is_invalid_argument() -> None:
     with pytest.raises(ctxkit.InvalidArgumentError) as e:
         ctxkit.Ref("ck:not-a-ref")
