@@ -193,7 +193,7 @@ class SessionWrap : public Napi::ObjectWrap<SessionWrap> {
   }
 
   Napi::Value Replay(const Napi::CallbackInfo& info) {
-    const uint64_t n = RecordArg(info, 0);
+    const uint64_t n = UintArg(info, 0, "record");
     return RenderCall(info, [n](Session& s) { return s.Replay(n); });
   }
 
@@ -219,17 +219,8 @@ class SessionWrap : public Napi::ObjectWrap<SessionWrap> {
         });
   }
 
-  static uint64_t RecordArg(const Napi::CallbackInfo& info, size_t i) {
-    if (i >= info.Length() || !info[i].IsNumber() ||
-        info[i].As<Napi::Number>().DoubleValue() < 0) {
-      throw Napi::TypeError::New(info.Env(),
-                                 "record must be a non-negative integer");
-    }
-    return static_cast<uint64_t>(info[i].As<Napi::Number>().Int64Value());
-  }
-
   Napi::Value Diff(const Napi::CallbackInfo& info) {
-    const uint64_t from = RecordArg(info, 0), to = RecordArg(info, 1);
+    const uint64_t from = UintArg(info, 0, "from"), to = UintArg(info, 1, "to");
     std::string id = id_;
     return Call<json>(
         info,
@@ -268,10 +259,9 @@ class SessionWrap : public Napi::ObjectWrap<SessionWrap> {
   Napi::Value PoolCall(const Napi::CallbackInfo& info) {
     std::string verb = StringArg(info, 0, "verb");
     std::string object = StringArg(info, 1, "object");
-    const uint64_t version =
-        info.Length() > 2 && info[2].IsNumber()
-            ? static_cast<uint64_t>(info[2].As<Napi::Number>().Int64Value())
-            : 0;
+    const uint64_t version = info.Length() > 2 && !info[2].IsUndefined()
+                                 ? UintArg(info, 2, "version")
+                                 : 0;
     if (verb != "activate" && verb != "deactivate" && verb != "pin" &&
         verb != "unpin" && verb != "track") {
       throw Napi::TypeError::New(info.Env(), "unknown pool verb " + verb);
@@ -324,7 +314,7 @@ class SessionWrap : public Napi::ObjectWrap<SessionWrap> {
 
   // fork(record, newId): a new session from recorded render `record`.
   Napi::Value Fork(const Napi::CallbackInfo& info) {
-    const uint64_t record = RecordArg(info, 0);
+    const uint64_t record = UintArg(info, 0, "record");
     std::string child = StringArg(info, 1, "newId");
     std::shared_ptr<Store> store = store_;
     std::string parent = id_;

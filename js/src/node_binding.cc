@@ -88,6 +88,18 @@ std::string StringArg(const Napi::CallbackInfo& info, size_t i,
   return info[i].As<Napi::String>().Utf8Value();
 }
 
+uint64_t UintArg(const Napi::CallbackInfo& info, size_t i, const char* name) {
+  const double d = i < info.Length() && info[i].IsNumber()
+                       ? info[i].As<Napi::Number>().DoubleValue()
+                       : -1;
+  if (d < 0 || d > 9007199254740991.0 ||
+      d != static_cast<double>(static_cast<uint64_t>(d))) {
+    ThrowType(info.Env(),
+              std::string(name) + " must be a non-negative integer");
+  }
+  return static_cast<uint64_t>(d);
+}
+
 std::string BytesArg(const Napi::CallbackInfo& info, size_t i,
                      const char* name) {
   if (i < info.Length() && info[i].IsString()) {

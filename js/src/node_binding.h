@@ -87,6 +87,8 @@ Napi::Value PromisedFn(const Napi::CallbackInfo& info) {
 // Argument readers: `name` names the parameter in the TypeError.
 std::string StringArg(const Napi::CallbackInfo& info, size_t i,
                       const char* name);
+// A non-negative safe integer.
+uint64_t UintArg(const Napi::CallbackInfo& info, size_t i, const char* name);
 // A value: a string (its UTF-8 bytes) or a Buffer / Uint8Array (copied).
 std::string BytesArg(const Napi::CallbackInfo& info, size_t i,
                      const char* name);

@@ -117,6 +117,9 @@ test('sessions are shared with the CLI; bad input is refused', async (t) => {
                        {code: 'invalid_argument'});
   await assert.rejects(session.ingest('{not json'), {code: 'invalid_argument'});
   assert.throws(() => session.render({}), /options.budget/);
+  assert.throws(() => session.replay(1.5), /record must be a non-negative/);
+  assert.throws(() => session.activate('#2', 'one'),
+                /version must be a non-negative integer/);
   await assert.rejects(session.render({budget: 10, format: 'xml'}),
                        {code: 'invalid_argument'});
   assert.throws(() => ck.Session.tools('xml'), {code: 'invalid_argument'});
