@@ -17,6 +17,7 @@
 #include "ctxkit/notes.h"
 #include "ctxkit/ref.h"
 #include "face/environment.h"
+#include "text/json_write.h"
 
 namespace ctxkit::cli {
 
@@ -132,7 +133,7 @@ int ReportFailure(const Status& status, bool json) {
          {{"code", std::string(StatusCodeName(status.code()))},
           {"message", status.message()}}}};
     // Messages may quote input that is not UTF-8: replaced, never fatal.
-    line = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    line = text::DumpJson(j);
   } else {
     line = "ctxkit: " + status.ToString();
   }

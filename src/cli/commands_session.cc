@@ -21,6 +21,7 @@
 #include "face/environment.h"
 #include "session/render_json.h"
 #include "session/session_state.h"
+#include "text/json_write.h"
 
 namespace ctxkit::cli {
 namespace {
@@ -245,9 +246,7 @@ Status RunRender(Context& ctx, const SessionArgs& a) {
   out["request"] = nlohmann::json::parse(r->request_json);
   // Shown only: a byte that is not UTF-8 would print as U+FFFD (the
   // request and report are UTF-8 already, docs/sessions.md).
-  return WriteStdout(
-      out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) +
-      "\n");
+  return WriteStdout(text::DumpJson(out) + "\n");
 }
 
 Status RunDiff(Context& ctx, const SessionArgs& a) {

@@ -18,6 +18,7 @@
 #include "core/status_macros.h"
 #include "ctxkit/store.h"
 #include "ctxkit/watch.h"
+#include "text/json_write.h"
 
 namespace ctxkit::cli {
 
@@ -174,7 +175,7 @@ Status RunDaemon(Context& ctx, const WatchArgs& a) {
                           {"key", c.key},
                           {"version", c.version}};
       if (c.kind == WatchChange::Kind::kMoved) j["from_key"] = c.from_key;
-      line = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+      line = text::DumpJson(j);
     } else {
       line = std::string(WatchChangeKindName(c.kind)) + " " +
              (c.kind == WatchChange::Kind::kMoved ? c.from_key + " -> " : "") +

@@ -16,6 +16,7 @@
 #include "mcp/tool_registry.h"
 #include "mcp/tool_util.h"
 #include "session/render_json.h"
+#include "text/json_write.h"
 
 namespace ctxkit::mcp {
 
@@ -135,8 +136,7 @@ Result<ToolResult> RunDiff(ClientState& c, const Json& a,
   if (!d.ok()) return d.status();
   ToolResult r;
   r.structured = session::DiffToJson(c.binding.session, *d);
-  r.content.push_back(TextContent(
-      r.structured.dump(-1, ' ', false, Json::error_handler_t::replace)));
+  r.content.push_back(TextContent(text::DumpJson(r.structured)));
   return r;
 }
 
