@@ -283,6 +283,13 @@ export class View {
   private constructor();
   /** Writes a new version; resolves to its static ref. */
   set(key: string, value: Value, options?: SetOptions): Promise<string>;
+  /**
+   * Writes every [key, value] pair, with the same options, as one commit
+   * and one sync: all or nothing (a session-only item is refused); a key
+   * may come more than once. Resolves to the static refs, in item order.
+   */
+  setMany(items: ReadonlyArray<readonly [string, Value]>,
+          options?: SetOptions): Promise<string[]>;
   /** Appends to a stream (or chat) value, creating it when missing: a
    * new version holding the previous one plus `value` (only the new bytes
    * are stored); resolves to its static ref. `type` applies when it
