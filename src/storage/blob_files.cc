@@ -185,6 +185,12 @@ Result<UniqueFd> BlobFiles::OpenChecked(std::string_view hash, uint64_t size,
 
 namespace {
 
+// `offset` rounded up to a whole checksum chunk.
+uint64_t RoundUpToChunk(uint64_t offset) {
+  return offset +
+         (kBlobChunkBytes - offset % kBlobChunkBytes) % kBlobChunkBytes;
+}
+
 // Reads exactly [offset, offset + length) of `fd`.
 Result<std::string> PreadExactly(int fd, uint64_t offset, uint64_t length,
                                  const std::string& path) {
@@ -215,9 +221,7 @@ Result<std::string> BlobFiles::Read(std::string_view hash, uint64_t size,
     // Whole chunks around the range, each checked, then the range.
     const uint64_t from = offset - offset % kBlobChunkBytes;
     const uint64_t end = offset + length;
-    const uint64_t to =
-        std::min(size, end + (kBlobChunkBytes - end % kBlobChunkBytes) %
-                                 kBlobChunkBytes);
+    const uint64_t to = std::min(size, RoundUpToChunk(end));
     CTXKIT_ASSIGN_OR_RETURN(std::string chunks,
                             PreadExactly(fd.get(), from, to - from, path));
     CTXKIT_RETURN_IF_ERROR(
@@ -255,13 +259,10 @@ Result<bool> BlobFiles::Scan(
   if (sums.empty() && offset == 0 && end == size) whole.emplace();
   for (uint64_t pos = offset; pos < end;) {
     const uint64_t map_from = pos - pos % kBlobChunkBytes;
-    window_bytes +=
-        (kBlobChunkBytes - window_bytes % kBlobChunkBytes) % kBlobChunkBytes;
+    window_bytes = RoundUpToChunk(window_bytes);
     // Only whole chunks can be checked: round the window's end up to one.
     const uint64_t want_to = std::min(end, map_from + window_bytes);
-    const uint64_t map_to =
-        std::min(size, want_to + (kBlobChunkBytes - want_to % kBlobChunkBytes) %
-                                     kBlobChunkBytes);
+    const uint64_t map_to = std::min(size, RoundUpToChunk(want_to));
     window_bytes =
         std::max(window_bytes, std::min(2 * window_bytes, kMaxWindow));
     const size_t map_len = static_cast<size_t>(map_to - map_from);
@@ -272,14 +273,22 @@ Result<bool> BlobFiles::Scan(
     if (addr == MAP_FAILED) return ErrnoStatus("mmap", path);
     const std::string_view window(static_cast<const char*>(addr), map_len);
     Status checked = Status::Ok();
-    if (!sums.empty()) {
-      checked =
-          VerifyBlobChunks(sums, map_from / kBlobChunkBytes, window, path);
-    }
-    bool more = checked.ok();
+    bool more = true;
+    // The chunks under each piece are checked just before it is handed
+    // over, while they are in cache for the sink; [map_from, checked_to)
+    // are checked.
+    uint64_t checked_to = map_from;
     const uint64_t stop = std::min(end, map_to);
     for (; more && pos < stop;) {
       const uint64_t n = std::min(piece_bytes, stop - pos);
+      if (!sums.empty() && checked_to < pos + n) {
+        const uint64_t to = std::min(map_to, RoundUpToChunk(pos + n));
+        checked = VerifyBlobChunks(
+            sums, checked_to / kBlobChunkBytes,
+            window.substr(checked_to - map_from, to - checked_to), path);
+        if (!checked.ok()) break;
+        checked_to = to;
+      }
       const std::string_view piece = window.substr(pos - map_from, n);
       if (whole) whole->Update(piece);
       more = sink(piece);
