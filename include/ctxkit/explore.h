@@ -40,6 +40,13 @@
 // version), so repeated line seeks into a big value do not rescan it.
 // Nothing is persisted.
 //
+// Threads. Search over several variables (more than 4 MiB in all) uses
+// up to one thread per hardware thread (at most 8), started for the call
+// and joined before it returns: each variable is searched on one thread,
+// and the hits are merged in variable order, so the result (matches, their
+// order, max_results, every count) is the one a search of one variable
+// after another gives.
+//
 // Thread safety: all functions are thread-safe (as View is).
 
 #ifndef CTXKIT_EXPLORE_H_

@@ -1,0 +1,127 @@
+#include "explore/parallel_search.h"
+
+#include <algorithm>
+#include <atomic>
+#include <optional>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "core/mutex.h"
+
+namespace ctxkit::explore {
+
+namespace {
+
+constexpr size_t kMaxThreads = 8;
+// Below this many bytes in all, a search is over before a thread would
+// have started (a thread costs tens of microseconds; a MiB of text is
+// searched in about a hundred).
+constexpr uint64_t kParallelMinBytes = 4ull << 20;
+
+// One call's shared state: the next value to start, the hits waiting for
+// the merge, and the merge itself.
+class OrderedSearch {
+ public:
+  OrderedSearch(View& view, const text::LineMatcher& matcher,
+                const SearchOptions& options, std::span<const Ref> targets,
+                bool listed, size_t threads, SearchMerge& merge)
+      : view_(view),
+        matcher_(matcher),
+        options_(options),
+        targets_(targets),
+        listed_(listed),
+        ahead_(4 * threads),
+        merge_(merge),
+        slots_(targets.size()) {}
+
+  // Searches values until none is left or the merge is done.
+  void Work() EXCLUDES(mu_) {
+    for (;;) {
+      std::optional<size_t> i = Claim();
+      if (!i) return;
+      ValueHits hits =
+          SearchValue(view_, matcher_, options_, targets_[*i], stop_);
+      Deliver(*i, std::move(hits));
+    }
+  }
+
+  Status status() EXCLUDES(mu_) {
+    core::MutexLock lock(&mu_);
+    return error_;
+  }
+
+ private:
+  // The next value to search, waiting while the work is kAhead values
+  // ahead of the merge; none once everything is started or the merge is
+  // done.
+  std::optional<size_t> Claim() EXCLUDES(mu_) {
+    core::MutexLock lock(&mu_);
+    while (!stop_.load() && next_ < targets_.size() &&
+           next_ >= merged_ + ahead_) {
+      merged_more_.Wait(&mu_);
+    }
+    if (stop_.load() || next_ >= targets_.size()) return std::nullopt;
+    return next_++;
+  }
+
+  // Stores value i's hits and merges every value ready in order.
+  void Deliver(size_t i, ValueHits hits) EXCLUDES(mu_) {
+    core::MutexLock lock(&mu_);
+    slots_[i] = std::move(hits);
+    const size_t before = merged_;
+    while (!stop_.load() && merged_ < slots_.size() && slots_[merged_]) {
+      Status s =
+          merge_.Add(targets_[merged_], std::move(*slots_[merged_]), listed_);
+      slots_[merged_].reset();
+      ++merged_;
+      if (!s.ok()) error_ = s;
+      // Values after this one no longer matter: stop them.
+      if (!s.ok() || merge_.done()) stop_.store(true);
+    }
+    if (merged_ != before || stop_.load()) merged_more_.SignalAll();
+  }
+
+  View& view_;
+  const text::LineMatcher& matcher_;
+  const SearchOptions& options_;
+  const std::span<const Ref> targets_;
+  const bool listed_;
+  const size_t ahead_;
+  // Read without the lock by the values being searched (their cancel).
+  std::atomic<bool> stop_{false};
+  core::Mutex mu_;
+  core::CondVar merged_more_;
+  SearchMerge& merge_ GUARDED_BY(mu_);
+  std::vector<std::optional<ValueHits>> slots_ GUARDED_BY(mu_);
+  size_t next_ GUARDED_BY(mu_) = 0;
+  size_t merged_ GUARDED_BY(mu_) = 0;
+  Status error_ GUARDED_BY(mu_);
+};
+
+}  // namespace
+
+size_t SearchThreads(std::span<const Ref> targets) {
+  uint64_t bytes = 0;
+  for (const Ref& ref : targets) bytes += ref.size_bytes;
+  if (bytes < kParallelMinBytes) return 1;
+  const size_t hardware = std::max(1u, std::thread::hardware_concurrency());
+  return std::min({hardware, kMaxThreads, targets.size()});
+}
+
+Status SearchInOrder(View& view, const text::LineMatcher& matcher,
+                     const SearchOptions& options, std::span<const Ref> targets,
+                     bool listed, size_t threads, SearchMerge& merge) {
+  if (targets.empty() || merge.done()) return Status::Ok();
+  OrderedSearch search(view, matcher, options, targets, listed,
+                       std::max<size_t>(threads, 1), merge);
+  std::vector<std::thread> helpers;
+  for (size_t t = 1; t < threads; ++t) {
+    helpers.emplace_back([&search] { search.Work(); });
+  }
+  search.Work();
+  for (std::thread& t : helpers) t.join();
+  return search.status();
+}
+
+}  // namespace ctxkit::explore
