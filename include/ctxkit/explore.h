@@ -16,7 +16,8 @@
 // start of a 1 GiB value reads a few KiB. Search reads through View::Scan
 // (blob files mapped and searched in place, nothing copied into the
 // memory tier) and holds one 256 KiB piece plus a line split across two
-// pieces (at most about 16 MiB) per variable. JSON items are
+// pieces (at most about 16 MiB) per variable being searched (one per
+// thread, see Threads below). JSON items are
 // found by a structural scan that also stops once the wanted items are
 // complete. A full scan happens only when an answer needs the whole value:
 // a negative index (counted from the end), PeekOptions::count_total, or
