@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/mutex.h"
+#include "core/status_macros.h"
 
 namespace ctxkit::explore {
 
@@ -40,8 +41,8 @@ class OrderedSearch {
     for (;;) {
       std::optional<size_t> i = Claim();
       if (!i) return;
-      ValueHits hits =
-          SearchValue(view_, matcher_, options_, targets_[*i], stop_);
+      ValueHits hits = SearchValue(view_, matcher_, options_, targets_[*i],
+                                   options_.max_results, stop_);
       Deliver(*i, std::move(hits));
     }
   }
@@ -112,9 +113,20 @@ size_t SearchThreads(std::span<const Ref> targets) {
 Status SearchInOrder(View& view, const text::LineMatcher& matcher,
                      const SearchOptions& options, std::span<const Ref> targets,
                      bool listed, size_t threads, SearchMerge& merge) {
+  if (threads <= 1) {
+    // One value after another on this thread, each told how many matches
+    // are still wanted.
+    const std::atomic<bool> never{false};
+    for (const Ref& ref : targets) {
+      if (merge.done()) break;
+      CTXKIT_RETURN_IF_ERROR(merge.Add(
+          ref, SearchValue(view, matcher, options, ref, merge.wanted(), never),
+          listed));
+    }
+    return Status::Ok();
+  }
   if (targets.empty() || merge.done()) return Status::Ok();
-  OrderedSearch search(view, matcher, options, targets, listed,
-                       std::max<size_t>(threads, 1), merge);
+  OrderedSearch search(view, matcher, options, targets, listed, threads, merge);
   std::vector<std::thread> helpers;
   for (size_t t = 1; t < threads; ++t) {
     helpers.emplace_back([&search] { search.Work(); });

@@ -34,7 +34,7 @@ SearchMatch ToSearchMatch(const Ref& ref, text::LineMatch m) {
 
 ValueHits SearchValue(View& view, const text::LineMatcher& matcher,
                       const SearchOptions& options, const Ref& ref,
-                      const std::atomic<bool>& cancel) {
+                      size_t limit, const std::atomic<bool>& cancel) {
   ValueHits hits;
   text::LineSearchOptions lo;
   lo.context_lines = options.context_lines;
@@ -43,7 +43,7 @@ ValueHits SearchValue(View& view, const text::LineMatcher& matcher,
     hits.matches.push_back(ToSearchMatch(ref, std::move(m)));
     hits.scanned_at.push_back(hits.scanned);
     // Stop here rather than read on for one more match.
-    return hits.matches.size() < options.max_results;
+    return hits.matches.size() < limit;
   };
   text::LineSearcher searcher(matcher, lo, sink);
   hits.status = view.Scan(ref, 0, ref.size_bytes, kScanPieceBytes,
@@ -61,7 +61,7 @@ ValueHits SearchValue(View& view, const text::LineMatcher& matcher,
 Status SearchMerge::Add(const Ref& ref, ValueHits hits, bool listed) {
   if (done()) return Status::Ok();
   ++result_.variables_searched;
-  const size_t wanted = max_results_ - result_.matches.size();
+  const size_t wanted = this->wanted();
   if (hits.matches.size() >= wanted) {
     // A search of one value after another stops at this match, whatever
     // the value held after it.

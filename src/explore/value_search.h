@@ -31,11 +31,12 @@ struct ValueHits {
 };
 
 // Searches the version `ref` pins (a dynamic ref is read as it stands,
-// bounded by its recorded size). Stops after options.max_results matches,
-// or as soon as `cancel` is set (the hits are then of no use).
+// bounded by its recorded size). Stops after `limit` matches (at most
+// options.max_results), or as soon as `cancel` is set (the hits are then
+// of no use).
 ValueHits SearchValue(View& view, const text::LineMatcher& matcher,
                       const SearchOptions& options, const Ref& ref,
-                      const std::atomic<bool>& cancel);
+                      size_t limit, const std::atomic<bool>& cancel);
 
 // Joins values' hits, fed in variable order, into one SearchResult: the
 // first max_results matches, and the bytes and variables a search of one
@@ -51,6 +52,8 @@ class SearchMerge {
   Status Add(const Ref& ref, ValueHits hits, bool listed);
   // The result holds max_results matches: no later value matters.
   bool done() const { return result_.truncated; }
+  // Matches still wanted.
+  size_t wanted() const { return max_results_ - result_.matches.size(); }
   SearchResult Take() { return std::move(result_); }
 
  private:
