@@ -32,18 +32,19 @@ class OrderedSearch {
         options_(options),
         targets_(targets),
         listed_(listed),
-        ahead_(4 * threads),
+        ahead_(2 * threads),
         merge_(merge),
         slots_(targets.size()) {}
 
   // Searches values until none is left or the merge is done.
   void Work() EXCLUDES(mu_) {
     for (;;) {
-      std::optional<size_t> i = Claim();
-      if (!i) return;
-      ValueHits hits = SearchValue(view_, matcher_, options_, targets_[*i],
-                                   options_.max_results, stop_);
-      Deliver(*i, std::move(hits));
+      std::optional<Claimed> claimed = Claim();
+      if (!claimed) return;
+      ValueHits hits =
+          SearchValue(view_, matcher_, options_, targets_[claimed->index],
+                      claimed->limit, stop_);
+      Deliver(claimed->index, std::move(hits));
     }
   }
 
@@ -53,17 +54,36 @@ class OrderedSearch {
   }
 
  private:
-  // The next value to search, waiting while the work is kAhead values
+  struct Claimed {
+    size_t index = 0;
+    size_t limit = 0;  // Matches worth finding in it.
+  };
+
+  // The next value to search, waiting while the work is ahead_ values
   // ahead of the merge; none once everything is started or the merge is
   // done.
-  std::optional<size_t> Claim() EXCLUDES(mu_) {
+  std::optional<Claimed> Claim() EXCLUDES(mu_) {
     core::MutexLock lock(&mu_);
     while (!stop_.load() && next_ < targets_.size() &&
            next_ >= merged_ + ahead_) {
       merged_more_.Wait(&mu_);
     }
     if (stop_.load() || next_ >= targets_.size()) return std::nullopt;
-    return next_++;
+    return Claimed{next_, LimitLocked(next_++)};
+  }
+
+  // What value i can contribute: the matches still wanted less those the
+  // finished values before it already hold (a bound that only falls as
+  // they finish, so it never cuts a match the merge keeps; at least 1).
+  // It keeps the hits held while an earlier value is searched near
+  // max_results.
+  size_t LimitLocked(size_t i) REQUIRES(mu_) {
+    size_t held = 0;
+    for (size_t j = merged_; j < i; ++j) {
+      if (slots_[j]) held += slots_[j]->matches.size();
+    }
+    const size_t wanted = merge_.wanted();
+    return held < wanted ? wanted - held : 1;
   }
 
   // Stores value i's hits and merges every value ready in order.

@@ -6,10 +6,12 @@
 // counts.
 //
 // Threads: the calling thread and up to threads - 1 more, started for the
-// call and joined before it returns. Work runs at most kAhead values ahead
-// of the merge, which bounds the hits held while an earlier value is still
-// being searched. Once the merge has max_results matches (or an error),
-// values after it are not started and those being searched stop.
+// call and joined before it returns. Work runs at most 2 x threads values
+// ahead of the merge, and a value is searched only for the matches the
+// finished values before it leave wanted, which bounds the hits held while
+// an earlier value is still being searched. Once the merge has max_results
+// matches (or an error), values after it are not started and those being
+// searched stop.
 
 #ifndef CTXKIT_EXPLORE_PARALLEL_SEARCH_H_
 #define CTXKIT_EXPLORE_PARALLEL_SEARCH_H_
