@@ -207,6 +207,34 @@ Result<std::string> PreadExactly(int fd, uint64_t offset, uint64_t length,
   return out;
 }
 
+// Hands [*pos, stop) of `window` (the blob's bytes from `from`) to the
+// sink in pieces of at most piece_bytes, checking the chunks under each
+// piece just before it goes, while they are in cache for the sink.
+// Returns whether the sink wants more; *pos is where the hand-over ended.
+Result<bool> HandOver(std::string_view window, uint64_t from, uint64_t stop,
+                      uint64_t piece_bytes, std::string_view sums,
+                      const std::string& path, core::Sha256Hasher* whole,
+                      const std::function<bool(std::string_view)>& sink,
+                      uint64_t* pos) {
+  uint64_t checked_to = from;  // [from, checked_to) are checked.
+  while (*pos < stop) {
+    const uint64_t n = std::min(piece_bytes, stop - *pos);
+    if (!sums.empty() && checked_to < *pos + n) {
+      const uint64_t to =
+          std::min(from + window.size(), RoundUpToChunk(*pos + n));
+      CTXKIT_RETURN_IF_ERROR(VerifyBlobChunks(
+          sums, checked_to / kBlobChunkBytes,
+          window.substr(checked_to - from, to - checked_to), path));
+      checked_to = to;
+    }
+    const std::string_view piece = window.substr(*pos - from, n);
+    if (whole != nullptr) whole->Update(piece);
+    *pos += n;
+    if (!sink(piece)) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 Result<std::string> BlobFiles::Read(std::string_view hash, uint64_t size,
@@ -272,31 +300,12 @@ Result<bool> BlobFiles::Scan(
                         fd.get(), static_cast<off_t>(map_from));
     if (addr == MAP_FAILED) return ErrnoStatus("mmap", path);
     const std::string_view window(static_cast<const char*>(addr), map_len);
-    Status checked = Status::Ok();
-    bool more = true;
-    // The chunks under each piece are checked just before it is handed
-    // over, while they are in cache for the sink; [map_from, checked_to)
-    // are checked.
-    uint64_t checked_to = map_from;
-    const uint64_t stop = std::min(end, map_to);
-    for (; more && pos < stop;) {
-      const uint64_t n = std::min(piece_bytes, stop - pos);
-      if (!sums.empty() && checked_to < pos + n) {
-        const uint64_t to = std::min(map_to, RoundUpToChunk(pos + n));
-        checked = VerifyBlobChunks(
-            sums, checked_to / kBlobChunkBytes,
-            window.substr(checked_to - map_from, to - checked_to), path);
-        if (!checked.ok()) break;
-        checked_to = to;
-      }
-      const std::string_view piece = window.substr(pos - map_from, n);
-      if (whole) whole->Update(piece);
-      more = sink(piece);
-      pos += n;
-    }
+    Result<bool> more =
+        HandOver(window, map_from, std::min(end, map_to), piece_bytes, sums,
+                 path, whole ? &*whole : nullptr, sink, &pos);
     ::munmap(addr, map_len);
-    CTXKIT_RETURN_IF_ERROR(checked);
-    if (!more) return true;
+    if (!more.ok()) return more.status();
+    if (!*more) return true;
   }
   if (whole && whole->Finish() != hash) {
     return BlobCorruption(path, "its content does not match its SHA-256 name");
