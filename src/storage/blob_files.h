@@ -80,8 +80,8 @@ class BlobFiles {
   // Checks as Read does, the chunks under each piece just before the
   // piece reaches the sink (a damaged chunk is reported before any of its
   // bytes are handed out); an unchecksummed blob scanned whole is hashed on
-  // the way and reported at the end. Blob files are immutable (written by atomic rename, never
-  // truncated), which is what makes mapping them safe.
+  // the way and reported at the end. Blob files are immutable (written by
+  // atomic rename, never truncated), which is what makes mapping them safe.
   Result<bool> Scan(std::string_view hash, uint64_t size, std::string_view sums,
                     uint64_t offset, uint64_t length, uint64_t window_bytes,
                     const std::function<bool(std::string_view)>& sink) const;
