@@ -15,6 +15,7 @@
 #include "explore/json_forms.h"
 #include "index/find_hit_json.h"
 #include "node_binding.h"
+#include "progress_option.h"
 #include "store/json_forms.h"
 #include "store_wrap.h"
 #include "summary/json_forms.h"
@@ -454,6 +455,7 @@ Napi::Value ViewWrap::FindRelevant(const Napi::CallbackInfo& info) {
   options.scope = OptString(o, "scope").value_or("");
   options.key_prefix = OptString(o, "keyPrefix").value_or("");
   options.top_k = OptUint(o, "topK").value_or(options.top_k);
+  options.progress = ProgressOption(o);
   return Call<json>(
       info,
       [query = std::move(query), options](ctxkit::View& v) -> Result<json> {

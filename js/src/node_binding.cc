@@ -27,6 +27,10 @@ AddonData* Data(Napi::Env env) {
   throw Napi::TypeError::New(env, message);
 }
 
+bool Absent(const Napi::Value& v) { return v.IsUndefined() || v.IsNull(); }
+
+}  // namespace
+
 std::string TypeName(const Napi::Value& v) {
   if (v.IsUndefined()) return "undefined";
   if (v.IsNull()) return "null";
@@ -38,10 +42,6 @@ std::string TypeName(const Napi::Value& v) {
   if (v.IsFunction()) return "function";
   return "object";
 }
-
-bool Absent(const Napi::Value& v) { return v.IsUndefined() || v.IsNull(); }
-
-}  // namespace
 
 void SetErrorClass(const Napi::CallbackInfo& info) {
   if (info.Length() < 1 || !info[0].IsFunction()) {

@@ -97,6 +97,8 @@ std::string JsonArg(const Napi::CallbackInfo& info, size_t i, const char* name);
 // The options object at `i`: an empty object when absent or undefined.
 Napi::Object OptionsArg(const Napi::CallbackInfo& info, size_t i);
 // Fields of an options object; absent or undefined: nullopt.
+// "undefined", "null", "string", ...: what a value is, for messages.
+std::string TypeName(const Napi::Value& v);
 std::optional<std::string> OptString(const Napi::Object& o, const char* name);
 std::optional<uint64_t> OptUint(const Napi::Object& o, const char* name);
 std::optional<int64_t> OptInt(const Napi::Object& o, const char* name);

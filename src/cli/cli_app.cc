@@ -11,6 +11,7 @@
 
 #include "cli/io.h"
 #include "cli/output.h"
+#include "cli/progress_line.h"
 #include "core/status_macros.h"
 #include "ctxkit/environment.h"
 #include "ctxkit/notes.h"
@@ -332,6 +333,10 @@ Result<std::string> Context::ToolOutputDir(std::string_view flag) const {
   return env::ToolOutputDir("", *home);
 }
 
+ProgressOptions Context::Progress() const {
+  return TerminalProgress(options_->quiet);
+}
+
 std::string Context::Producer() const {
   return options_->agent.empty() ? "cli" : "agent:" + options_->agent;
 }
@@ -375,6 +380,9 @@ int Main(int argc, char** argv, std::span<const RegisterVerbs> extra) {
       ->type_name("ID");
   app.add_flag("--json", options.json,
                "Machine-readable JSON output for metadata and listings");
+  app.add_flag("--quiet", options.quiet,
+               "No progress line on the terminal for long work (find on a "
+               "large store, gc, watch add/scan, session ingest)");
   // Runs during parsing, before the "a verb is required" check, as
   // --version does.
   app.add_flag_callback(

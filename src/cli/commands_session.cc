@@ -160,8 +160,9 @@ Status RunIngest(Context& ctx, const SessionArgs& a) {
   if (!log.ok()) return log.status();
   auto s = OpenSession(ctx, a.id);
   if (!s.ok()) return s.status();
-  auto report = a.append ? (*s)->IngestAppend(*log, *format)
-                         : (*s)->Ingest(*log, *format);
+  const ProgressOptions progress = ctx.Progress();
+  auto report = a.append ? (*s)->IngestAppend(*log, *format, progress)
+                         : (*s)->Ingest(*log, *format, progress);
   if (!report.ok()) return report.status();
   if (ctx.json()) {
     PrintJson(session::IngestToJson(a.id, *report));

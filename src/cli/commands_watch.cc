@@ -87,6 +87,7 @@ Status RunAdd(Context& ctx, const WatchArgs& a) {
   Result<Store*> store = ctx.OpenStore();
   if (!store.ok()) return store.status();
   WatchReport report;
+  o->progress = ctx.Progress();
   Result<WatchEntry> e = AddWatch(**store, a.path, *o, &report);
   if (!e.ok()) return e.status();
   if (ctx.json()) {
@@ -137,6 +138,7 @@ Status RunScan(Context& ctx, const WatchArgs& a) {
   if (!o.ok()) return o.status();
   Result<Store*> store = ctx.OpenStore();
   if (!store.ok()) return store.status();
+  o->progress = ctx.Progress();
   Result<WatchReport> report = ScanWatches(**store, *o);
   if (!report.ok()) return report.status();
   if (ctx.json()) {

@@ -42,7 +42,8 @@ Result<ToolResult> PoolResult(ClientState& c, const std::string& what,
   return r;
 }
 
-Result<ToolResult> RunActivate(ClientState& c, const Json& a) {
+Result<ToolResult> RunActivate(ClientState& c, const Json& a,
+                               const ProgressOptions&) {
   auto s = OwnSession(c);
   if (!s.ok()) return s.status();
   std::string object = StrArg(a, "object");
@@ -51,7 +52,8 @@ Result<ToolResult> RunActivate(ClientState& c, const Json& a) {
   return PoolResult(c, "activated", object);
 }
 
-Result<ToolResult> RunDeactivate(ClientState& c, const Json& a) {
+Result<ToolResult> RunDeactivate(ClientState& c, const Json& a,
+                                 const ProgressOptions&) {
   auto s = OwnSession(c);
   if (!s.ok()) return s.status();
   std::string object = StrArg(a, "object");
@@ -60,7 +62,8 @@ Result<ToolResult> RunDeactivate(ClientState& c, const Json& a) {
   return PoolResult(c, "deactivated", object);
 }
 
-Result<ToolResult> RunPin(ClientState& c, const Json& a) {
+Result<ToolResult> RunPin(ClientState& c, const Json& a,
+                          const ProgressOptions&) {
   auto s = OwnSession(c);
   if (!s.ok()) return s.status();
   std::string object = StrArg(a, "object");
@@ -72,7 +75,8 @@ Result<ToolResult> RunPin(ClientState& c, const Json& a) {
                     object);
 }
 
-Result<ToolResult> RunRender(ClientState& c, const Json& a) {
+Result<ToolResult> RunRender(ClientState& c, const Json& a,
+                             const ProgressOptions&) {
   auto s = OwnSession(c);
   if (!s.ok()) return s.status();
   const uint64_t at = U64Arg(a, "at", 0);
@@ -93,7 +97,8 @@ Result<ToolResult> RunRender(ClientState& c, const Json& a) {
                            std::nullopt, 0);
 }
 
-Result<ToolResult> RunIngest(ClientState& c, const Json& a) {
+Result<ToolResult> RunIngest(ClientState& c, const Json& a,
+                             const ProgressOptions& progress) {
   auto s = OwnSession(c);
   if (!s.ok()) return s.status();
   Result<LogFormat> f = ParseLogFormat(StrArg(a, "format", "openai"));
@@ -111,8 +116,8 @@ Result<ToolResult> RunIngest(ClientState& c, const Json& a) {
   }
   const std::string text = log.dump();
   Result<IngestReport> rep = BoolArg(a, "append", true)
-                                 ? (*s)->IngestAppend(text, *f)
-                                 : (*s)->Ingest(text, *f);
+                                 ? (*s)->IngestAppend(text, *f, progress)
+                                 : (*s)->Ingest(text, *f, progress);
   if (!rep.ok()) return rep.status();
   ToolResult r;
   r.content.push_back(TextContent(
@@ -122,7 +127,8 @@ Result<ToolResult> RunIngest(ClientState& c, const Json& a) {
   return r;
 }
 
-Result<ToolResult> RunDiff(ClientState& c, const Json& a) {
+Result<ToolResult> RunDiff(ClientState& c, const Json& a,
+                           const ProgressOptions&) {
   auto s = OwnSession(c);
   if (!s.ok()) return s.status();
   Result<RenderDiff> d = (*s)->Diff(U64Arg(a, "from", 0), U64Arg(a, "to", 0));
@@ -134,7 +140,8 @@ Result<ToolResult> RunDiff(ClientState& c, const Json& a) {
   return r;
 }
 
-Result<ToolResult> RunExpand(ClientState& c, const Json& a) {
+Result<ToolResult> RunExpand(ClientState& c, const Json& a,
+                             const ProgressOptions&) {
   auto s = OwnSession(c);
   if (!s.ok()) return s.status();
   Result<std::string> lines = (*s)->Expand(StrArg(a, "compaction"));
@@ -145,7 +152,8 @@ Result<ToolResult> RunExpand(ClientState& c, const Json& a) {
       std::nullopt, 0);
 }
 
-Result<ToolResult> RunCompact(ClientState& c, const Json& a) {
+Result<ToolResult> RunCompact(ClientState& c, const Json& a,
+                              const ProgressOptions&) {
   auto s = OwnSession(c);
   if (!s.ok()) return s.status();
   Status st = (*s)->RequestCompaction(StrArg(a, "instructions"));
@@ -155,7 +163,8 @@ Result<ToolResult> RunCompact(ClientState& c, const Json& a) {
 
 // A new session from a recorded render of the client's own; the client
 // stays bound to its own session.
-Result<ToolResult> RunFork(ClientState& c, const Json& a) {
+Result<ToolResult> RunFork(ClientState& c, const Json& a,
+                           const ProgressOptions&) {
   auto s = OwnSession(c);
   if (!s.ok()) return s.status();
   const uint64_t at = U64Arg(a, "at", 0);
