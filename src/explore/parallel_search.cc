@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <optional>
+#include <system_error>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -149,7 +150,11 @@ Status SearchInOrder(View& view, const text::LineMatcher& matcher,
   OrderedSearch search(view, matcher, options, targets, listed, threads, merge);
   std::vector<std::thread> helpers;
   for (size_t t = 1; t < threads; ++t) {
-    helpers.emplace_back([&search] { search.Work(); });
+    try {
+      helpers.emplace_back([&search] { search.Work(); });
+    } catch (const std::system_error&) {
+      break;  // No thread to be had (a process limit): fewer do the work.
+    }
   }
   search.Work();
   for (std::thread& t : helpers) t.join();
