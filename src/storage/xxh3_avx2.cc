@@ -1,0 +1,27 @@
+// Compiled with -mavx2 (CMakeLists.txt), and never merged into a unity
+// source: xxhash.h picks its AVX2 kernel from __AVX2__. Everything it
+// defines is static (XXH_INLINE_ALL), so no AVX2 code leaks into the rest
+// of the program; only Xxh3Avx2 is reached, and only on CPUs with AVX2.
+
+#include "storage/xxh3_avx2.h"
+
+#if defined(__AVX2__)
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+#endif
+
+namespace ctxkit::storage {
+
+#if defined(__AVX2__)
+bool Xxh3Avx2Usable() { return __builtin_cpu_supports("avx2"); }
+
+uint64_t Xxh3Avx2(const void* data, size_t size) {
+  return XXH3_64bits(data, size);
+}
+#else
+bool Xxh3Avx2Usable() { return false; }
+
+uint64_t Xxh3Avx2(const void*, size_t) { return 0; }
+#endif
+
+}  // namespace ctxkit::storage
