@@ -99,9 +99,10 @@ struct Corpus {
   }
 };
 
+// Built on first use and removed, directory and all, at exit.
 Corpus& TheCorpus() {
-  static Corpus* corpus = new Corpus();
-  return *corpus;
+  static Corpus corpus;
+  return corpus;
 }
 
 // CPU seconds (user + system) of this process, or of its waited-for
