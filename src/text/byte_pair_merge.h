@@ -25,9 +25,10 @@
 
 namespace ctxkit::text {
 
-// Which merge a piece takes: by its length (kAuto), or, for tests that
-// compare them, the heap or the buckets whatever its length.
-enum class LongMergeKind { kAuto, kHeap, kBuckets };
+// Which merge a piece takes: by its length (kAuto), or, for tests and
+// benchmarks that compare them, the heap, the buckets or the chunks
+// whatever its length.
+enum class LongMergeKind { kAuto, kHeap, kBuckets, kChunks };
 
 // Appends the tokens of `piece` to `*out`.
 // REQUIRES: !piece.empty().
@@ -45,6 +46,11 @@ inline constexpr size_t kLinearScanMergeLimit = 64;
 // Pieces of at least this many bytes use the buckets (their setup, a table
 // indexed by rank, costs more than the heap saves on shorter pieces).
 inline constexpr size_t kBucketMergeMin = 64 * 1024;
+// Pieces of at least this many bytes are merged in chunks of kMergeChunk
+// bytes, joined where they meet (exact: see ChunkedMerge); the heap and the
+// buckets remain for inputs that defeat the chunks.
+inline constexpr size_t kChunkedMergeMin = 8 * 1024;
+inline constexpr size_t kMergeChunk = 64;
 
 }  // namespace ctxkit::text
 
