@@ -4,9 +4,14 @@
 #include <bit>
 #include <cstring>
 #include <functional>
+#include <iterator>
 #include <limits>
 #include <memory>
 #include <vector>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace ctxkit::text {
 namespace {
@@ -32,7 +37,9 @@ class PairMemo {
   // The rank of the pair of tokens `left` and `right`, whose bytes are
   // `bytes`, or kNoRank.
   uint32_t Rank(uint32_t left, uint32_t right, std::string_view bytes) {
-    if (!packs_) return ranks_->Find(bytes);
+    // Pairs of single bytes are read from the vocabulary's direct table,
+    // which is smaller than the memo; they would crowd the memo out.
+    if (!packs_ || bytes.size() == 2) return ranks_->Find(bytes);
     const uint64_t key = uint64_t{left} << kRankBits | right;
     uint64_t& entry =
         entries_[(key * 0x9E3779B97F4A7C15ull) >> (64 - kSlotBits)];
@@ -68,6 +75,30 @@ class PairMemo {
   std::unique_ptr<uint64_t[]> entries_;
 };
 
+// The smallest of ranks[0, n), reading whole groups of kMinLanes (the
+// caller pads with kNoRank). SSE2 has no unsigned 32-bit minimum, so the
+// ranks are compared as signed numbers with their top bit flipped.
+inline constexpr size_t kMinLanes = 4;
+inline uint32_t MinRank(const uint32_t* ranks, size_t n) {
+#if defined(__SSE2__)
+  const __m128i flip = _mm_set1_epi32(INT32_MIN);
+  __m128i best = _mm_set1_epi32(INT32_MAX);  // kNoRank, flipped.
+  for (size_t i = 0; i < n; i += kMinLanes) {
+    const __m128i v = _mm_xor_si128(
+        _mm_load_si128(reinterpret_cast<const __m128i*>(ranks + i)), flip);
+    const __m128i less = _mm_cmplt_epi32(v, best);
+    best = _mm_or_si128(_mm_and_si128(less, v), _mm_andnot_si128(less, best));
+  }
+  alignas(16) uint32_t lanes[kMinLanes];
+  _mm_store_si128(reinterpret_cast<__m128i*>(lanes), _mm_xor_si128(best, flip));
+  return std::min(std::min(lanes[0], lanes[1]), std::min(lanes[2], lanes[3]));
+#else
+  uint32_t best = kNoRank;
+  for (size_t i = 0; i < n; ++i) best = std::min(best, ranks[i]);
+  return best;
+#endif
+}
+
 // Merges a short piece the way tiktoken does: parts as a compact array,
 // each holding the rank of itself merged with its right neighbour.
 template <typename Sink>
@@ -75,8 +106,10 @@ void MergeShort(const RankTable& ranks, std::string_view piece, Sink&& sink) {
   PairMemo& memo = PairMemo::For(ranks);
   const size_t n = piece.size();
   uint32_t start[kLinearScanMergeLimit + 1];
-  uint32_t pair_rank[kLinearScanMergeLimit];  // Rank of parts i and i+1.
-  uint32_t token[kLinearScanMergeLimit];      // Rank of part i itself.
+  // Rank of parts i and i+1; kNoRank from parts - 1 on, to a whole group
+  // of kMinLanes, so that the minimum is taken a group at a time.
+  alignas(16) uint32_t pair_rank[kLinearScanMergeLimit + kMinLanes];
+  uint32_t token[kLinearScanMergeLimit];  // Rank of part i itself.
   for (size_t i = 0; i < n; ++i) {
     start[i] = static_cast<uint32_t>(i);
     token[i] = ranks.ByteRank(static_cast<unsigned char>(piece[i]));
@@ -87,15 +120,13 @@ void MergeShort(const RankTable& ranks, std::string_view piece, Sink&& sink) {
     return memo.Rank(token[i], token[i + 1],
                      piece.substr(start[i], start[i + 2] - start[i]));
   };
+  std::fill_n(pair_rank, std::size(pair_rank), kNoRank);
   for (size_t i = 0; i + 1 < parts; ++i) pair_rank[i] = rank_of(i);
   while (parts > 1) {
-    // The minimum first (a loop without branches the compiler
-    // vectorizes), then its leftmost place: a data-dependent branch per
-    // part mispredicts often on CJK pieces of dozens of parts.
-    uint32_t best = kNoRank;
-    for (size_t i = 0; i + 1 < parts; ++i) {
-      best = std::min(best, pair_rank[i]);
-    }
+    // The minimum first, a group at a time, then its leftmost place: a
+    // data-dependent branch per part mispredicts often on CJK pieces of
+    // dozens of parts.
+    const uint32_t best = MinRank(pair_rank, parts - 1);
     if (best == kNoRank) break;
     size_t at = 0;
     while (pair_rank[at] != best) ++at;
@@ -108,6 +139,7 @@ void MergeShort(const RankTable& ranks, std::string_view piece, Sink&& sink) {
     std::memmove(&pair_rank[at + 1], &pair_rank[at + 2],
                  (parts - at - 2) * sizeof(pair_rank[0]));
     --parts;
+    pair_rank[parts - 1] = kNoRank;
     if (at + 1 < parts) pair_rank[at] = rank_of(at);
     if (at > 0) pair_rank[at - 1] = rank_of(at - 1);
   }
