@@ -147,6 +147,15 @@ Result<std::unique_ptr<RankTable>> RankTable::Parse(
     if (table->Bytes(r).size() == 2) pairs[PairIndex(table->Bytes(r))] = r;
   }
   table->pair_rank_ = pairs;
+  const uint64_t filter_bits = FilterBits(n_ranks);
+  std::vector<uint32_t>& filter = table->owned_filter_;
+  filter.assign(filter_bits / 32, 0);
+  table->filter_mask_ = filter_bits - 1;
+  for (uint32_t r = 0; r < n_ranks; ++r) {
+    const uint64_t bit = (Hash(table->Bytes(r)) >> 20) & table->filter_mask_;
+    filter[bit / 32] |= uint32_t{1} << (bit % 32);
+  }
+  table->filter_ = filter;
   // BPE starts from single bytes, so every byte must be a token; otherwise
   // some input would have no encoding.
   for (uint32_t b = 0; b < 256; ++b) {
@@ -161,8 +170,8 @@ Result<std::unique_ptr<RankTable>> RankTable::Parse(
 
 // Image layout (little-endian; every array 4-byte aligned when the image
 // is): magic "CTXBPI02", name char[16], n_ranks, n_special, token_bytes,
-// capacity (u32 each), byte_rank u32[256], pair_rank u32[65536], offsets
-// u32[n_ranks + 1],
+// capacity (u32 each), byte_rank u32[256], pair_rank u32[65536], filter
+// u32[FilterBits(n_ranks) / 32], offsets u32[n_ranks + 1],
 // slots (u32 rank, u32 tag, u32 head[2])[capacity], token bytes, then the
 // specials as in the rank file.
 std::string RankTable::Image(std::string_view name) const {
@@ -176,6 +185,7 @@ std::string RankTable::Image(std::string_view name) const {
   AppendU32(&out, static_cast<uint32_t>(slots_.size()));
   for (uint32_t rank : byte_rank_) AppendU32(&out, rank);
   for (uint32_t rank : pair_rank_) AppendU32(&out, rank);
+  for (uint32_t word : filter_) AppendU32(&out, word);
   for (uint32_t offset : offsets_) AppendU32(&out, offset);
   for (const Slot& slot : slots_) {
     AppendU32(&out, slot.rank);
@@ -211,7 +221,9 @@ Result<std::unique_ptr<RankTable>> RankTable::FromImage(
   const uint64_t capacity = header->last;
   const uint64_t byte_ranks_at = kHeaderSize;
   const uint64_t pair_ranks_at = byte_ranks_at + 4 * 256;
-  const uint64_t offsets_at = pair_ranks_at + 4 * kPairRanks;
+  const uint64_t filter_at = pair_ranks_at + 4 * kPairRanks;
+  const uint64_t filter_bits = FilterBits(n_ranks);
+  const uint64_t offsets_at = filter_at + filter_bits / 8;
   const uint64_t slots_at = offsets_at + 4 * (n_ranks + 1);
   const uint64_t blob_at = slots_at + sizeof(Slot) * capacity;
   // A power of two above n_ranks: Find always meets an empty slot.
@@ -260,6 +272,14 @@ Result<std::unique_ptr<RankTable>> RankTable::FromImage(
     table->byte_rank_[b] = rank;
   }
   table->pair_rank_ = {words + pair_ranks_at / 4, kPairRanks};
+  table->filter_ = {words + filter_at / 4, filter_bits / 32};
+  table->filter_mask_ = filter_bits - 1;
+  // Every token passes the filter, or Find would miss it.
+  for (uint64_t r = 0; check == ImageCheck::kFull && r < n_ranks; ++r) {
+    if (!table->MayHold(Hash(table->Bytes(static_cast<uint32_t>(r))))) {
+      return corrupt("the filter leaves a token out");
+    }
+  }
   for (size_t i = 0; check == ImageCheck::kFull && i < kPairRanks; ++i) {
     const uint32_t rank = table->pair_rank_[i];
     const char pair[2] = {static_cast<char>(i >> 8), static_cast<char>(i)};

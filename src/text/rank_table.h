@@ -18,6 +18,7 @@
 #ifndef CTXKIT_TEXT_RANK_TABLE_H_
 #define CTXKIT_TEXT_RANK_TABLE_H_
 
+#include <bit>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -71,8 +72,9 @@ class RankTable {
     const size_t n = bytes.size();
     if (n == 1) return byte_rank_[static_cast<unsigned char>(bytes[0])];
     if (n == 2) return pair_rank_[PairIndex(bytes)];
-    const uint64_t head = Head(bytes);
     const uint64_t h = Hash(bytes);
+    if (!MayHold(h)) return kNoRank;
+    const uint64_t head = Head(bytes);
     const uint32_t tag = TagOf(h, n);
     for (size_t slot = h & mask_;; slot = (slot + 1) & mask_) {
       const Slot& s = slots_[slot];
@@ -155,6 +157,18 @@ class RankTable {
                        bytes.size() - 8) == 0;
   }
 
+  // Whether some token has the hash `h` (as far as the filter knows).
+  bool MayHold(uint64_t h) const {
+    const uint64_t bit = (h >> 20) & filter_mask_;
+    return (filter_[bit / 32] >> (bit % 32) & 1) != 0;
+  }
+
+  // The filter's size in bits for `n_ranks` tokens: about one bit in ten
+  // set, so nine lookups in ten of a string that is no token end in it.
+  static uint64_t FilterBits(uint64_t n_ranks) {
+    return std::bit_ceil(8 * n_ranks);
+  }
+
   // Where the 2-byte string `bytes` is in pair_rank_.
   static size_t PairIndex(std::string_view bytes) {
     return size_t{static_cast<unsigned char>(bytes[0])} << 8 |
@@ -194,6 +208,12 @@ class RankTable {
   // most (every piece starts with a pair of single bytes at each place),
   // in 256 KiB instead of the hash table's megabytes.
   std::span<const uint32_t> pair_rank_;
+  // One bit per hash value (bits 20 and up of Hash, masked): set for the
+  // tokens' hashes. Most strings BPE looks up are no token (a long piece
+  // is rarely one, most pairs are not); the filter answers them from L2
+  // instead of a slot that misses the cache.
+  std::span<const uint32_t> filter_;
+  uint64_t filter_mask_ = 0;
   const uint64_t id_;
   std::vector<std::pair<uint32_t, std::string>> specials_;
   // What the views above point into when Parse made the table (an image's
@@ -202,6 +222,7 @@ class RankTable {
   std::vector<uint32_t> owned_offsets_;
   std::vector<Slot> owned_slots_;
   std::vector<uint32_t> owned_pair_ranks_;
+  std::vector<uint32_t> owned_filter_;
 };
 
 }  // namespace ctxkit::text

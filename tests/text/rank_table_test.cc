@@ -6,7 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -100,7 +102,9 @@ TEST(RankTableTest, DamagedImagesAreRefused) {
   ASSERT_TRUE(parsed.ok());
   const std::string good = (*parsed)->Image("test_enc");
   const size_t n_ranks = 256 + merges.size();
-  const size_t slots_at = 40 + 4 * 256 + 4 * 65536 + 4 * (n_ranks + 1);
+  const size_t filter_bytes = std::bit_ceil(8 * n_ranks) / 8;
+  const size_t slots_at =
+      40 + 4 * 256 + 4 * 65536 + filter_bytes + 4 * (n_ranks + 1);
   auto refused = [](AlignedImage& image, const char* name, Check check) {
     auto t = RankTable::FromImage(image.span(), name, check);
     return !t.ok() && t.status().code() == StatusCode::kCorruption;
@@ -144,6 +148,13 @@ TEST(RankTableTest, DamagedImagesAreRefused) {
     while (image.data()[used] == 0xff) used += 16;
     image.data()[used + 8] ^= 1;  // The head's first byte.
     EXPECT_TRUE(refused(image, "test_enc", Check::kFull)) << "bad head";
+  }
+  {
+    // A filter that leaves tokens out.
+    AlignedImage image(good);
+    const size_t filter_at = 40 + 4 * 256 + 4 * 65536;
+    std::memset(image.data() + filter_at, 0, filter_bytes);
+    EXPECT_TRUE(refused(image, "test_enc", Check::kQuick)) << "empty filter";
   }
   {
     // A 2-byte string given a rank that is not its token's.
