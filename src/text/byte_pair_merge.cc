@@ -4,7 +4,6 @@
 #include <bit>
 #include <cstring>
 #include <functional>
-#include <iterator>
 #include <limits>
 #include <memory>
 #include <vector>
@@ -120,8 +119,8 @@ void MergeShort(const RankTable& ranks, std::string_view piece, Sink&& sink) {
     return memo.Rank(token[i], token[i + 1],
                      piece.substr(start[i], start[i + 2] - start[i]));
   };
-  std::fill_n(pair_rank, std::size(pair_rank), kNoRank);
   for (size_t i = 0; i + 1 < parts; ++i) pair_rank[i] = rank_of(i);
+  std::fill_n(pair_rank + std::max<size_t>(n, 1) - 1, kMinLanes, kNoRank);
   while (parts > 1) {
     // The minimum first, a group at a time, then its leftmost place: a
     // data-dependent branch per part mispredicts often on CJK pieces of

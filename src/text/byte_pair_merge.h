@@ -42,7 +42,7 @@ size_t BytePairCount(const RankTable& ranks, std::string_view piece);
 
 // Pieces up to this many bytes use the linear-scan merge (exposed so tests
 // can cover both paths on either side of it).
-inline constexpr size_t kLinearScanMergeLimit = 64;
+inline constexpr size_t kLinearScanMergeLimit = 128;
 // Pieces of at least this many bytes use the buckets (their setup, a table
 // indexed by rank, costs more than the heap saves on shorter pieces).
 inline constexpr size_t kBucketMergeMin = 64 * 1024;
