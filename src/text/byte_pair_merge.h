@@ -5,13 +5,15 @@
 // rank (the leftmost such pair on ties) until no adjacent pair is a token.
 // tiktoken finds each minimum with a linear scan, which is quadratic in the
 // piece length; that is the fastest way for the short pieces of ordinary
-// text, so we do the same below a threshold. Longer pieces (a megabyte of
-// letters without a space is one piece) use a heap keyed by (rank,
-// position) over a doubly linked list of parts, O(n log n); from
-// kBucketMergeMin bytes on, where that heap outgrows the caches and each
-// step waits on memory, one bucket of positions per rank instead (the same
-// merges in the same order, each step O(1) but for the order within a
-// rank).
+// text, so we do the same below a threshold. Longer pieces use a heap
+// keyed by (rank, position) over a doubly linked list of parts,
+// O(n log n). From kChunkedMergeMin bytes on (a megabyte of letters
+// without a space is one piece), the piece is merged in chunks of
+// kMergeChunk bytes that stay in the caches, joined where they meet with a
+// check that makes the result exact (docs/tokenizer.md, "Long pieces").
+// For a piece whose joins would not stay local, the heap remains, or from
+// kBucketMergeMin bytes one bucket of positions per rank (the same merges
+// in the same order, each step O(1) but for the order within a rank).
 
 #ifndef CTXKIT_TEXT_BYTE_PAIR_MERGE_H_
 #define CTXKIT_TEXT_BYTE_PAIR_MERGE_H_
