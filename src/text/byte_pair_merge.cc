@@ -487,8 +487,10 @@ class ChunkedMerge {
   ChunkedMerge(const RankTable& ranks, std::string_view piece)
       : ranks_(ranks), piece_(piece) {}
 
-  // False when a window outgrew kMaxWindow (an input built to defeat the
-  // chunks); nothing was passed to `sink` then.
+  // False when a window outgrew kMaxWindow, or the windows together
+  // outgrew the piece (an input built to defeat the chunks: the caller
+  // then merges the piece whole, having spent at most about as much again);
+  // nothing was passed to `sink` then.
   template <typename Sink>
   bool Run(Sink&& sink) {
     std::vector<uint32_t> next;
@@ -520,7 +522,10 @@ class ChunkedMerge {
         begin -= ranks_.Bytes(out_[out_.size() - 1 - k]).size();
       }
       for (size_t k = 0; k < right; ++k) end += ranks_.Bytes(next[k]).size();
-      if (end - begin > kMaxWindow) return false;
+      window_bytes_ += end - begin;
+      if (end - begin > kMaxWindow || window_bytes_ > piece_.size()) {
+        return false;
+      }
       window_.clear();
       MergeLocal(ranks_, piece_.substr(begin, end - begin),
                  [this](uint32_t t) { window_.push_back(t); });
@@ -570,6 +575,7 @@ class ChunkedMerge {
   std::vector<Known> known_ = std::vector<Known>(size_t{1} << kKnownBits);
   std::vector<uint32_t> out_;
   std::vector<uint32_t> window_;
+  size_t window_bytes_ = 0;  // Merged again in windows so far.
   std::string pair_;
 };
 
