@@ -9,11 +9,10 @@
 namespace ctxkit::text {
 namespace {
 
-using Json = nlohmann::json;
-
 // nlohmann's form of the same value: for the rare parts (floating-point
 // numbers, binary values, strings that are not well-formed UTF-8) whose
 // bytes only it defines.
+template <typename Json>
 void AppendAsNlohmann(const Json& j, std::string* out) {
   out->append(j.dump(-1, ' ', false, Json::error_handler_t::replace));
 }
@@ -60,7 +59,7 @@ void AppendEscape(unsigned char c, std::string* out) {
 
 void AppendString(const std::string& s, std::string* out) {
   if (ValidUtf8Prefix(s) != s.size()) {
-    AppendAsNlohmann(Json(s), out);
+    AppendAsNlohmann(nlohmann::json(s), out);
     return;
   }
   const auto* p = reinterpret_cast<const unsigned char*>(s.data());
@@ -85,9 +84,10 @@ void AppendInteger(Int v, std::string* out) {
   out->append(buf, end);
 }
 
-}  // namespace
-
-void AppendJson(const Json& j, std::string* out) {
+// Keys in the document's own order: sorted for nlohmann::json, as
+// inserted for nlohmann::ordered_json.
+template <typename Json>
+void Append(const Json& j, std::string* out) {
   switch (j.type()) {
     case Json::value_t::object: {
       out->push_back('{');
@@ -97,7 +97,7 @@ void AppendJson(const Json& j, std::string* out) {
         first = false;
         AppendString(it.key(), out);
         out->push_back(':');
-        AppendJson(it.value(), out);
+        Append(it.value(), out);
       }
       out->push_back('}');
       return;
@@ -108,25 +108,25 @@ void AppendJson(const Json& j, std::string* out) {
       for (const Json& item : j) {
         if (!first) out->push_back(',');
         first = false;
-        AppendJson(item, out);
+        Append(item, out);
       }
       out->push_back(']');
       return;
     }
     case Json::value_t::string:
-      AppendString(j.get_ref<const std::string&>(), out);
+      AppendString(j.template get_ref<const std::string&>(), out);
       return;
     case Json::value_t::boolean:
-      out->append(j.get<bool>() ? "true" : "false");
+      out->append(j.template get<bool>() ? "true" : "false");
       return;
     case Json::value_t::null:
       out->append("null");
       return;
     case Json::value_t::number_integer:
-      AppendInteger(j.get<int64_t>(), out);
+      AppendInteger(j.template get<int64_t>(), out);
       return;
     case Json::value_t::number_unsigned:
-      AppendInteger(j.get<uint64_t>(), out);
+      AppendInteger(j.template get<uint64_t>(), out);
       return;
     default:  // number_float, binary, discarded.
       AppendAsNlohmann(j, out);
@@ -134,9 +134,23 @@ void AppendJson(const Json& j, std::string* out) {
   }
 }
 
-std::string DumpJson(const Json& j) {
+}  // namespace
+
+void AppendJson(const nlohmann::json& j, std::string* out) { Append(j, out); }
+
+void AppendJson(const nlohmann::ordered_json& j, std::string* out) {
+  Append(j, out);
+}
+
+std::string DumpJson(const nlohmann::json& j) {
   std::string out;
-  AppendJson(j, &out);
+  Append(j, &out);
+  return out;
+}
+
+std::string DumpJson(const nlohmann::ordered_json& j) {
+  std::string out;
+  Append(j, &out);
   return out;
 }
 

@@ -1,7 +1,8 @@
 // Writing JSON: the one serializer ctxkit's own documents go through (MCP
 // messages, render requests, CLI output, stored records). Its bytes are
 // exactly those of nlohmann's dump(-1, ' ', false, error_handler_t::replace)
-// — compact, keys in the document's order, UTF-8 written as is, control
+// — compact, keys in the document's order (sorted, or as inserted in an
+// ordered_json), UTF-8 written as is, control
 // characters, '"' and '\' escaped, ill-formed UTF-8 in a string replaced by
 // U+FFFD as nlohmann replaces it — but strings, most of a typical document's
 // bytes, are copied in runs instead of decoded character by character.
@@ -16,11 +17,13 @@
 
 namespace ctxkit::text {
 
-// `j` as compact JSON text.
+// `j` as compact JSON text; an ordered_json keeps its keys' order.
 std::string DumpJson(const nlohmann::json& j);
+std::string DumpJson(const nlohmann::ordered_json& j);
 
 // Appends DumpJson(j) to `*out`.
 void AppendJson(const nlohmann::json& j, std::string* out);
+void AppendJson(const nlohmann::ordered_json& j, std::string* out);
 
 }  // namespace ctxkit::text
 

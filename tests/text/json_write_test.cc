@@ -99,9 +99,17 @@ TEST(JsonWriteTest, MatchesNlohmannOnRandomDocuments) {
   }
 }
 
+TEST(JsonWriteTest, AnOrderedDocumentKeepsItsKeyOrder) {
+  nlohmann::ordered_json j = {{"z", 1}, {"a", {{"y", "\n"}, {"b", nullptr}}}};
+  EXPECT_EQ(DumpJson(j), R"({"z":1,"a":{"y":"\n","b":null}})");
+  EXPECT_EQ(
+      DumpJson(j),
+      j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace));
+}
+
 TEST(JsonWriteTest, AppendsToWhatIsThere) {
   std::string out = "x=";
-  AppendJson({{"a", "b"}}, &out);
+  AppendJson(nlohmann::json{{"a", "b"}}, &out);
   EXPECT_EQ(out, R"(x={"a":"b"})");
 }
 
