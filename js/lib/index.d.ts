@@ -696,3 +696,64 @@ export class ToolOutputCapture {
 
 /** True for the name of one of the agent tools (ctxkit_read, ...). */
 export function isAgentTool(name: string): boolean;
+
+/** One context ref of a spawn manifest (docs/spawn.md). */
+export interface ManifestRef {
+  name: string;
+  ref: string;
+  id: string;
+  version: number;
+  type: string;
+  size: number;
+  scope: string;
+  key: string;
+}
+
+/** A spawn manifest: the object of its JSON form (docs/spawn.md). */
+export interface Manifest {
+  format: string;
+  version: number;
+  store: string;
+  created_unix_ns: number;
+  parent: {agent: string; session: string};
+  child: {agent: string; session: string};
+  result: {key: string; scope: string;
+           prior: {id: string; version: number} | null};
+  prompt: string;
+  refs: ManifestRef[];
+}
+
+export interface SpawnOptions {
+  childAgent?: string;
+  childSession?: string;
+  /** Where the manifest file goes (default: under the store home). */
+  manifestPath?: string;
+  resultKey?: string;
+}
+
+export interface SpawnedAgent {
+  view: View;
+  manifest: Manifest;
+  manifestPath: string;
+}
+
+/**
+ * Starts a sub-agent of `parent` that may read the [name, ref] pairs of
+ * `context` (static refs), and writes its manifest.
+ */
+export function spawn(parent: View, prompt: string,
+                      context: ReadonlyArray<readonly [string, string]>,
+                      options?: SpawnOptions): Promise<SpawnedAgent>;
+/** Reads and validates the manifest file at `path`. */
+export function loadManifest(path: string): Promise<Manifest>;
+/** The child's view (agent and session as the manifest says). */
+export function openChildView(store: Store, manifest: Manifest): View;
+/** The value of the manifest's ref called `name`, the version passed. */
+export function resolveContextRef(child: View, manifest: Manifest,
+                                  name: string): Promise<Buffer>;
+/** Stores the child's result (type "result" unless given); its ref. */
+export function setResult(child: View, manifest: Manifest, value: Value,
+                          options?: {type?: string}): Promise<string>;
+/** The parent's side: a static ref to the child's latest result. */
+export function collectResult(parent: View,
+                              manifest: Manifest): Promise<string>;

@@ -175,10 +175,45 @@ class ToolOutputCapture {
   }
 }
 
+// Sub-agents (spawn.h): a manifest is the object of its JSON form
+// (docs/spawn.md).
+
+/** Starts a sub-agent that may read the [name, ref] pairs of `context`. */
+function spawn(parent, prompt, context, options) {
+  return native.spawn(viewHandle(parent), prompt, context, options)
+      .then((child) => ({view: new View(child.view), manifest: child.manifest,
+                         manifestPath: child.manifestPath}));
+}
+
+/** The manifest file at `path`. */
+function loadManifest(path) { return native.loadManifest(path); }
+
+/** The child's view, as the manifest says. */
+function openChildView(store, manifest) {
+  return new View(native.openChildView(storeHandle(store), manifest));
+}
+
+/** The value of the manifest's ref called `name` (a Buffer). */
+function resolveContextRef(child, manifest, name) {
+  return native.resolveContextRef(viewHandle(child), manifest, name);
+}
+
+/** Stores the child's result; resolves to its static ref. */
+function setResult(child, manifest, value, options) {
+  return native.setResult(viewHandle(child), manifest, value, options);
+}
+
+/** The parent's side: the child's latest result's static ref. */
+function collectResult(parent, manifest) {
+  return native.collectResult(viewHandle(parent), manifest);
+}
+
 /** True for the name of one of the agent tools (ctxkit_read, ...). */
 function isAgentTool(name) {
   return typeof name === 'string' && native.isAgentToolName(name);
 }
 
 module.exports = {CtxkitError, Store, View, Session, Notebook,
-                  ToolOutputCapture, isAgentTool};
+                  ToolOutputCapture, isAgentTool, spawn, loadManifest,
+                  openChildView, resolveContextRef, setResult,
+                  collectResult};

@@ -28,16 +28,6 @@ LogFormat FormatOption(const Napi::Object& o) {
   return *f;
 }
 
-// The Store of the NativeStore at argument `i`.
-std::shared_ptr<Store> StoreArg(const Napi::CallbackInfo& info, size_t i) {
-  if (i >= info.Length() || !info[i].IsObject() ||
-      !info[i].As<Napi::Object>().InstanceOf(
-          NativeClassOf(info.Env(), NativeClass::kStore))) {
-    throw Napi::TypeError::New(info.Env(), "store must be a Store");
-  }
-  return StoreWrap::Unwrap(info[i].As<Napi::Object>())->store();
-}
-
 SessionPolicy PolicyArg(const Napi::Object& o) {
   SessionPolicy p;
   auto u32 = [&](const char* name, uint32_t* field) {

@@ -163,6 +163,15 @@ ViewWrap::ViewWrap(const Napi::CallbackInfo& info)
   view_ = std::make_shared<ctxkit::View>(std::move(parts->view));
 }
 
+std::shared_ptr<Store> StoreArg(const Napi::CallbackInfo& info, size_t i) {
+  if (i >= info.Length() || !info[i].IsObject() ||
+      !info[i].As<Napi::Object>().InstanceOf(
+          NativeClassOf(info.Env(), NativeClass::kStore))) {
+    throw Napi::TypeError::New(info.Env(), "store must be a Store");
+  }
+  return StoreWrap::Unwrap(info[i].As<Napi::Object>())->store();
+}
+
 ViewWrap* ViewArg(const Napi::CallbackInfo& info, size_t i) {
   if (i >= info.Length() || !info[i].IsObject() ||
       !info[i].As<Napi::Object>().InstanceOf(

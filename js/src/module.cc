@@ -22,6 +22,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   InitSession(env, exports);
   InitNotes(env, exports);
   InitCapture(env, exports);
+  InitSpawn(env, exports);
   return exports;
 }
 

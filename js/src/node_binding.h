@@ -198,6 +198,7 @@ void InitStore(Napi::Env env, Napi::Object exports);
 void InitSession(Napi::Env env, Napi::Object exports);
 void InitNotes(Napi::Env env, Napi::Object exports);
 void InitCapture(Napi::Env env, Napi::Object exports);
+void InitSpawn(Napi::Env env, Napi::Object exports);
 
 }  // namespace ctxkit::node
 

@@ -83,6 +83,8 @@ class ViewWrap : public Napi::ObjectWrap<ViewWrap> {
   std::shared_ptr<ctxkit::View> view_;
 };
 
+// The Store of the NativeStore at argument `i`; TypeError otherwise.
+std::shared_ptr<Store> StoreArg(const Napi::CallbackInfo& info, size_t i);
 // The ViewWrap (a NativeView) at argument `i`; TypeError otherwise.
 ViewWrap* ViewArg(const Napi::CallbackInfo& info, size_t i);
 
