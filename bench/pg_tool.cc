@@ -1,10 +1,15 @@
 // The measurements of bench/pg_bench.py (docs/benchmarks.md, "The
 // PostgreSQL engine"), against a server the script starts:
 //
-//   pg_tool setget URL HOME ROUNDS      durable set and get of 1 KiB, 64 KiB
+//   pg_tool setget URL HOME ROUNDS [COUNT_TOKENS_MAX_BYTES]
+//                                       durable set and get of 1 KiB, 64 KiB
 //                                       and 4 MiB through ctxkit, and the
 //                                       raw libpq INSERT / SELECT anchor with
-//                                       the same durability, interleaved
+//                                       the same durability, interleaved;
+//                                       the store's
+//                                       Options::count_tokens_max_bytes
+//                                       (default: the library's; 0: the
+//                                       engine's own work alone)
 //   pg_tool throughput URL HOME SQLITE_HOME SECONDS
 //                                       8 writers, then 8 readers, each with
 //                                       its own Store: PostgreSQL vs SQLite
@@ -29,6 +34,7 @@
 #include <cstdlib>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -62,11 +68,15 @@ uint64_t Percentile(std::vector<uint64_t> v, double fraction) {
   std::exit(1);
 }
 
-std::unique_ptr<ctxkit::Store> OpenStore(const std::string& url,
-                                         const std::string& home) {
+std::unique_ptr<ctxkit::Store> OpenStore(
+    const std::string& url, const std::string& home,
+    std::optional<uint64_t> count_tokens_max_bytes = std::nullopt) {
   ctxkit::Options o;
   o.home = home;
   o.store_url = url;
+  if (count_tokens_max_bytes) {
+    o.count_tokens_max_bytes = *count_tokens_max_bytes;
+  }
   auto store = ctxkit::Store::Open(o);
   if (!store.ok()) Die(store.status().ToString());
   return std::move(*store);
@@ -128,8 +138,9 @@ class RawPg {
   PGconn* conn_;
 };
 
-void SetGet(const std::string& url, const std::string& home, int rounds) {
-  auto store = OpenStore(url, home);
+void SetGet(const std::string& url, const std::string& home, int rounds,
+            std::optional<uint64_t> count_tokens_max_bytes) {
+  auto store = OpenStore(url, home, count_tokens_max_bytes);
   ctxkit::View view = ViewOf(*store);
   RawPg raw(url);
   struct Size {
@@ -379,8 +390,10 @@ void Range(const std::string& url, const std::string& home) {
 
 int main(int argc, char** argv) {
   const std::vector<std::string> a(argv + 1, argv + argc);
-  if (a.size() == 4 && a[0] == "setget") {
-    SetGet(a[1], a[2], std::atoi(a[3].c_str()));
+  if ((a.size() == 4 || a.size() == 5) && a[0] == "setget") {
+    std::optional<uint64_t> count_tokens_max_bytes;
+    if (a.size() == 5) count_tokens_max_bytes = std::stoull(a[4]);
+    SetGet(a[1], a[2], std::atoi(a[3].c_str()), count_tokens_max_bytes);
   } else if (a.size() == 5 && a[0] == "throughput") {
     const double seconds = std::atof(a[4].c_str());
     for (bool writers : {true, false}) {
@@ -399,7 +412,8 @@ int main(int argc, char** argv) {
     Range(a[1], a[2]);
   } else {
     std::fprintf(stderr,
-                 "usage: pg_tool setget URL HOME ROUNDS | throughput URL HOME "
+                 "usage: pg_tool setget URL HOME ROUNDS "
+                 "[COUNT_TOKENS_MAX_BYTES] | throughput URL HOME "
                  "SQLITE_HOME SECONDS | visibility URL HOME N | notify URL "
                  "HOME N | range URL "
                  "HOME\n");

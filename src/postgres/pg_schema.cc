@@ -7,6 +7,7 @@
 #include "core/hmac.h"
 #include "core/status_macros.h"
 #include "postgres/pg_holds.h"
+#include "postgres/pg_put.h"
 #include "postgres/pg_records.h"
 
 namespace ctxkit::storage {
@@ -19,6 +20,9 @@ namespace {
 // reads only the TOAST chunks it covers. ctxkit_seq is the durable change
 // sequence: every write transaction bumps it first (which also orders
 // writers) and stamps the objects it changes with the new value.
+// Version 1 also made ctxkit_put, the server-side put; version 6
+// (pg_put.cc, run right after these in the same transaction on a new
+// store) replaces it, so its first body is no longer kept here.
 constexpr const char* kSchemaV1 = R"sql(
 CREATE TABLE ctxkit_meta(
   name  text PRIMARY KEY,
@@ -94,91 +98,6 @@ CREATE TABLE ctxkit_sessions(
   generation bigint NOT NULL,
   state      text NOT NULL
 );
--- A whole put in one round trip (pg_backend.cc PutLocked): takes the
--- change sequence's row and a stamp, finds or creates the object, stores
--- the content unless its hash is stored (p_data: the content when it is
--- one piece or less; NULL when it was uploaded before), appends the
--- version (a new run of appends for an appendable type) and replaces the
--- tags (p_tags: sorted, unique, joined by newlines). When p_expected is
--- not 0 and the latest version is not it, writes nothing but the stamp and
--- returns r_id NULL and r_at, the version found.
-CREATE FUNCTION ctxkit_put(p_scope text, p_key text, p_type integer,
-    p_hash bytea, p_size bigint, p_data bytea, p_producer text,
-    p_now bigint, p_tokens bigint, p_expected bigint, p_tags text,
-    p_appendable boolean)
-  RETURNS TABLE(r_stamp bigint, r_id bigint, r_version bigint,
-                r_created bigint, r_at bigint)
-  LANGUAGE plpgsql AS $fn$
-DECLARE
-  v_stamp bigint;
-  v_id bigint;
-  v_latest bigint;
-  v_created bigint;
-  v_tags text;
-  v_content bigint;
-  v_version bigint;
-BEGIN
-  UPDATE ctxkit_seq SET seq = seq + 1 RETURNING seq INTO v_stamp;
-  SELECT o.id, o.latest_version, o.created_ns,
-         (SELECT string_agg(t.tag, E'\n' ORDER BY t.tag) FROM ctxkit_tags t
-          WHERE t.object_id = o.id)
-    INTO v_id, v_latest, v_created, v_tags
-    FROM ctxkit_objects o WHERE o.scope = p_scope AND o.key = p_key
-    ORDER BY o.deleted, o.updated_ns DESC LIMIT 1;
-  IF p_expected <> 0 AND coalesce(v_latest, 0) <> p_expected THEN
-    RETURN QUERY SELECT v_stamp, NULL::bigint, NULL::bigint, NULL::bigint,
-                        coalesce(v_latest, 0);
-    RETURN;
-  END IF;
-  IF v_id IS NULL THEN
-    INSERT INTO ctxkit_objects(id, scope, key, type, latest_version, deleted,
-                               size, created_ns, updated_ns, changed)
-      VALUES (nextval('ctxkit_object_ids'), p_scope, p_key, p_type, 0, false,
-              0, p_now, p_now, v_stamp)
-      RETURNING id INTO v_id;
-    v_latest := 0;
-    v_created := p_now;
-  END IF;
-  SELECT id INTO v_content FROM ctxkit_contents WHERE hash = p_hash;
-  IF v_content IS NULL THEN
-    IF p_data IS NULL THEN
-      RAISE EXCEPTION 'a content uploaded for this write was collected'
-        USING ERRCODE = 'CK001';
-    END IF;
-    INSERT INTO ctxkit_contents(hash, size) VALUES (p_hash, p_size)
-      ON CONFLICT (hash) DO NOTHING RETURNING id INTO v_content;
-    IF v_content IS NULL THEN
-      SELECT id INTO v_content FROM ctxkit_contents WHERE hash = p_hash;
-    ELSIF p_size > 0 THEN
-      INSERT INTO ctxkit_pieces(content_id, off, data)
-        VALUES (v_content, 0, p_data);
-    END IF;
-  END IF;
-  v_version := v_latest + 1;
-  IF p_appendable THEN
-    INSERT INTO ctxkit_chunks(object_id, version, stream_base, off, size,
-                              hash, content_id)
-      VALUES (v_id, v_version, v_version, 0, p_size, p_hash, v_content);
-  END IF;
-  INSERT INTO ctxkit_versions(object_id, version, state, type, hash, size,
-                              created_ns, producer, stream_base, content_id,
-                              tokens)
-    VALUES (v_id, v_version, 0, p_type, p_hash, p_size, p_now, p_producer,
-            CASE WHEN p_appendable THEN v_version ELSE 0 END,
-            CASE WHEN p_appendable THEN NULL ELSE v_content END, p_tokens);
-  UPDATE ctxkit_objects SET type = p_type, latest_version = v_version,
-         deleted = false, size = p_size, updated_ns = p_now,
-         changed = v_stamp
-    WHERE id = v_id;
-  IF coalesce(v_tags, '') <> p_tags THEN
-    DELETE FROM ctxkit_tags WHERE object_id = v_id;
-    INSERT INTO ctxkit_tags(object_id, tag)
-      SELECT v_id, t FROM unnest(string_to_array(p_tags, E'\n')) AS t
-      WHERE t <> '';
-  END IF;
-  RETURN QUERY SELECT v_stamp, v_id, v_version, v_created, v_version;
-END
-$fn$;
 CREATE TABLE ctxkit_session_entries(
   session   text COLLATE "C" NOT NULL,
   object_id text COLLATE "C" NOT NULL,
@@ -319,6 +238,20 @@ Status CheckMigrated(const Stored& stored, const std::string& schema) {
       "migrate it)");
 }
 
+// Version 6: ctxkit_put in fewer statements (pg_put.h), same signature
+// and effects, so version-5 builds keep working (compatible_since stays
+// 5). A role that does not own the function keeps version 5's, which is
+// just as correct, until the owner opens the store. A new store (`existing`
+// false) has no ctxkit_put before this step: it must not fail.
+Status MigrateToV6(PgConn* conn, bool existing) {
+  CTXKIT_RETURN_IF_ERROR(conn->Run("SAVEPOINT ctxkit_v6"));
+  Status v6 = pg_put::Migrate(conn);
+  if (existing && v6.code() == StatusCode::kPermissionDenied) {
+    return conn->Run("ROLLBACK TO SAVEPOINT ctxkit_v6");
+  }
+  return v6;
+}
+
 }  // namespace
 
 Status CheckPgSchema(PgConn* conn) {
@@ -382,6 +315,9 @@ Status EnsurePgSchema(PgConn* conn) {
           return CheckMigrated(stored, schema);
         }
         CTXKIT_RETURN_IF_ERROR(v5);
+      }
+      if (stored.version < 6) {
+        CTXKIT_RETURN_IF_ERROR(MigrateToV6(conn, stored.version != 0));
       }
       return conn->Run("COMMIT");
     }();

@@ -17,8 +17,11 @@ namespace ctxkit::storage {
 // wake-up (every commit that takes a stamp notifies PgChangeChannel); a
 // version-1 build still reads and writes it. 3 adds the session entries'
 // hot and listed flags (Backend::LoadSessionHead); builds before it would
-// write entries without them, so it is compatible since 3.
-inline constexpr int kPgSchemaVersion = 5;
+// write entries without them, so it is compatible since 3. 4 adds holds, 5
+// the named records and logs (each compatible since itself). 6 replaces
+// ctxkit_put with a body of fewer statements, same signature and effects:
+// still compatible since 5.
+inline constexpr int kPgSchemaVersion = 6;
 
 // The LISTEN/NOTIFY channel of the store in schema `schema_sql` (a SQL
 // expression: current_schema(), TG_TABLE_SCHEMA), as a SQL expression. A
