@@ -2,11 +2,12 @@
 """find's index build against plain SQLite FTS5, whole processes, interleaved.
 
     python3 bench/index_build.py BUILD_DIR [N] [ROUNDS] [BASELINE_BUILD_DIR]
+        [MIN_WORDS]
 
 Makes a store of N objects (bench/scale_store_tool: ~300-byte values, one
-256-token chunk each), then ROUNDS times, alternating: deletes index.db and
-times the first `ctxkit find` (which builds the index), and times `sqlite3`
-building plain FTS5 with find's tokenizer over the same values in one
+256-token chunk each; MIN_WORDS 26 makes ~200-byte values), then ROUNDS
+times, alternating: deletes index.db and times the first `ctxkit find`
+(which builds the index), and times `sqlite3` building plain FTS5 with find's tokenizer over the same values in one
 transaction (the anchor scale.py uses), once keeping the text (FTS5's
 default) and once contentless. With BASELINE_BUILD_DIR, that build's
 `ctxkit` builds the index too, in the same rounds. Prints median and range
@@ -70,11 +71,13 @@ def main():
     n = arg(2, 100000, int)
     rounds = arg(3, 5, int)
     baseline = arg(4, "")
+    min_words = arg(5, "40")
     ctxkit = os.path.join(build, "ctxkit")
     tmp = make_tmpdir("ctxkit-index-build-")
     try:
         home = os.path.join(tmp, "home")
-        subprocess.run([os.path.join(build, "scale_store_tool"), home, str(n)],
+        subprocess.run([os.path.join(build, "scale_store_tool"), home, str(n),
+                        min_words],
                        check=True, stdout=subprocess.DEVNULL)
         store_db = os.path.join(home, "ctxkit.db")
         index = os.path.join(home, "index.db")

@@ -257,13 +257,13 @@ Result<std::vector<Ranked>> RankBm25(
   int64_t hi = INT64_MAX;
   if (!filter.obj.empty()) {
     CTXKIT_ASSIGN_OR_RETURN(
-        auto r,
-        db->Prepare("SELECT min(id), max(id) FROM chunks WHERE obj = ?1"));
+        auto r, db->Prepare("SELECT first_chunk, chunk_count FROM objects "
+                            "WHERE obj = ?1"));
     r->BindText(1, filter.obj);
     CTXKIT_ASSIGN_OR_RETURN(bool row, r->Step());
-    if (!row || r->IsNull(0)) return std::vector<Ranked>{};
+    if (!row || r->Int(1) == 0) return std::vector<Ranked>{};
     lo = r->Int(0);
-    hi = r->Int(1);
+    hi = lo + r->Int(1) - 1;
   }
   // The whole index: FTS5 alone, as a raw query would run, but for the
   // orphans when there are any (index_db.cc; the join drops them).

@@ -28,11 +28,11 @@ struct ChunkSpan {
   uint64_t length = 0;
 };
 
-Result<std::vector<ChunkSpan>> LoadSpans(SqliteDb* db, const std::string& obj) {
+Result<std::vector<ChunkSpan>> LoadSpans(SqliteDb* db, const Indexed& have) {
   CTXKIT_ASSIGN_OR_RETURN(
-      auto q, db->Prepare("SELECT id, offset, length FROM chunks WHERE obj = "
-                          "?1 ORDER BY seq"));
-  q->BindText(1, obj);
+      auto q, db->Prepare("SELECT id, offset, length FROM chunks WHERE id "
+                          "BETWEEN ?1 AND ?2 ORDER BY id"));
+  q->Bind(1, have.first_chunk).Bind(2, have.first_chunk + have.chunk_count - 1);
   std::vector<ChunkSpan> spans;
   while (true) {
     CTXKIT_ASSIGN_OR_RETURN(bool row, q->Step());
@@ -57,14 +57,16 @@ Status DropChunkRow(SqliteDb* db, int64_t id,
   return q->Bind(1, id).BindText(2, *text).Run();
 }
 
-// Deletes the FTS5 rows of `obj`'s chunks, indexed from `version`, reading
-// their text back from the store in runs of up to kDeleteReadBytes. The
-// rows of a version that cannot be read back whole (collected, or any read
-// error: a damaged blob file must not stop every later sync) become
-// orphans, which is always safe; a wrong text never reaches FTS5.
+// Deletes the FTS5 rows of `obj`'s chunks (`have`: its objects row),
+// reading their text back from the store in runs of up to
+// kDeleteReadBytes. The rows of a version that cannot be read back whole
+// (collected, or any read error: a damaged blob file must not stop every
+// later sync) become orphans, which is always safe; a wrong text never
+// reaches FTS5.
 Status DropChunkText(SqliteDb* db, Store& store, const std::string& obj,
-                     uint64_t version) {
-  CTXKIT_ASSIGN_OR_RETURN(std::vector<ChunkSpan> spans, LoadSpans(db, obj));
+                     const Indexed& have) {
+  const uint64_t version = have.version;
+  CTXKIT_ASSIGN_OR_RETURN(std::vector<ChunkSpan> spans, LoadSpans(db, have));
   for (size_t i = 0; i < spans.size();) {
     const uint64_t from = spans[i].offset;
     size_t end = i + 1;
@@ -93,14 +95,17 @@ Status DropChunkText(SqliteDb* db, Store& store, const std::string& obj,
 // Drops every row of `obj` (`have`: what its objects row says).
 Status DropObjectRows(SqliteDb* db, Store& store, const std::string& obj,
                       const Indexed& have, CountDeltas* counts) {
-  CTXKIT_RETURN_IF_ERROR(DropChunkText(db, store, obj, have.version));
-  for (const char* sql : {"DELETE FROM vectors WHERE chunk IN "
-                          "(SELECT id FROM chunks WHERE obj = ?1)",
-                          "DELETE FROM chunks WHERE obj = ?1",
-                          "DELETE FROM objects WHERE obj = ?1"}) {
+  CTXKIT_RETURN_IF_ERROR(DropChunkText(db, store, obj, have));
+  for (const char* sql : {"DELETE FROM vectors WHERE chunk BETWEEN ?1 AND ?2",
+                          "DELETE FROM chunks WHERE id BETWEEN ?1 AND ?2"}) {
     CTXKIT_ASSIGN_OR_RETURN(auto q, db->Prepare(sql));
-    CTXKIT_RETURN_IF_ERROR(q->BindText(1, obj).Run());
+    CTXKIT_RETURN_IF_ERROR(q->Bind(1, have.first_chunk)
+                               .Bind(2, have.first_chunk + have.chunk_count - 1)
+                               .Run());
   }
+  CTXKIT_ASSIGN_OR_RETURN(auto q,
+                          db->Prepare("DELETE FROM objects WHERE obj = ?1"));
+  CTXKIT_RETURN_IF_ERROR(q->BindText(1, obj).Run());
   const int removed = sqlite3_changes(db->raw());  // Of the last DELETE.
   counts->Add(have.scope, -removed);
   return Status::Ok();
@@ -110,18 +115,28 @@ Status DropObjectRows(SqliteDb* db, Store& store, const std::string& obj,
 // (see Reindex).
 constexpr uint64_t kBufferedBytes = 1 << 20;
 
-Status WriteChunk(SqliteDb* db, const std::string& obj, int64_t seq,
+// The id the next chunk written takes: above every chunk's and every
+// orphan's, so no FTS5 rowid is ever reused while its row may remain.
+Result<int64_t> NextChunkId(SqliteDb* db) {
+  CTXKIT_ASSIGN_OR_RETURN(
+      auto q, db->Prepare("SELECT max(coalesce((SELECT max(id) FROM chunks), "
+                          "0), coalesce((SELECT max(id) FROM orphans), 0))"));
+  CTXKIT_ASSIGN_OR_RETURN(bool row, q->Step());
+  return (row ? q->Int(0) : 0) + 1;
+}
+
+Status WriteChunk(SqliteDb* db, const std::string& obj, int64_t id, int64_t seq,
                   const Chunk& c) {
   CTXKIT_ASSIGN_OR_RETURN(
-      auto q, db->Prepare("INSERT INTO chunks(obj, seq, offset, length, "
-                          "tokens) VALUES (?1, ?2, ?3, ?4, ?5)"));
-  CTXKIT_RETURN_IF_ERROR(q->BindText(1, obj)
-                             .Bind(2, seq)
-                             .Bind(3, static_cast<int64_t>(c.offset))
-                             .Bind(4, static_cast<int64_t>(c.text.size()))
-                             .Bind(5, c.tokens)
+      auto q, db->Prepare("INSERT INTO chunks(id, obj, seq, offset, length, "
+                          "tokens) VALUES (?1, ?2, ?3, ?4, ?5, ?6)"));
+  CTXKIT_RETURN_IF_ERROR(q->Bind(1, id)
+                             .BindText(2, obj)
+                             .Bind(3, seq)
+                             .Bind(4, static_cast<int64_t>(c.offset))
+                             .Bind(5, static_cast<int64_t>(c.text.size()))
+                             .Bind(6, c.tokens)
                              .Run());
-  const int64_t id = db->LastInsertRowId();
   CTXKIT_ASSIGN_OR_RETURN(
       auto t,
       db->Prepare("INSERT INTO chunk_text(rowid, text) VALUES (?1, ?2)"));
@@ -129,12 +144,13 @@ Status WriteChunk(SqliteDb* db, const std::string& obj, int64_t seq,
 }
 
 Status WriteObjectRow(SqliteDb* db, const ObjectMeta& meta,
-                      uint32_t chunk_tokens, CountDeltas* counts) {
+                      uint32_t chunk_tokens, int64_t first_chunk,
+                      int64_t chunk_count, CountDeltas* counts) {
   CTXKIT_ASSIGN_OR_RETURN(
       auto q,
       db->Prepare("INSERT INTO objects(obj, key, scope, type, version, size, "
-                  "chunk_tokens, indexed_ns, tag) VALUES "
-                  "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)"));
+                  "chunk_tokens, indexed_ns, tag, first_chunk, chunk_count) "
+                  "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)"));
   CTXKIT_RETURN_IF_ERROR(q->BindText(1, meta.id)
                              .BindText(2, meta.key)
                              .BindText(3, meta.scope.ToString())
@@ -144,6 +160,8 @@ Status WriteObjectRow(SqliteDb* db, const ObjectMeta& meta,
                              .Bind(7, chunk_tokens)
                              .Bind(8, core::NowUnixNanos())
                              .BindText(9, meta.ref_tag)
+                             .Bind(10, first_chunk)
+                             .Bind(11, chunk_count)
                              .Run());
   counts->Add(meta.scope.ToString(), 1);
   return Status::Ok();
@@ -203,8 +221,12 @@ Status Reindex(SqliteDb* db, View& view, const Current& current,
                const Indexed* have, uint32_t chunk_tokens, CountDeltas* counts,
                FindResult* result) {
   const ObjectMeta& m = *current.meta;
+  int64_t first = 0;  // Set once the old rows are gone.
   int64_t seq = 0;
-  auto write = [&](const Chunk& c) { return WriteChunk(db, m.id, seq++, c); };
+  auto write = [&](const Chunk& c) {
+    const int64_t n = seq++;
+    return WriteChunk(db, m.id, first + n, n, c);
+  };
   auto not_indexed = [&](const Status& s) {
     if (s.code() == StatusCode::kIoError) return s;
     result->skipped.push_back({m.key, "not indexed: " + s.ToString()});
@@ -221,12 +243,18 @@ Status Reindex(SqliteDb* db, View& view, const Current& current,
       CTXKIT_RETURN_IF_ERROR(
           DropObjectRows(db, *view.store(), m.id, *have, counts));
     }
+    CTXKIT_ASSIGN_OR_RETURN(first, NextChunkId(db));
     for (const Chunk& c : chunks) CTXKIT_RETURN_IF_ERROR(write(c));
   } else {
     CTXKIT_RETURN_IF_ERROR(db->Exec("SAVEPOINT one_object"));
     const CountDeltas before = *counts;  // Rolled back with the savepoint.
     Status s = have ? DropObjectRows(db, *view.store(), m.id, *have, counts)
                     : Status::Ok();
+    if (s.ok()) {
+      Result<int64_t> next = NextChunkId(db);
+      s = next.status();
+      if (s.ok()) first = *next;
+    }
     if (s.ok()) {
       s = ChunkVersion(view, current, chunk_tokens,
                        [&](Chunk c) { return write(c); });
@@ -239,7 +267,8 @@ Status Reindex(SqliteDb* db, View& view, const Current& current,
     }
     CTXKIT_RETURN_IF_ERROR(db->Exec("RELEASE one_object"));
   }
-  CTXKIT_RETURN_IF_ERROR(WriteObjectRow(db, m, chunk_tokens, counts));
+  CTXKIT_RETURN_IF_ERROR(
+      WriteObjectRow(db, m, chunk_tokens, first, seq, counts));
   ++result->variables_indexed;
   result->chunks_indexed += static_cast<uint64_t>(seq);
   return Status::Ok();
@@ -261,13 +290,15 @@ Result<std::optional<std::string>> ReadIndexedRange(Store& store,
 Result<std::optional<Indexed>> LoadIndexed(SqliteDb* db,
                                            const std::string& obj) {
   CTXKIT_ASSIGN_OR_RETURN(auto q,
-                          db->Prepare("SELECT version, key, scope FROM objects "
+                          db->Prepare("SELECT version, key, scope, "
+                                      "first_chunk, chunk_count FROM objects "
                                       "WHERE obj = ?1"));
   q->BindText(1, obj);
   CTXKIT_ASSIGN_OR_RETURN(bool row, q->Step());
   if (!row) return std::optional<Indexed>();
-  return std::optional<Indexed>(
-      Indexed{static_cast<uint64_t>(q->Int(0)), q->Text(1), q->Text(2)});
+  return std::optional<Indexed>(Indexed{static_cast<uint64_t>(q->Int(0)),
+                                        q->Text(1), q->Text(2), q->Int(3),
+                                        q->Int(4)});
 }
 
 void CountDeltas::Add(const std::string& scope, int64_t delta) {

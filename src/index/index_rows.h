@@ -21,6 +21,9 @@ struct Indexed {
   uint64_t version = 0;
   std::string key;
   std::string scope;
+  // Its chunks' ids: first_chunk .. first_chunk + chunk_count - 1.
+  int64_t first_chunk = 0;
+  int64_t chunk_count = 0;
 };
 
 // [offset, offset + length) of version `version` of the indexed variable
