@@ -20,8 +20,11 @@ namespace {
 // in `orphans` and filtered out of queries until the index is rebuilt.
 constexpr const char* kSchema = R"sql(
 CREATE TABLE IF NOT EXISTS meta(name TEXT PRIMARY KEY, value TEXT NOT NULL);
+-- Keyed by the store's object number (ObjectMeta::id is its base 36):
+-- a first build appends rows in the feed's order instead of inserting
+-- text keys all over the table.
 CREATE TABLE IF NOT EXISTS objects(
-  obj TEXT PRIMARY KEY,
+  id INTEGER PRIMARY KEY,
   key TEXT NOT NULL,
   scope TEXT NOT NULL,
   type INTEGER NOT NULL,
@@ -35,14 +38,14 @@ CREATE TABLE IF NOT EXISTS objects(
   -- chunks.obj is kept.
   first_chunk INTEGER NOT NULL,
   chunk_count INTEGER NOT NULL
-) WITHOUT ROWID;
+);
 -- Covers the call's filter (scope, key prefix, size limit) and its count.
 CREATE INDEX IF NOT EXISTS objects_by_scope ON objects(scope, key, size);
--- The largest indexed value: whether a size limit filters anything.
-CREATE INDEX IF NOT EXISTS objects_by_size ON objects(size);
 -- Row counts kept by the writers (index_rows.cc): 'scope:<scope>' holds
 -- the number of rows in that scope, so counting what a call covers needs
--- no count(*) scan. Not by triggers: a statement that
+-- no count(*) scan; 'max_size' the largest size ever given an objects row
+-- (whether a size limit filters anything; an index on size cost ~5% of a
+-- build). Not by triggers: a statement that
 -- fires one opens a statement savepoint, and FTS5 flushes its pending
 -- terms at every savepoint (measured 3.3x slower index builds).
 CREATE TABLE IF NOT EXISTS counts(
@@ -54,7 +57,7 @@ CREATE TABLE IF NOT EXISTS counts(
 -- AUTOINCREMENT, which reads and writes sqlite_sequence per insert).
 CREATE TABLE IF NOT EXISTS chunks(
   id INTEGER PRIMARY KEY,
-  obj TEXT NOT NULL,
+  obj INTEGER NOT NULL,  -- objects.id
   seq INTEGER NOT NULL,
   offset INTEGER NOT NULL,
   length INTEGER NOT NULL,

@@ -16,7 +16,8 @@ namespace ctxkit::index {
 // 2: objects.tag. 3: regions (synced from the store's change feed), counts.
 // 4: chunk_text contentless (the text is read from the store), orphans.
 // 5: objects.first_chunk and chunk_count instead of the index chunks_by_obj;
-// chunk ids given by the writer, not AUTOINCREMENT.
+// chunk ids given by the writer, not AUTOINCREMENT; objects and chunks.obj
+// keyed by the object's number.
 inline constexpr int kIndexSchemaVersion = 5;
 
 // Opens (creating when missing) <home>/index.db in WAL mode with the

@@ -2,6 +2,8 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -20,6 +22,13 @@ using storage::SqliteDb;
 // A run of chunks whose text is read back in one range when their FTS5
 // rows are deleted spans at most this many bytes.
 constexpr uint64_t kDeleteReadBytes = 1 << 20;
+
+// An objects row's version, key, scope, first_chunk and chunk_count, from
+// column `col` on.
+Indexed IndexedAt(const storage::Query& q, int col) {
+  return Indexed{static_cast<uint64_t>(q.Int(col)), q.Text(col + 1),
+                 q.Text(col + 2), q.Int(col + 3), q.Int(col + 4)};
+}
 
 // Where one chunk of a variable lies in its value.
 struct ChunkSpan {
@@ -103,9 +112,10 @@ Status DropObjectRows(SqliteDb* db, Store& store, const std::string& obj,
                                .Bind(2, have.first_chunk + have.chunk_count - 1)
                                .Run());
   }
+  CTXKIT_ASSIGN_OR_RETURN(int64_t number, ObjectNumber(obj));
   CTXKIT_ASSIGN_OR_RETURN(auto q,
-                          db->Prepare("DELETE FROM objects WHERE obj = ?1"));
-  CTXKIT_RETURN_IF_ERROR(q->BindText(1, obj).Run());
+                          db->Prepare("DELETE FROM objects WHERE id = ?1"));
+  CTXKIT_RETURN_IF_ERROR(q->Bind(1, number).Run());
   const int removed = sqlite3_changes(db->raw());  // Of the last DELETE.
   counts->Add(have.scope, -removed);
   return Status::Ok();
@@ -125,13 +135,13 @@ Result<int64_t> NextChunkId(SqliteDb* db) {
   return (row ? q->Int(0) : 0) + 1;
 }
 
-Status WriteChunk(SqliteDb* db, const std::string& obj, int64_t id, int64_t seq,
+Status WriteChunk(SqliteDb* db, int64_t obj, int64_t id, int64_t seq,
                   const Chunk& c) {
   CTXKIT_ASSIGN_OR_RETURN(
       auto q, db->Prepare("INSERT INTO chunks(id, obj, seq, offset, length, "
                           "tokens) VALUES (?1, ?2, ?3, ?4, ?5, ?6)"));
   CTXKIT_RETURN_IF_ERROR(q->Bind(1, id)
-                             .BindText(2, obj)
+                             .Bind(2, obj)
                              .Bind(3, seq)
                              .Bind(4, static_cast<int64_t>(c.offset))
                              .Bind(5, static_cast<int64_t>(c.text.size()))
@@ -146,12 +156,13 @@ Status WriteChunk(SqliteDb* db, const std::string& obj, int64_t id, int64_t seq,
 Status WriteObjectRow(SqliteDb* db, const ObjectMeta& meta,
                       uint32_t chunk_tokens, int64_t first_chunk,
                       int64_t chunk_count, CountDeltas* counts) {
+  CTXKIT_ASSIGN_OR_RETURN(int64_t number, ObjectNumber(meta.id));
   CTXKIT_ASSIGN_OR_RETURN(
       auto q,
-      db->Prepare("INSERT INTO objects(obj, key, scope, type, version, size, "
+      db->Prepare("INSERT INTO objects(id, key, scope, type, version, size, "
                   "chunk_tokens, indexed_ns, tag, first_chunk, chunk_count) "
                   "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)"));
-  CTXKIT_RETURN_IF_ERROR(q->BindText(1, meta.id)
+  CTXKIT_RETURN_IF_ERROR(q->Bind(1, number)
                              .BindText(2, meta.key)
                              .BindText(3, meta.scope.ToString())
                              .Bind(4, static_cast<int64_t>(meta.type))
@@ -164,6 +175,7 @@ Status WriteObjectRow(SqliteDb* db, const ObjectMeta& meta,
                              .Bind(11, chunk_count)
                              .Run());
   counts->Add(meta.scope.ToString(), 1);
+  counts->NoteSize(static_cast<int64_t>(meta.size_bytes));
   return Status::Ok();
 }
 
@@ -197,9 +209,10 @@ Status UpdateName(SqliteDb* db, const ObjectMeta& meta, const Indexed& had,
                   CountDeltas* counts) {
   CTXKIT_ASSIGN_OR_RETURN(
       auto q, db->Prepare("UPDATE objects SET key = ?2, scope = ?3, tag = ?4 "
-                          "WHERE obj = ?1"));
+                          "WHERE id = ?1"));
+  CTXKIT_ASSIGN_OR_RETURN(int64_t number, ObjectNumber(meta.id));
   const std::string scope = meta.scope.ToString();
-  CTXKIT_RETURN_IF_ERROR(q->BindText(1, meta.id)
+  CTXKIT_RETURN_IF_ERROR(q->Bind(1, number)
                              .BindText(2, meta.key)
                              .BindText(3, scope)
                              .BindText(4, meta.ref_tag)
@@ -221,11 +234,12 @@ Status Reindex(SqliteDb* db, View& view, const Current& current,
                const Indexed* have, uint32_t chunk_tokens, CountDeltas* counts,
                FindResult* result) {
   const ObjectMeta& m = *current.meta;
+  CTXKIT_ASSIGN_OR_RETURN(const int64_t number, ObjectNumber(m.id));
   int64_t first = 0;  // Set once the old rows are gone.
   int64_t seq = 0;
   auto write = [&](const Chunk& c) {
     const int64_t n = seq++;
-    return WriteChunk(db, m.id, first + n, n, c);
+    return WriteChunk(db, number, first + n, n, c);
   };
   auto not_indexed = [&](const Status& s) {
     if (s.code() == StatusCode::kIoError) return s;
@@ -281,10 +295,18 @@ Result<std::optional<std::string>> ReadIndexedRange(Store& store,
                                                     uint64_t version,
                                                     uint64_t offset,
                                                     uint64_t length) {
+  CTXKIT_ASSIGN_OR_RETURN(int64_t number, ObjectNumber(obj));
+  return StoreInternals::ReadDurableRange(store, {number, version}, offset,
+                                          length);
+}
+
+Result<int64_t> ObjectNumber(std::string_view obj) {
   const std::optional<uint64_t> id = core::FromBase36(obj);
-  if (!id) return Status::Corruption("index.db: bad object id '" + obj + "'");
-  return StoreInternals::ReadDurableRange(
-      store, {static_cast<int64_t>(*id), version}, offset, length);
+  if (!id || *id > INT64_MAX) {
+    return Status::Corruption("index.db: bad object id '" + std::string(obj) +
+                              "'");
+  }
+  return static_cast<int64_t>(*id);
 }
 
 Result<std::optional<Indexed>> LoadIndexed(SqliteDb* db,
@@ -292,13 +314,43 @@ Result<std::optional<Indexed>> LoadIndexed(SqliteDb* db,
   CTXKIT_ASSIGN_OR_RETURN(auto q,
                           db->Prepare("SELECT version, key, scope, "
                                       "first_chunk, chunk_count FROM objects "
-                                      "WHERE obj = ?1"));
-  q->BindText(1, obj);
+                                      "WHERE id = ?1"));
+  CTXKIT_ASSIGN_OR_RETURN(int64_t number, ObjectNumber(obj));
+  q->Bind(1, number);
   CTXKIT_ASSIGN_OR_RETURN(bool row, q->Step());
   if (!row) return std::optional<Indexed>();
-  return std::optional<Indexed>(Indexed{static_cast<uint64_t>(q->Int(0)),
-                                        q->Text(1), q->Text(2), q->Int(3),
-                                        q->Int(4)});
+  return std::optional<Indexed>(IndexedAt(*q, 0));
+}
+
+Result<std::vector<std::optional<Indexed>>> LoadIndexedMany(
+    SqliteDb* db, std::span<const int64_t> numbers) {
+  std::vector<std::optional<Indexed>> out(numbers.size());
+  if (numbers.empty()) return out;
+  const auto [lo, hi] = std::minmax_element(numbers.begin(), numbers.end());
+  // More rows than this in the range: a lookup each reads fewer.
+  const int64_t most = 4 * static_cast<int64_t>(numbers.size());
+  std::unordered_map<int64_t, Indexed> rows;
+  {
+    CTXKIT_ASSIGN_OR_RETURN(
+        auto q, db->Prepare("SELECT id, version, key, scope, first_chunk, "
+                            "chunk_count FROM objects WHERE id BETWEEN ?1 "
+                            "AND ?2 LIMIT ?3"));
+    q->Bind(1, *lo).Bind(2, *hi).Bind(3, most + 1);
+    while (true) {
+      CTXKIT_ASSIGN_OR_RETURN(bool row, q->Step());
+      if (!row) break;
+      rows.emplace(q->Int(0), IndexedAt(*q, 1));
+    }
+  }
+  for (size_t i = 0; i < numbers.size(); ++i) {
+    if (static_cast<int64_t>(rows.size()) > most) {
+      CTXKIT_ASSIGN_OR_RETURN(out[i],
+                              LoadIndexed(db, core::ToBase36(numbers[i])));
+    } else if (auto it = rows.find(numbers[i]); it != rows.end()) {
+      out[i] = it->second;
+    }
+  }
+  return out;
 }
 
 void CountDeltas::Add(const std::string& scope, int64_t delta) {
@@ -315,7 +367,20 @@ Status CountDeltas::Write(SqliteDb* db) {
         q->BindText(1, "scope:" + scope).Bind(2, delta).Run());
   }
   deltas_.clear();
+  if (max_size_ < 0) return Status::Ok();
+  CTXKIT_ASSIGN_OR_RETURN(
+      auto q, db->Prepare("INSERT INTO counts(name, n) VALUES ('max_size', ?1) "
+                          "ON CONFLICT(name) DO UPDATE SET n = max(n, ?1)"));
+  CTXKIT_RETURN_IF_ERROR(q->Bind(1, max_size_).Run());
+  max_size_ = -1;
   return Status::Ok();
+}
+
+Result<int64_t> MaxIndexedSize(SqliteDb* db) {
+  CTXKIT_ASSIGN_OR_RETURN(
+      auto q, db->Prepare("SELECT n FROM counts WHERE name = 'max_size'"));
+  CTXKIT_ASSIGN_OR_RETURN(bool row, q->Step());
+  return row ? q->Int(0) : 0;
 }
 
 Status Reconcile(SqliteDb* db, View& view, const Current& current,

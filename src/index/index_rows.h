@@ -5,10 +5,14 @@
 #ifndef CTXKIT_INDEX_INDEX_ROWS_H_
 #define CTXKIT_INDEX_INDEX_ROWS_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "ctxkit/index.h"
 #include "ctxkit/store.h"
@@ -38,6 +42,15 @@ Result<std::optional<std::string>> ReadIndexedRange(Store& store,
 Result<std::optional<Indexed>> LoadIndexed(storage::SqliteDb* db,
                                            const std::string& obj);
 
+// What index.db holds for each object numbered in `numbers`, in order: one
+// scan of their range of numbers when it holds few other rows (a first
+// build: none), else a lookup each.
+Result<std::vector<std::optional<Indexed>>> LoadIndexedMany(
+    storage::SqliteDb* db, std::span<const int64_t> numbers);
+
+// The object number index.db keys `obj` (an ObjectMeta::id) by.
+Result<int64_t> ObjectNumber(std::string_view obj);
+
 // The variable's current state, as FindRelevant sees it.
 struct Current {
   const ObjectMeta* meta = nullptr;
@@ -56,18 +69,25 @@ struct Current {
   const std::optional<Indexed>* have = nullptr;
 };
 
-// Changes to the kept per-scope row counts (the `counts` table), gathered
-// over a transaction and written once before it commits (an upsert per
-// variable was ~5% of an index build).
+// Changes to the kept per-scope row counts and to the largest size indexed
+// (the `counts` table), gathered over a transaction and written once before
+// it commits (an upsert per variable was ~5% of an index build).
 class CountDeltas {
  public:
   void Add(const std::string& scope, int64_t delta);
+  // A row of a value of `size` bytes was written.
+  void NoteSize(int64_t size) { max_size_ = std::max(max_size_, size); }
   // Adds the gathered changes to `counts` and forgets them.
   Status Write(storage::SqliteDb* db);
 
  private:
   std::map<std::string, int64_t> deltas_;
+  int64_t max_size_ = -1;  // -1: no row written.
 };
+
+// The largest size of a value with an objects row, or above it: the
+// `max_size` of `counts`, which only a rebuild lowers (0 when empty).
+Result<int64_t> MaxIndexedSize(storage::SqliteDb* db);
 
 // Brings the variable's rows in line with `current`: removed -> rows
 // dropped; wanted and stale -> re-chunked at meta->version; current

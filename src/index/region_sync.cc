@@ -111,13 +111,11 @@ Status ReconcileRun(SqliteDb* db, View& view, const Region& region,
                     std::span<const ChangedMeta> run, uint32_t chunk_tokens,
                     CountDeltas* counts, FindResult* result,
                     FeedProgress& progress) {
-  std::vector<std::optional<Indexed>> haves;
-  haves.reserve(run.size());
-  for (const ChangedMeta& c : run) {
-    CTXKIT_ASSIGN_OR_RETURN(std::optional<Indexed> have,
-                            LoadIndexed(db, c.meta.id));
-    haves.push_back(std::move(have));
-  }
+  std::vector<int64_t> numbers;
+  numbers.reserve(run.size());
+  for (const ChangedMeta& c : run) numbers.push_back(c.object_id);
+  CTXKIT_ASSIGN_OR_RETURN(std::vector<std::optional<Indexed>> haves,
+                          LoadIndexedMany(db, numbers));
   auto read_ahead = [&](size_t i) {
     const ChangedMeta& c = run[i];
     return Wanted(region, c) && c.meta.size_bytes <= kReadAheadBytes &&
