@@ -143,10 +143,11 @@ Result<CoverFilter> SyncOne(SqliteDb* db, View& view,
   storage::WriteTransaction tx(db);
   CTXKIT_RETURN_IF_ERROR(tx.Begin());
   index::CountDeltas counts;
+  index::ChunkIds ids;
   index::Current to{&m, false, wanted};
   to.have = &have;  // Looked up above.
-  CTXKIT_RETURN_IF_ERROR(
-      index::Reconcile(db, view, to, options.chunk_tokens, &counts, result));
+  CTXKIT_RETURN_IF_ERROR(index::Reconcile(db, view, to, options.chunk_tokens,
+                                          &counts, &ids, result));
   CTXKIT_RETURN_IF_ERROR(counts.Write(db));
   CTXKIT_RETURN_IF_ERROR(tx.Commit());
   return filter;

@@ -125,16 +125,6 @@ Status DropObjectRows(SqliteDb* db, Store& store, const std::string& obj,
 // (see Reindex).
 constexpr uint64_t kBufferedBytes = 1 << 20;
 
-// The id the next chunk written takes: above every chunk's and every
-// orphan's, so no FTS5 rowid is ever reused while its row may remain.
-Result<int64_t> NextChunkId(SqliteDb* db) {
-  CTXKIT_ASSIGN_OR_RETURN(
-      auto q, db->Prepare("SELECT max(coalesce((SELECT max(id) FROM chunks), "
-                          "0), coalesce((SELECT max(id) FROM orphans), 0))"));
-  CTXKIT_ASSIGN_OR_RETURN(bool row, q->Step());
-  return (row ? q->Int(0) : 0) + 1;
-}
-
 Status WriteChunk(SqliteDb* db, int64_t obj, int64_t id, int64_t seq,
                   const Chunk& c) {
   CTXKIT_ASSIGN_OR_RETURN(
@@ -232,7 +222,7 @@ Status UpdateName(SqliteDb* db, const ObjectMeta& meta, const Indexed& had,
 // variable that was most of the index build's writes).
 Status Reindex(SqliteDb* db, View& view, const Current& current,
                const Indexed* have, uint32_t chunk_tokens, CountDeltas* counts,
-               FindResult* result) {
+               ChunkIds* ids, FindResult* result) {
   const ObjectMeta& m = *current.meta;
   CTXKIT_ASSIGN_OR_RETURN(const int64_t number, ObjectNumber(m.id));
   int64_t first = 0;  // Set once the old rows are gone.
@@ -257,7 +247,7 @@ Status Reindex(SqliteDb* db, View& view, const Current& current,
       CTXKIT_RETURN_IF_ERROR(
           DropObjectRows(db, *view.store(), m.id, *have, counts));
     }
-    CTXKIT_ASSIGN_OR_RETURN(first, NextChunkId(db));
+    CTXKIT_ASSIGN_OR_RETURN(first, ids->Next(db));
     for (const Chunk& c : chunks) CTXKIT_RETURN_IF_ERROR(write(c));
   } else {
     CTXKIT_RETURN_IF_ERROR(db->Exec("SAVEPOINT one_object"));
@@ -265,7 +255,7 @@ Status Reindex(SqliteDb* db, View& view, const Current& current,
     Status s = have ? DropObjectRows(db, *view.store(), m.id, *have, counts)
                     : Status::Ok();
     if (s.ok()) {
-      Result<int64_t> next = NextChunkId(db);
+      Result<int64_t> next = ids->Next(db);
       s = next.status();
       if (s.ok()) first = *next;
     }
@@ -281,6 +271,7 @@ Status Reindex(SqliteDb* db, View& view, const Current& current,
     }
     CTXKIT_RETURN_IF_ERROR(db->Exec("RELEASE one_object"));
   }
+  ids->Took(seq);
   CTXKIT_RETURN_IF_ERROR(
       WriteObjectRow(db, m, chunk_tokens, first, seq, counts));
   ++result->variables_indexed;
@@ -376,6 +367,18 @@ Status CountDeltas::Write(SqliteDb* db) {
   return Status::Ok();
 }
 
+Result<int64_t> ChunkIds::Next(SqliteDb* db) {
+  if (next_ == 0) {
+    CTXKIT_ASSIGN_OR_RETURN(
+        auto q,
+        db->Prepare("SELECT max(coalesce((SELECT max(id) FROM chunks), 0), "
+                    "coalesce((SELECT max(id) FROM orphans), 0))"));
+    CTXKIT_ASSIGN_OR_RETURN(bool row, q->Step());
+    next_ = (row ? q->Int(0) : 0) + 1;
+  }
+  return next_;
+}
+
 Result<int64_t> MaxIndexedSize(SqliteDb* db) {
   CTXKIT_ASSIGN_OR_RETURN(
       auto q, db->Prepare("SELECT n FROM counts WHERE name = 'max_size'"));
@@ -384,7 +387,7 @@ Result<int64_t> MaxIndexedSize(SqliteDb* db) {
 }
 
 Status Reconcile(SqliteDb* db, View& view, const Current& current,
-                 uint32_t chunk_tokens, CountDeltas* counts,
+                 uint32_t chunk_tokens, CountDeltas* counts, ChunkIds* ids,
                  FindResult* result) {
   const ObjectMeta& m = *current.meta;
   std::optional<Indexed> loaded;
@@ -409,7 +412,7 @@ Status Reconcile(SqliteDb* db, View& view, const Current& current,
   }
   if (!current.wanted) return Status::Ok();
   return Reindex(db, view, current, have ? &*have : nullptr, chunk_tokens,
-                 counts, result);
+                 counts, ids, result);
 }
 
 }  // namespace ctxkit::index
