@@ -31,7 +31,7 @@ struct Indexed {
 };
 
 // [offset, offset + length) of version `version` of the indexed variable
-// `obj` (an objects.obj id), read from the store, or nullopt when that
+// `obj` (an ObjectMeta::id), read from the store, or nullopt when that
 // version is gone: chunk_text keeps no copy of the text (index_db.cc).
 Result<std::optional<std::string>> ReadIndexedRange(Store& store,
                                                     const std::string& obj,
