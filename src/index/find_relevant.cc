@@ -126,13 +126,13 @@ Result<CoverFilter> SyncOne(SqliteDb* db, View& view,
   }
   CoverFilter filter;
   filter.obj = m.id;
-  CTXKIT_ASSIGN_OR_RETURN(filter.obj_number, index::ObjectNumber(m.id));
   filter.max_size = SizeLimit(options);
   if (!m.persistent) {
     // Its content must never reach index.db (docs/index.md).
     result->skipped.push_back({m.key, "session-only value: not indexed"});
-    return filter;
+    return filter;  // Number 0: no row.
   }
+  CTXKIT_ASSIGN_OR_RETURN(filter.obj_number, index::ObjectNumber(m.id));
   const bool wanted = m.size_bytes <= options.max_value_bytes;
   if (!wanted) result->skipped.push_back({m.key, TooLarge(options)});
   CTXKIT_ASSIGN_OR_RETURN(std::optional<index::Indexed> have,
