@@ -1,10 +1,11 @@
 // Makes a store of N small text objects for the scale benchmarks
-// (bench/scale.py): keys docs/<i>, each 40-60 words drawn from a Zipf
+// (bench/scale.py): keys docs/<i>, each 40-60 words (MIN-1.5*MIN with a
+// third argument; 26 gives ~200-byte values) drawn from a Zipf
 // distribution over a synthetic 20,000-word vocabulary, written through
 // View::SetMany in batches with their token counts (as `ctxkit set` writes
 // them). The same N gives the same store.
 //
-//   scale_store_tool HOME N        builds HOME (must not hold a store)
+//   scale_store_tool HOME N [MIN]  builds HOME (must not hold a store)
 //   scale_store_tool --queries     prints the benchmark queries, one a line
 //
 // Queries mix words of several frequencies: "common" ones match a large
@@ -60,7 +61,7 @@ class ZipfWords {
   std::vector<double> cumulative_;
 };
 
-int Build(const std::string& home, size_t n) {
+int Build(const std::string& home, size_t n, size_t min_words) {
   ctxkit::Options options;
   options.home = home;
   options.durability = ctxkit::Durability::kProcess;  // Built once, then read.
@@ -80,7 +81,7 @@ int Build(const std::string& home, size_t n) {
     for (size_t i = 0; i < kBatch && done + i < n; ++i) {
       keys.push_back("docs/" + std::to_string(done + i));
       std::string text;
-      size_t words = 40 + rng() % 21;
+      size_t words = min_words + rng() % (min_words / 2 + 1);
       for (size_t w = 0; w < words; ++w) {
         text += Word(zipf.Sample(rng));
         text += (w % 12 == 11) ? ".\n" : " ";
@@ -117,9 +118,11 @@ int main(int argc, char** argv) {
                 Word(19000).c_str());
     return 0;
   }
-  if (argc != 3) {
-    std::fprintf(stderr, "usage: scale_store_tool HOME N | --queries\n");
+  if (argc != 3 && argc != 4) {
+    std::fprintf(stderr, "usage: scale_store_tool HOME N [MIN] | --queries\n");
     return 2;
   }
-  return Build(argv[1], std::strtoull(argv[2], nullptr, 10));
+  const size_t min_words = argc == 4 ? std::strtoull(argv[3], nullptr, 10) : 40;
+  if (min_words == 0) return 2;
+  return Build(argv[1], std::strtoull(argv[2], nullptr, 10), min_words);
 }

@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/encoding.h"
 #include "core/status_macros.h"
 #include "ctxkit/index.h"
 #include "index/concept_rank.h"
@@ -55,7 +56,8 @@ Status CheckOptions(const FindOptions& o) {
 // variable, or a region's scopes and key prefix; either way within the
 // size limit (rows a call with a larger limit made stay, unranked here).
 struct CoverFilter {
-  std::string obj;                  // Set: this variable alone.
+  std::string obj;                  // Set: this variable alone,
+  int64_t obj_number = 0;           // index.db's key for it.
   std::vector<std::string> scopes;  // Otherwise: these scopes ...
   std::string key_prefix;           // ... and keys starting so,
   std::string key_upper;            // below PrefixUpperBound(key_prefix).
@@ -74,7 +76,7 @@ struct CoverFilter {
     if (whole) return "1";
     auto p = [&first] { return "?" + std::to_string(first++); };
     std::string sql = "o.size <= " + p();
-    if (!obj.empty()) return sql + " AND o.obj = " + p();
+    if (!obj.empty()) return sql + " AND o.id = " + p();
     sql += " AND o.scope IN (";
     for (size_t i = 0; i < scopes.size(); ++i) {
       sql += (i ? ", " : "") + p();
@@ -90,7 +92,7 @@ struct CoverFilter {
     if (whole) return;
     q->Bind(first++, max_size);
     if (!obj.empty()) {
-      q->BindText(first, obj);
+      q->Bind(first, obj_number);
       return;
     }
     for (const std::string& s : scopes) q->BindText(first++, s);
@@ -128,8 +130,9 @@ Result<CoverFilter> SyncOne(SqliteDb* db, View& view,
   if (!m.persistent) {
     // Its content must never reach index.db (docs/index.md).
     result->skipped.push_back({m.key, "session-only value: not indexed"});
-    return filter;
+    return filter;  // Number 0: no row.
   }
+  CTXKIT_ASSIGN_OR_RETURN(filter.obj_number, index::ObjectNumber(m.id));
   const bool wanted = m.size_bytes <= options.max_value_bytes;
   if (!wanted) result->skipped.push_back({m.key, TooLarge(options)});
   CTXKIT_ASSIGN_OR_RETURN(std::optional<index::Indexed> have,
@@ -140,10 +143,11 @@ Result<CoverFilter> SyncOne(SqliteDb* db, View& view,
   storage::WriteTransaction tx(db);
   CTXKIT_RETURN_IF_ERROR(tx.Begin());
   index::CountDeltas counts;
+  index::ChunkIds ids;
   index::Current to{&m, false, wanted};
   to.have = &have;  // Looked up above.
-  CTXKIT_RETURN_IF_ERROR(
-      index::Reconcile(db, view, to, options.chunk_tokens, &counts, result));
+  CTXKIT_RETURN_IF_ERROR(index::Reconcile(db, view, to, options.chunk_tokens,
+                                          &counts, &ids, result));
   CTXKIT_RETURN_IF_ERROR(counts.Write(db));
   CTXKIT_RETURN_IF_ERROR(tx.Commit());
   return filter;
@@ -169,12 +173,12 @@ Status NoteSessionOnly(View& view, const FindOptions& options,
   }
 }
 
-// Whether no indexed value is over `f`'s size limit: the largest is not.
+// Whether no indexed value is over `f`'s size limit: the largest ever
+// indexed is not (a bound kept in `counts`; false after a large value
+// left only costs the call the joined ranking).
 Result<bool> SizesFit(SqliteDb* db, const CoverFilter& f) {
-  CTXKIT_ASSIGN_OR_RETURN(
-      auto q, db->Prepare("SELECT coalesce(max(size), 0) FROM objects"));
-  CTXKIT_ASSIGN_OR_RETURN(bool row, q->Step());
-  return row && q->Int(0) <= f.max_size;
+  CTXKIT_ASSIGN_OR_RETURN(int64_t largest, index::MaxIndexedSize(db));
+  return largest <= f.max_size;
 }
 
 // Whether `f` keeps every indexed variable: a listing call without a key
@@ -257,13 +261,13 @@ Result<std::vector<Ranked>> RankBm25(
   int64_t hi = INT64_MAX;
   if (!filter.obj.empty()) {
     CTXKIT_ASSIGN_OR_RETURN(
-        auto r,
-        db->Prepare("SELECT min(id), max(id) FROM chunks WHERE obj = ?1"));
-    r->BindText(1, filter.obj);
+        auto r, db->Prepare("SELECT first_chunk, chunk_count FROM objects "
+                            "WHERE id = ?1"));
+    r->Bind(1, filter.obj_number);
     CTXKIT_ASSIGN_OR_RETURN(bool row, r->Step());
-    if (!row || r->IsNull(0)) return std::vector<Ranked>{};
+    if (!row || r->Int(1) == 0) return std::vector<Ranked>{};
     lo = r->Int(0);
-    hi = r->Int(1);
+    hi = lo + r->Int(1) - 1;
   }
   // The whole index: FTS5 alone, as a raw query would run, but for the
   // orphans when there are any (index_db.cc; the join drops them).
@@ -285,7 +289,7 @@ Result<std::vector<Ranked>> RankBm25(
               : "SELECT t.rowid, ctxkit_rank(t.chunk_text, ?900) AS s "
                 "FROM chunk_text t "
                 "JOIN chunks c ON c.id = t.rowid "
-                "JOIN objects o ON o.obj = c.obj "
+                "JOIN objects o ON o.id = c.obj "
                 "WHERE t.chunk_text MATCH ?1 AND t.rowid BETWEEN ?3 AND ?4 "
                 "AND " +
                     filter.Sql(5) + " ORDER BY s DESC LIMIT ?2"));
@@ -331,7 +335,7 @@ Status EmbedMissing(SqliteDb* db, Store& store, const llm::EmbedConfig& config,
           auto q,
           db->PrepareDynamic("SELECT c.id, c.obj, o.version, c.offset, "
                              "c.length FROM chunks c "
-                             "JOIN objects o ON o.obj = c.obj "
+                             "JOIN objects o ON o.id = c.obj "
                              "WHERE NOT EXISTS (SELECT 1 FROM vectors v "
                              "WHERE v.chunk = c.id AND v.model = ?1) AND " +
                              filter.Sql(3) + " ORDER BY c.id LIMIT ?2"));
@@ -342,7 +346,7 @@ Status EmbedMissing(SqliteDb* db, Store& store, const llm::EmbedConfig& config,
         if (!row) break;
         CTXKIT_ASSIGN_OR_RETURN(
             std::optional<std::string> text,
-            index::ReadIndexedRange(store, q->Text(1),
+            index::ReadIndexedRange(store, core::ToBase36(q->Int(1)),
                                     static_cast<uint64_t>(q->Int(2)),
                                     static_cast<uint64_t>(q->Int(3)),
                                     static_cast<uint64_t>(q->Int(4))));
@@ -388,7 +392,7 @@ Result<std::vector<Ranked>> RankVectors(SqliteDb* db, const std::string& model,
   CTXKIT_ASSIGN_OR_RETURN(
       auto q, db->PrepareDynamic("SELECT v.chunk, v.vec FROM vectors v "
                                  "JOIN chunks c ON c.id = v.chunk "
-                                 "JOIN objects o ON o.obj = c.obj "
+                                 "JOIN objects o ON o.id = c.obj "
                                  "WHERE v.model = ?1 AND v.dim = ?2 AND " +
                                  filter.Sql(3)));
   q->BindText(1, model).Bind(2, static_cast<int64_t>(dim));
@@ -495,12 +499,12 @@ Result<FindHit> LoadHit(SqliteDb* db, View& view, int64_t chunk,
       auto q, db->Prepare("SELECT c.obj, c.offset, c.length, c.tokens, o.key, "
                           "o.scope, o.type, o.version, o.size, o.tag "
                           "FROM chunks c "
-                          "JOIN objects o ON o.obj = c.obj WHERE c.id = ?1"));
+                          "JOIN objects o ON o.id = c.obj WHERE c.id = ?1"));
   q->Bind(1, chunk);
   CTXKIT_ASSIGN_OR_RETURN(bool row, q->Step());
   if (!row) return Status::Internal("index chunk vanished during a query");
   FindHit h;
-  h.ref.id = q->Text(0);
+  h.ref.id = core::ToBase36(static_cast<uint64_t>(q->Int(0)));
   h.byte_offset = static_cast<uint64_t>(q->Int(1));
   h.byte_length = static_cast<uint64_t>(q->Int(2));
   h.tokens = static_cast<uint32_t>(q->Int(3));

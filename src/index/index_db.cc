@@ -20,8 +20,11 @@ namespace {
 // in `orphans` and filtered out of queries until the index is rebuilt.
 constexpr const char* kSchema = R"sql(
 CREATE TABLE IF NOT EXISTS meta(name TEXT PRIMARY KEY, value TEXT NOT NULL);
+-- Keyed by the store's object number (ObjectMeta::id is its base 36):
+-- a first build appends rows in the feed's order instead of inserting
+-- text keys all over the table.
 CREATE TABLE IF NOT EXISTS objects(
-  obj TEXT PRIMARY KEY,
+  id INTEGER PRIMARY KEY,
   key TEXT NOT NULL,
   scope TEXT NOT NULL,
   type INTEGER NOT NULL,
@@ -29,34 +32,45 @@ CREATE TABLE IF NOT EXISTS objects(
   size INTEGER NOT NULL,
   chunk_tokens INTEGER NOT NULL,
   indexed_ns INTEGER NOT NULL,
-  tag TEXT NOT NULL  -- the capability tag hits' refs carry (ObjectMeta)
-) WITHOUT ROWID;
+  tag TEXT NOT NULL,  -- the capability tag hits' refs carry (ObjectMeta)
+  -- Its chunks: ids first_chunk .. first_chunk + chunk_count - 1 (a
+  -- variable is always chunked whole in one transaction), so no index on
+  -- chunks.obj is kept.
+  first_chunk INTEGER NOT NULL,
+  chunk_count INTEGER NOT NULL
+);
 -- Covers the call's filter (scope, key prefix, size limit) and its count.
 CREATE INDEX IF NOT EXISTS objects_by_scope ON objects(scope, key, size);
--- The largest indexed value: whether a size limit filters anything.
-CREATE INDEX IF NOT EXISTS objects_by_size ON objects(size);
 -- Row counts kept by the writers (index_rows.cc): 'scope:<scope>' holds
 -- the number of rows in that scope, so counting what a call covers needs
--- no count(*) scan. Not by triggers: a statement that
+-- no count(*) scan; 'max_size' the largest size ever given an objects row
+-- (whether a size limit filters anything; an index on size cost ~5% of a
+-- build). Not by triggers: a statement that
 -- fires one opens a statement savepoint, and FTS5 flushes its pending
 -- terms at every savepoint (measured 3.3x slower index builds).
 CREATE TABLE IF NOT EXISTS counts(
   name TEXT PRIMARY KEY,
   n INTEGER NOT NULL
 ) WITHOUT ROWID;
--- AUTOINCREMENT: an id is never reused, so a new chunk cannot take the
--- FTS5 rowid of an orphan.
+-- Ids are given by index_rows.cc above every chunk's and orphan's, so a
+-- new chunk cannot take the FTS5 rowid of an orphan (cheaper than
+-- AUTOINCREMENT, which reads and writes sqlite_sequence per insert).
 CREATE TABLE IF NOT EXISTS chunks(
-  id INTEGER PRIMARY KEY AUTOINCREMENT,
-  obj TEXT NOT NULL,
+  id INTEGER PRIMARY KEY,
+  obj INTEGER NOT NULL,  -- objects.id
   seq INTEGER NOT NULL,
   offset INTEGER NOT NULL,
   length INTEGER NOT NULL,
   tokens INTEGER NOT NULL
 );
-CREATE INDEX IF NOT EXISTS chunks_by_obj ON chunks(obj, seq);
 CREATE VIRTUAL TABLE IF NOT EXISTS chunk_text USING fts5(
   text, content = '', tokenize = 'porter unicode61 remove_diacritics 2');
+-- FTS5 writes its pending terms out as a new segment whenever they pass
+-- `hashsize` (1 MiB by default) and merges segments as they pile up: with
+-- 8 MiB a page of small values is written as one segment at its commit
+-- (measured ~20% less FTS5 insertion work; bench/index_build.py). Kept
+-- in chunk_text's own config table, so every writer uses it.
+INSERT INTO chunk_text(chunk_text, rank) VALUES ('hashsize', 8388608);
 -- FTS5 rows whose chunk is gone but whose text could not be read back to
 -- delete them (index_rows.cc).
 CREATE TABLE IF NOT EXISTS orphans(id INTEGER PRIMARY KEY);

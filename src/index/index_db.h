@@ -15,7 +15,10 @@ namespace ctxkit::index {
 // The current schema version, kept in meta.schema_version.
 // 2: objects.tag. 3: regions (synced from the store's change feed), counts.
 // 4: chunk_text contentless (the text is read from the store), orphans.
-inline constexpr int kIndexSchemaVersion = 4;
+// 5: objects.first_chunk and chunk_count instead of the index chunks_by_obj;
+// chunk ids given by the writer, not AUTOINCREMENT; objects and chunks.obj
+// keyed by the object's number.
+inline constexpr int kIndexSchemaVersion = 5;
 
 // Opens (creating when missing) <home>/index.db in WAL mode with the
 // current schema, for the store named `store_identity`

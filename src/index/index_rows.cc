@@ -2,6 +2,8 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -21,6 +23,13 @@ using storage::SqliteDb;
 // rows are deleted spans at most this many bytes.
 constexpr uint64_t kDeleteReadBytes = 1 << 20;
 
+// An objects row's version, key, scope, first_chunk and chunk_count, from
+// column `col` on.
+Indexed IndexedAt(const storage::Query& q, int col) {
+  return Indexed{static_cast<uint64_t>(q.Int(col)), q.Text(col + 1),
+                 q.Text(col + 2), q.Int(col + 3), q.Int(col + 4)};
+}
+
 // Where one chunk of a variable lies in its value.
 struct ChunkSpan {
   int64_t id = 0;
@@ -28,11 +37,11 @@ struct ChunkSpan {
   uint64_t length = 0;
 };
 
-Result<std::vector<ChunkSpan>> LoadSpans(SqliteDb* db, const std::string& obj) {
+Result<std::vector<ChunkSpan>> LoadSpans(SqliteDb* db, const Indexed& have) {
   CTXKIT_ASSIGN_OR_RETURN(
-      auto q, db->Prepare("SELECT id, offset, length FROM chunks WHERE obj = "
-                          "?1 ORDER BY seq"));
-  q->BindText(1, obj);
+      auto q, db->Prepare("SELECT id, offset, length FROM chunks WHERE id "
+                          "BETWEEN ?1 AND ?2 ORDER BY id"));
+  q->Bind(1, have.first_chunk).Bind(2, have.first_chunk + have.chunk_count - 1);
   std::vector<ChunkSpan> spans;
   while (true) {
     CTXKIT_ASSIGN_OR_RETURN(bool row, q->Step());
@@ -57,14 +66,16 @@ Status DropChunkRow(SqliteDb* db, int64_t id,
   return q->Bind(1, id).BindText(2, *text).Run();
 }
 
-// Deletes the FTS5 rows of `obj`'s chunks, indexed from `version`, reading
-// their text back from the store in runs of up to kDeleteReadBytes. The
-// rows of a version that cannot be read back whole (collected, or any read
-// error: a damaged blob file must not stop every later sync) become
-// orphans, which is always safe; a wrong text never reaches FTS5.
+// Deletes the FTS5 rows of `obj`'s chunks (`have`: its objects row),
+// reading their text back from the store in runs of up to
+// kDeleteReadBytes. The rows of a version that cannot be read back whole
+// (collected, or any read error: a damaged blob file must not stop every
+// later sync) become orphans, which is always safe; a wrong text never
+// reaches FTS5.
 Status DropChunkText(SqliteDb* db, Store& store, const std::string& obj,
-                     uint64_t version) {
-  CTXKIT_ASSIGN_OR_RETURN(std::vector<ChunkSpan> spans, LoadSpans(db, obj));
+                     const Indexed& have) {
+  const uint64_t version = have.version;
+  CTXKIT_ASSIGN_OR_RETURN(std::vector<ChunkSpan> spans, LoadSpans(db, have));
   for (size_t i = 0; i < spans.size();) {
     const uint64_t from = spans[i].offset;
     size_t end = i + 1;
@@ -93,14 +104,18 @@ Status DropChunkText(SqliteDb* db, Store& store, const std::string& obj,
 // Drops every row of `obj` (`have`: what its objects row says).
 Status DropObjectRows(SqliteDb* db, Store& store, const std::string& obj,
                       const Indexed& have, CountDeltas* counts) {
-  CTXKIT_RETURN_IF_ERROR(DropChunkText(db, store, obj, have.version));
-  for (const char* sql : {"DELETE FROM vectors WHERE chunk IN "
-                          "(SELECT id FROM chunks WHERE obj = ?1)",
-                          "DELETE FROM chunks WHERE obj = ?1",
-                          "DELETE FROM objects WHERE obj = ?1"}) {
+  CTXKIT_RETURN_IF_ERROR(DropChunkText(db, store, obj, have));
+  for (const char* sql : {"DELETE FROM vectors WHERE chunk BETWEEN ?1 AND ?2",
+                          "DELETE FROM chunks WHERE id BETWEEN ?1 AND ?2"}) {
     CTXKIT_ASSIGN_OR_RETURN(auto q, db->Prepare(sql));
-    CTXKIT_RETURN_IF_ERROR(q->BindText(1, obj).Run());
+    CTXKIT_RETURN_IF_ERROR(q->Bind(1, have.first_chunk)
+                               .Bind(2, have.first_chunk + have.chunk_count - 1)
+                               .Run());
   }
+  CTXKIT_ASSIGN_OR_RETURN(int64_t number, ObjectNumber(obj));
+  CTXKIT_ASSIGN_OR_RETURN(auto q,
+                          db->Prepare("DELETE FROM objects WHERE id = ?1"));
+  CTXKIT_RETURN_IF_ERROR(q->Bind(1, number).Run());
   const int removed = sqlite3_changes(db->raw());  // Of the last DELETE.
   counts->Add(have.scope, -removed);
   return Status::Ok();
@@ -110,18 +125,18 @@ Status DropObjectRows(SqliteDb* db, Store& store, const std::string& obj,
 // (see Reindex).
 constexpr uint64_t kBufferedBytes = 1 << 20;
 
-Status WriteChunk(SqliteDb* db, const std::string& obj, int64_t seq,
+Status WriteChunk(SqliteDb* db, int64_t obj, int64_t id, int64_t seq,
                   const Chunk& c) {
   CTXKIT_ASSIGN_OR_RETURN(
-      auto q, db->Prepare("INSERT INTO chunks(obj, seq, offset, length, "
-                          "tokens) VALUES (?1, ?2, ?3, ?4, ?5)"));
-  CTXKIT_RETURN_IF_ERROR(q->BindText(1, obj)
-                             .Bind(2, seq)
-                             .Bind(3, static_cast<int64_t>(c.offset))
-                             .Bind(4, static_cast<int64_t>(c.text.size()))
-                             .Bind(5, c.tokens)
+      auto q, db->Prepare("INSERT INTO chunks(id, obj, seq, offset, length, "
+                          "tokens) VALUES (?1, ?2, ?3, ?4, ?5, ?6)"));
+  CTXKIT_RETURN_IF_ERROR(q->Bind(1, id)
+                             .Bind(2, obj)
+                             .Bind(3, seq)
+                             .Bind(4, static_cast<int64_t>(c.offset))
+                             .Bind(5, static_cast<int64_t>(c.text.size()))
+                             .Bind(6, c.tokens)
                              .Run());
-  const int64_t id = db->LastInsertRowId();
   CTXKIT_ASSIGN_OR_RETURN(
       auto t,
       db->Prepare("INSERT INTO chunk_text(rowid, text) VALUES (?1, ?2)"));
@@ -129,13 +144,15 @@ Status WriteChunk(SqliteDb* db, const std::string& obj, int64_t seq,
 }
 
 Status WriteObjectRow(SqliteDb* db, const ObjectMeta& meta,
-                      uint32_t chunk_tokens, CountDeltas* counts) {
+                      uint32_t chunk_tokens, int64_t first_chunk,
+                      int64_t chunk_count, CountDeltas* counts) {
+  CTXKIT_ASSIGN_OR_RETURN(int64_t number, ObjectNumber(meta.id));
   CTXKIT_ASSIGN_OR_RETURN(
       auto q,
-      db->Prepare("INSERT INTO objects(obj, key, scope, type, version, size, "
-                  "chunk_tokens, indexed_ns, tag) VALUES "
-                  "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)"));
-  CTXKIT_RETURN_IF_ERROR(q->BindText(1, meta.id)
+      db->Prepare("INSERT INTO objects(id, key, scope, type, version, size, "
+                  "chunk_tokens, indexed_ns, tag, first_chunk, chunk_count) "
+                  "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)"));
+  CTXKIT_RETURN_IF_ERROR(q->Bind(1, number)
                              .BindText(2, meta.key)
                              .BindText(3, meta.scope.ToString())
                              .Bind(4, static_cast<int64_t>(meta.type))
@@ -144,8 +161,11 @@ Status WriteObjectRow(SqliteDb* db, const ObjectMeta& meta,
                              .Bind(7, chunk_tokens)
                              .Bind(8, core::NowUnixNanos())
                              .BindText(9, meta.ref_tag)
+                             .Bind(10, first_chunk)
+                             .Bind(11, chunk_count)
                              .Run());
   counts->Add(meta.scope.ToString(), 1);
+  counts->NoteSize(static_cast<int64_t>(meta.size_bytes));
   return Status::Ok();
 }
 
@@ -179,9 +199,10 @@ Status UpdateName(SqliteDb* db, const ObjectMeta& meta, const Indexed& had,
                   CountDeltas* counts) {
   CTXKIT_ASSIGN_OR_RETURN(
       auto q, db->Prepare("UPDATE objects SET key = ?2, scope = ?3, tag = ?4 "
-                          "WHERE obj = ?1"));
+                          "WHERE id = ?1"));
+  CTXKIT_ASSIGN_OR_RETURN(int64_t number, ObjectNumber(meta.id));
   const std::string scope = meta.scope.ToString();
-  CTXKIT_RETURN_IF_ERROR(q->BindText(1, meta.id)
+  CTXKIT_RETURN_IF_ERROR(q->Bind(1, number)
                              .BindText(2, meta.key)
                              .BindText(3, scope)
                              .BindText(4, meta.ref_tag)
@@ -201,10 +222,15 @@ Status UpdateName(SqliteDb* db, const ObjectMeta& meta, const Indexed& had,
 // variable that was most of the index build's writes).
 Status Reindex(SqliteDb* db, View& view, const Current& current,
                const Indexed* have, uint32_t chunk_tokens, CountDeltas* counts,
-               FindResult* result) {
+               ChunkIds* ids, FindResult* result) {
   const ObjectMeta& m = *current.meta;
+  CTXKIT_ASSIGN_OR_RETURN(const int64_t number, ObjectNumber(m.id));
+  int64_t first = 0;  // Set once the old rows are gone.
   int64_t seq = 0;
-  auto write = [&](const Chunk& c) { return WriteChunk(db, m.id, seq++, c); };
+  auto write = [&](const Chunk& c) {
+    const int64_t n = seq++;
+    return WriteChunk(db, number, first + n, n, c);
+  };
   auto not_indexed = [&](const Status& s) {
     if (s.code() == StatusCode::kIoError) return s;
     result->skipped.push_back({m.key, "not indexed: " + s.ToString()});
@@ -221,12 +247,18 @@ Status Reindex(SqliteDb* db, View& view, const Current& current,
       CTXKIT_RETURN_IF_ERROR(
           DropObjectRows(db, *view.store(), m.id, *have, counts));
     }
+    CTXKIT_ASSIGN_OR_RETURN(first, ids->Next(db));
     for (const Chunk& c : chunks) CTXKIT_RETURN_IF_ERROR(write(c));
   } else {
     CTXKIT_RETURN_IF_ERROR(db->Exec("SAVEPOINT one_object"));
     const CountDeltas before = *counts;  // Rolled back with the savepoint.
     Status s = have ? DropObjectRows(db, *view.store(), m.id, *have, counts)
                     : Status::Ok();
+    if (s.ok()) {
+      Result<int64_t> next = ids->Next(db);
+      s = next.status();
+      if (s.ok()) first = *next;
+    }
     if (s.ok()) {
       s = ChunkVersion(view, current, chunk_tokens,
                        [&](Chunk c) { return write(c); });
@@ -239,7 +271,9 @@ Status Reindex(SqliteDb* db, View& view, const Current& current,
     }
     CTXKIT_RETURN_IF_ERROR(db->Exec("RELEASE one_object"));
   }
-  CTXKIT_RETURN_IF_ERROR(WriteObjectRow(db, m, chunk_tokens, counts));
+  ids->Took(seq);
+  CTXKIT_RETURN_IF_ERROR(
+      WriteObjectRow(db, m, chunk_tokens, first, seq, counts));
   ++result->variables_indexed;
   result->chunks_indexed += static_cast<uint64_t>(seq);
   return Status::Ok();
@@ -252,22 +286,62 @@ Result<std::optional<std::string>> ReadIndexedRange(Store& store,
                                                     uint64_t version,
                                                     uint64_t offset,
                                                     uint64_t length) {
+  CTXKIT_ASSIGN_OR_RETURN(int64_t number, ObjectNumber(obj));
+  return StoreInternals::ReadDurableRange(store, {number, version}, offset,
+                                          length);
+}
+
+Result<int64_t> ObjectNumber(std::string_view obj) {
   const std::optional<uint64_t> id = core::FromBase36(obj);
-  if (!id) return Status::Corruption("index.db: bad object id '" + obj + "'");
-  return StoreInternals::ReadDurableRange(
-      store, {static_cast<int64_t>(*id), version}, offset, length);
+  if (!id || *id > INT64_MAX) {
+    return Status::Corruption("index.db: bad object id '" + std::string(obj) +
+                              "'");
+  }
+  return static_cast<int64_t>(*id);
 }
 
 Result<std::optional<Indexed>> LoadIndexed(SqliteDb* db,
                                            const std::string& obj) {
   CTXKIT_ASSIGN_OR_RETURN(auto q,
-                          db->Prepare("SELECT version, key, scope FROM objects "
-                                      "WHERE obj = ?1"));
-  q->BindText(1, obj);
+                          db->Prepare("SELECT version, key, scope, "
+                                      "first_chunk, chunk_count FROM objects "
+                                      "WHERE id = ?1"));
+  CTXKIT_ASSIGN_OR_RETURN(int64_t number, ObjectNumber(obj));
+  q->Bind(1, number);
   CTXKIT_ASSIGN_OR_RETURN(bool row, q->Step());
   if (!row) return std::optional<Indexed>();
-  return std::optional<Indexed>(
-      Indexed{static_cast<uint64_t>(q->Int(0)), q->Text(1), q->Text(2)});
+  return std::optional<Indexed>(IndexedAt(*q, 0));
+}
+
+Result<std::vector<std::optional<Indexed>>> LoadIndexedMany(
+    SqliteDb* db, std::span<const int64_t> numbers) {
+  std::vector<std::optional<Indexed>> out(numbers.size());
+  if (numbers.empty()) return out;
+  const auto [lo, hi] = std::minmax_element(numbers.begin(), numbers.end());
+  // More rows than this in the range: a lookup each reads fewer.
+  const int64_t most = 4 * static_cast<int64_t>(numbers.size());
+  std::unordered_map<int64_t, Indexed> rows;
+  {
+    CTXKIT_ASSIGN_OR_RETURN(
+        auto q, db->Prepare("SELECT id, version, key, scope, first_chunk, "
+                            "chunk_count FROM objects WHERE id BETWEEN ?1 "
+                            "AND ?2 LIMIT ?3"));
+    q->Bind(1, *lo).Bind(2, *hi).Bind(3, most + 1);
+    while (true) {
+      CTXKIT_ASSIGN_OR_RETURN(bool row, q->Step());
+      if (!row) break;
+      rows.emplace(q->Int(0), IndexedAt(*q, 1));
+    }
+  }
+  for (size_t i = 0; i < numbers.size(); ++i) {
+    if (static_cast<int64_t>(rows.size()) > most) {
+      CTXKIT_ASSIGN_OR_RETURN(out[i],
+                              LoadIndexed(db, core::ToBase36(numbers[i])));
+    } else if (auto it = rows.find(numbers[i]); it != rows.end()) {
+      out[i] = it->second;
+    }
+  }
+  return out;
 }
 
 void CountDeltas::Add(const std::string& scope, int64_t delta) {
@@ -284,11 +358,36 @@ Status CountDeltas::Write(SqliteDb* db) {
         q->BindText(1, "scope:" + scope).Bind(2, delta).Run());
   }
   deltas_.clear();
+  if (max_size_ < 0) return Status::Ok();
+  CTXKIT_ASSIGN_OR_RETURN(
+      auto q, db->Prepare("INSERT INTO counts(name, n) VALUES ('max_size', ?1) "
+                          "ON CONFLICT(name) DO UPDATE SET n = max(n, ?1)"));
+  CTXKIT_RETURN_IF_ERROR(q->Bind(1, max_size_).Run());
+  max_size_ = -1;
   return Status::Ok();
 }
 
+Result<int64_t> ChunkIds::Next(SqliteDb* db) {
+  if (next_ == 0) {
+    CTXKIT_ASSIGN_OR_RETURN(
+        auto q,
+        db->Prepare("SELECT max(coalesce((SELECT max(id) FROM chunks), 0), "
+                    "coalesce((SELECT max(id) FROM orphans), 0))"));
+    CTXKIT_ASSIGN_OR_RETURN(bool row, q->Step());
+    next_ = (row ? q->Int(0) : 0) + 1;
+  }
+  return next_;
+}
+
+Result<int64_t> MaxIndexedSize(SqliteDb* db) {
+  CTXKIT_ASSIGN_OR_RETURN(
+      auto q, db->Prepare("SELECT n FROM counts WHERE name = 'max_size'"));
+  CTXKIT_ASSIGN_OR_RETURN(bool row, q->Step());
+  return row ? q->Int(0) : 0;
+}
+
 Status Reconcile(SqliteDb* db, View& view, const Current& current,
-                 uint32_t chunk_tokens, CountDeltas* counts,
+                 uint32_t chunk_tokens, CountDeltas* counts, ChunkIds* ids,
                  FindResult* result) {
   const ObjectMeta& m = *current.meta;
   std::optional<Indexed> loaded;
@@ -313,7 +412,7 @@ Status Reconcile(SqliteDb* db, View& view, const Current& current,
   }
   if (!current.wanted) return Status::Ok();
   return Reindex(db, view, current, have ? &*have : nullptr, chunk_tokens,
-                 counts, result);
+                 counts, ids, result);
 }
 
 }  // namespace ctxkit::index

@@ -109,15 +109,13 @@ bool Wanted(const Region& r, const ChangedMeta& c) {
 // region's call may have done it).
 Status ReconcileRun(SqliteDb* db, View& view, const Region& region,
                     std::span<const ChangedMeta> run, uint32_t chunk_tokens,
-                    CountDeltas* counts, FindResult* result,
+                    CountDeltas* counts, ChunkIds* ids, FindResult* result,
                     FeedProgress& progress) {
-  std::vector<std::optional<Indexed>> haves;
-  haves.reserve(run.size());
-  for (const ChangedMeta& c : run) {
-    CTXKIT_ASSIGN_OR_RETURN(std::optional<Indexed> have,
-                            LoadIndexed(db, c.meta.id));
-    haves.push_back(std::move(have));
-  }
+  std::vector<int64_t> numbers;
+  numbers.reserve(run.size());
+  for (const ChangedMeta& c : run) numbers.push_back(c.object_id);
+  CTXKIT_ASSIGN_OR_RETURN(std::vector<std::optional<Indexed>> haves,
+                          LoadIndexedMany(db, numbers));
   auto read_ahead = [&](size_t i) {
     const ChangedMeta& c = run[i];
     return Wanted(region, c) && c.meta.size_bytes <= kReadAheadBytes &&
@@ -144,7 +142,7 @@ Status ReconcileRun(SqliteDb* db, View& view, const Region& region,
     current.have = &haves[i];
     if (contents.ok() && read_ahead(i)) current.content = &(*contents)[next++];
     CTXKIT_RETURN_IF_ERROR(
-        Reconcile(db, view, current, chunk_tokens, counts, result));
+        Reconcile(db, view, current, chunk_tokens, counts, ids, result));
     progress.Read(c.stamp);
   }
   return Status::Ok();
@@ -167,6 +165,7 @@ Status CatchUpPage(SqliteDb* db, View& view, const Region& region,
   result->changes_read += page.size();
   // Runs of changes whose read-ahead values total about kReadAheadBatch.
   CountDeltas counts;
+  ChunkIds ids;
   size_t begin = 0;
   while (begin < page.size()) {
     size_t end = begin;
@@ -179,7 +178,7 @@ Status CatchUpPage(SqliteDb* db, View& view, const Region& region,
     }
     CTXKIT_RETURN_IF_ERROR(ReconcileRun(
         db, view, region, std::span(page).subspan(begin, end - begin),
-        chunk_tokens, &counts, result, progress));
+        chunk_tokens, &counts, &ids, result, progress));
     begin = end;
   }
   CTXKIT_RETURN_IF_ERROR(counts.Write(db));

@@ -10,6 +10,7 @@
 #include <iterator>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "ctxkit/index.h"
 #include "index/index_test_util.h"
@@ -43,6 +44,15 @@ class IndexTextTest : public IndexTest {
                  word);
   }
   int64_t Orphans() { return Count("SELECT count(*) FROM orphans"); }
+  // Sets a value of index.db's meta table, as another build would have.
+  void SetMeta(const std::string& name, const std::string& value) {
+    auto db =
+        storage::SqliteDb::Open(storage::IndexDbPath(options_.home), 1000);
+    ASSERT_TRUE(db.ok());
+    auto q = (*db)->Prepare("UPDATE meta SET value = ?2 WHERE name = ?1");
+    ASSERT_TRUE(q.ok());
+    ASSERT_TRUE((*q)->BindText(1, name).BindText(2, value).Run().ok());
+  }
   // FTS5's own row count against the chunks it should index.
   void ExpectOneFtsRowPerChunk() {
     EXPECT_EQ(Count("SELECT count(*) FROM chunk_text_docsize") - Orphans(),
@@ -172,24 +182,21 @@ TEST_F(IndexTextTest, ALargeValueReplacedByAnotherLeavesNoTermsBehind) {
 
 // Rows made by another SQLite library are not trusted: its tokenizer
 // could split a text differently, and a contentless row is deleted by
-// tokenizing it again. The index is rebuilt.
-TEST_F(IndexTextTest, AnotherSqliteLibrarysIndexIsRebuilt) {
+// tokenizing it again. An index.db of an older schema (4: chunks found by
+// an index on their object) is dropped. Either way the index is rebuilt.
+TEST_F(IndexTextTest, AnotherLibrarysOrAnOlderSchemasIndexIsRebuilt) {
   Put("doc", "penguins live here");
   ASSERT_EQ(Find("penguins").variables_indexed, 1u);
   ASSERT_EQ(Find("penguins").variables_indexed, 0u);
-  {
-    auto db =
-        storage::SqliteDb::Open(storage::IndexDbPath(options_.home), 1000);
-    ASSERT_TRUE(db.ok());
-    ASSERT_TRUE((*db)
-                    ->Exec("UPDATE meta SET value = '3.0.0' WHERE name = "
-                           "'sqlite_version'")
-                    .ok());
+  for (auto [name, value] : {std::pair{"sqlite_version", "3.0.0"},
+                             std::pair{"schema_version", "4"}}) {
+    SetMeta(name, value);
+    FindResult r = Find("penguins");
+    EXPECT_EQ(r.variables_indexed, 1u) << name;
+    ASSERT_EQ(r.hits.size(), 1u);
+    EXPECT_EQ(RowsWith("penguins"), 1);
   }
-  FindResult r = Find("penguins");
-  EXPECT_EQ(r.variables_indexed, 1u);
-  ASSERT_EQ(r.hits.size(), 1u);
-  EXPECT_EQ(RowsWith("penguins"), 1);
+  EXPECT_EQ(Count("SELECT value FROM meta WHERE name = 'schema_version'"), 5);
 }
 
 // Past a tenth of the chunks (and at least 64), orphans are cleared by a
@@ -212,6 +219,79 @@ TEST_F(IndexTextTest, ManyOrphansRebuildTheIndex) {
   EXPECT_EQ(RowsWith("okapi"), 100);
   EXPECT_TRUE(Find("zebra").hits.empty());
   ExpectOneFtsRowPerChunk();
+}
+
+// A variable's chunks are the id range its objects row names, in order,
+// through replacements.
+TEST_F(IndexTextTest, AVariablesChunksAreTheRangeItsRowNames) {
+  auto lines = [](const std::string& word, int n) {
+    std::string v;
+    for (int i = 0; i < n; ++i) {
+      v += "entry " + std::to_string(i) + " in the " + word + " ledger\n";
+    }
+    return v;
+  };
+  Put("a", lines("walrus", 400));
+  Put("b", lines("narwhal", 300));
+  FindOptions small;
+  small.chunk_tokens = 64;
+  ASSERT_EQ(Find("walrus", small).variables_indexed, 2u);
+  Put("a", lines("beluga", 500));
+  ASSERT_EQ(Find("beluga", small).variables_indexed, 1u);
+  EXPECT_GT(Count("SELECT min(chunk_count) FROM objects"), 10);
+  EXPECT_EQ(Count("SELECT sum(chunk_count) FROM objects"),
+            Count("SELECT count(*) FROM chunks"));
+  EXPECT_EQ(Count("SELECT count(*) FROM chunks c JOIN objects o ON o.id = "
+                  "c.obj WHERE c.id != o.first_chunk + c.seq"),
+            0);
+  EXPECT_EQ(RowsWith("walrus"), 0);
+  ExpectOneFtsRowPerChunk();
+}
+
+// A page's indexed rows are looked up by one scan of its objects' range
+// when that range holds few other rows, else one by one: both see what
+// is indexed.
+TEST_F(IndexTextTest, ChangesSpreadOverTheIndexAreReconciled) {
+  for (int i = 0; i < 40; ++i) {
+    Put("docs/" + std::to_string(i), "zebra number " + std::to_string(i));
+  }
+  ASSERT_EQ(Find("zebra").variables_indexed, 40u);
+  // Two changes whose range holds 40 rows: looked up one by one.
+  Put("docs/0", "okapi first");
+  Put("docs/39", "okapi last");
+  FindResult r = Find("okapi");
+  EXPECT_EQ(r.variables_indexed, 2u);
+  EXPECT_EQ(r.hits.size(), 2u);
+  // Two neighbours: one scan.
+  Put("docs/20", "quagga one");
+  Put("docs/21", "quagga two");
+  r = Find("quagga");
+  EXPECT_EQ(r.variables_indexed, 2u);
+  EXPECT_EQ(r.hits.size(), 2u);
+  FindOptions all;
+  all.top_k = 100;
+  EXPECT_EQ(Find("zebra", all).hits.size(), 36u);
+  EXPECT_EQ(Count("SELECT count(*) FROM objects"), 40);
+  EXPECT_EQ(RowsWith("zebra"), 36);
+  ExpectOneFtsRowPerChunk();
+}
+
+// The largest size indexed is kept as a bound that a removal does not
+// lower: a call with a smaller limit then ranks through the join and
+// still sees every variable within its limit.
+TEST_F(IndexTextTest, ASmallerLimitAfterALargeValueLeftSeesTheRest) {
+  Put("small", "capybara small");
+  Put("big", "capybara big " + std::string(5000, 'x'));
+  ASSERT_EQ(Find("capybara").hits.size(), 2u);
+  EXPECT_GE(Count("SELECT n FROM counts WHERE name = 'max_size'"), 5000);
+  ASSERT_TRUE(view().Remove("big").ok());
+  FindOptions limited;
+  limited.max_value_bytes = 1000;
+  FindResult r = Find("capybara", limited);
+  ASSERT_EQ(r.hits.size(), 1u);
+  EXPECT_EQ(r.hits[0].key, "small");
+  EXPECT_EQ(r.variables_covered, 1u);
+  EXPECT_GE(Count("SELECT n FROM counts WHERE name = 'max_size'"), 5000);
 }
 
 }  // namespace
