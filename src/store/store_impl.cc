@@ -7,10 +7,11 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <random>
+#include <cstring>
 
 #include "core/clock.h"
 #include "core/encoding.h"
+#include "core/hmac.h"
 #include "core/sha256.h"
 #include "core/status_macros.h"
 #include "ctxkit/target.h"
@@ -153,9 +154,13 @@ Result<std::unique_ptr<StoreImpl>> StoreImpl::Open(const Options& in) {
   std::unique_ptr<storage::Backend> backend;
   CTXKIT_ASSIGN_OR_RETURN(backend, OpenBackend(&options));
   // The instance tag marks refs to this instance's session-only values; it
-  // only needs to differ between instances alive at the same time.
-  std::random_device rd;
-  std::string tag = core::ToBase36((uint64_t{rd()} << 32 | rd()) % 60466176);
+  // only needs to differ between instances alive at the same time. From
+  // getrandom(2): std::random_device probes the CPU first, and each CPUID
+  // costs 10-25 us in a virtual machine, on every process start.
+  CTXKIT_ASSIGN_OR_RETURN(std::string noise, core::SecureRandomBytes(8));
+  uint64_t bits = 0;
+  std::memcpy(&bits, noise.data(), sizeof(bits));
+  std::string tag = core::ToBase36(bits % 60466176);
   std::unique_ptr<RefTagger> tagger;
   Result<std::string> secret = backend->RefSecret();
   if (secret.ok()) {
