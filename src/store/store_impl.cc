@@ -265,6 +265,27 @@ Result<storage::ObjectRecord> StoreImpl::FindDurable(const Scope& scope,
   return record;
 }
 
+Result<storage::ObjectRecord> StoreImpl::DurableObject(const Scope& scope,
+                                                       std::string_view key,
+                                                       int64_t id) {
+  // A ref names its object's scope and key: the record cache answers when
+  // they are right (another object there, or none, asks the database).
+  SyncRecordCache();
+  {
+    core::MutexLock lock(&mu_);
+    auto it = records_.find(NameKey(scope, key));
+    if (it != records_.end() && it->second && it->second->id == id) {
+      return *it->second;
+    }
+  }
+  Result<storage::ObjectRecord> record = backend_->GetObject(id);
+  if (record.ok() && record->scope == scope && record->key == key) {
+    core::MutexLock lock(&mu_);
+    Remember(*record);
+  }
+  return record;
+}
+
 Result<storage::VersionRecord> StoreImpl::DurableVersion(int64_t id,
                                                          uint64_t version) {
   {
@@ -427,7 +448,9 @@ Result<StoreImpl::Located> StoreImpl::LocateRef(const ViewIdentity& view,
     return Status::InvalidArgument("bad object id in ref");
   }
   Result<storage::ObjectRecord> record =
-      where.engine->GetObject(static_cast<int64_t>(*id));
+      where.engine == backend_.get()
+          ? DurableObject(ref.scope, ref.key, static_cast<int64_t>(*id))
+          : where.engine->GetObject(static_cast<int64_t>(*id));
   if (!record.ok() && !record.status().IsNotFound()) return record.status();
   // No object, another key's (a ref of a different store whose id exists
   // here, or a guess) and one this view may not read get one answer, so a

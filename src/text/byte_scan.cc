@@ -5,11 +5,12 @@
 #include <algorithm>
 #include <cstring>
 
+#include "core/cpu_features.h"
+
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
 #if defined(__x86_64__) && defined(__GNUC__)
-#include <cpuid.h>
 #include <immintrin.h>
 #define CTXKIT_HAVE_AVX2_KERNELS 1
 #endif
@@ -20,27 +21,8 @@ namespace {
 #if defined(CTXKIT_HAVE_AVX2_KERNELS)
 // The build targets baseline x86-64 (SSE2); these kernels are compiled for
 // AVX2 and chosen at run time when the CPU has it (twice the bytes per
-// instruction, which is most of a search's cost). Asked on first use, not
-// with __builtin_cpu_supports: that links libgcc's CPU probe, a
-// constructor whose dozen CPUID instructions (10-25 us each in a virtual
-// machine) every process paid at start, scanning or not.
-bool DetectAvx2() {
-  if (__get_cpuid_max(0, nullptr) < 7) return false;
-  unsigned a = 0, b = 0, c = 0, d = 0;
-  __cpuid(1, a, b, c, d);
-  if ((c & bit_OSXSAVE) == 0 || (c & bit_AVX) == 0) return false;
-  // The OS saves the YMM registers (XCR0 bits 1 and 2).
-  unsigned lo = 0, hi = 0;
-  __asm__("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
-  if ((lo & 6) != 6) return false;
-  __cpuid_count(7, 0, a, b, c, d);
-  return (b & bit_AVX2) != 0;
-}
-
-bool HasAvx2() {
-  static const bool has = DetectAvx2();
-  return has;
-}
+// instruction, which is most of a search's cost).
+bool HasAvx2() { return core::CpuHasAvx2(); }
 
 __attribute__((target("avx2"))) uint64_t CountNewlinesAvx2(const char* d,
                                                            size_t n,
