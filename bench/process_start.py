@@ -44,6 +44,9 @@ def main():
                 "sqlite3", db,
                 "SELECT length(data) FROM inline_contents WHERE id = 1"],
             "cat (1 KiB file)": ["cat", value],
+            # Process start alone: what each costs before any store work.
+            "ctxkit --version": [binary, "--version"],
+            "sqlite3 -version": ["sqlite3", "-version"],
         }
         if baseline:
             old_home = os.path.join(tmp, "baseline-store")
