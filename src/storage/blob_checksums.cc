@@ -97,7 +97,7 @@ std::shared_ptr<const std::string> BlobSumsCache::Lookup(
 
 void BlobSumsCache::Insert(std::string_view hash, std::string_view sums) {
   const uint64_t cost = hash.size() + sums.size();
-  if (cost > kBudgetBytes) return;
+  if (sums.empty() || cost > kBudgetBytes) return;
   auto value = std::make_shared<const std::string>(sums);
   core::MutexLock lock(&mu_);
   if (bytes_ + cost > kBudgetBytes) {

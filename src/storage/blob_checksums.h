@@ -50,6 +50,8 @@ class BlobSumsCache {
   // Null when `hash` is not cached.
   std::shared_ptr<const std::string> Lookup(std::string_view hash) const
       EXCLUDES(mu_);
+  // Empty `sums` (a blob of an earlier build, which gains checksums when
+  // written again) are not kept: the next read asks again.
   void Insert(std::string_view hash, std::string_view sums) EXCLUDES(mu_);
 
  private:

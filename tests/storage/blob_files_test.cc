@@ -104,6 +104,24 @@ TEST(BlobChecksumsTest, EachChunkIsItsXxh3AsStoredSinceChecksumsBegan) {
   }
 }
 
+TEST(BlobSumsCacheTest, KeepsChecksumsByHashButNeverAnEmptyAnswer) {
+  BlobSumsCache cache;
+  EXPECT_EQ(cache.Lookup("h1"), nullptr);
+  cache.Insert("h1", "12345678");
+  ASSERT_NE(cache.Lookup("h1"), nullptr);
+  EXPECT_EQ(*cache.Lookup("h1"), "12345678");
+  // A blob of an earlier build has none yet; it gains them when written
+  // again, so "none" is asked again.
+  cache.Insert("h2", "");
+  EXPECT_EQ(cache.Lookup("h2"), nullptr);
+  // Past the budget the cache starts over rather than grow.
+  const std::string big(BlobSumsCache::kBudgetBytes / 2, 'x');
+  cache.Insert("h3", big);
+  cache.Insert("h4", big);
+  EXPECT_EQ(cache.Lookup("h1"), nullptr);
+  EXPECT_NE(cache.Lookup("h4"), nullptr);
+}
+
 TEST_F(BlobFilesTest, ReadIfStoredIsNulloptWithoutAFileAndReadOtherwise) {
   BlobFiles blobs(root_, true);
   ASSERT_TRUE(blobs.Init().ok());
