@@ -36,3 +36,18 @@ def percentile(sorted_values, fraction):
     """The value at `fraction` (0-1) of a sorted list (nearest rank)."""
     i = min(len(sorted_values) - 1, int(len(sorted_values) * fraction))
     return sorted_values[i]
+
+
+def timed_cpu(argv):
+    """Wall and CPU (user + system) milliseconds of one whole process,
+    output to /dev/null; it must exit 0."""
+    with open(os.devnull, "wb") as null:
+        start = time.perf_counter()
+        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=null,
+                                stderr=null)
+        _, status, usage = os.wait4(proc.pid, 0)
+        elapsed = time.perf_counter() - start
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode != 0:
+        raise SystemExit(f"{argv} failed ({proc.returncode})")
+    return elapsed * 1000.0, (usage.ru_utime + usage.ru_stime) * 1000.0

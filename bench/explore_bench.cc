@@ -3,7 +3,8 @@
 //
 //   explore/search_literal   Search over every variable of a store (literal),
 //                            max_results high enough that the whole store
-//                            is scanned. One thread.
+//                            is scanned, on the threads Search uses (one
+//                            per hardware thread, at most 8).
 //   explore/search_regex     The same with an RE2 regex.
 //   rg/literal, rg/regex     `rg -n -b --no-heading -j1` (line number, byte
 //                            offset and line of every match: what a ctxkit
@@ -98,9 +99,10 @@ struct Corpus {
   }
 };
 
+// Built on first use and removed, directory and all, at exit.
 Corpus& TheCorpus() {
-  static Corpus* corpus = new Corpus();
-  return *corpus;
+  static Corpus corpus;
+  return corpus;
 }
 
 // CPU seconds (user + system) of this process, or of its waited-for

@@ -106,12 +106,34 @@ const std::string& TextOf(Corpus corpus) {
   return MixedText();
 }
 
-std::string LongLine(size_t size) {
+// A line without a space of `size` bytes. Kinds: 0 random lowercase
+// letters (one piece), 1 digits, 2 base64, 3 one letter repeated (one
+// piece), 4 '=' repeated (one piece).
+std::string LongLine(size_t size, int64_t kind = 0) {
+  static constexpr char kBase64[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
   std::string s;
+  s.reserve(size);
   uint64_t state = 7;
   for (size_t i = 0; i < size; ++i) {
     state = state * 6364136223846793005ull + 1442695040888963407ull;
-    s.push_back(static_cast<char>('a' + (state >> 33) % 26));
+    const uint64_t r = state >> 33;
+    switch (kind) {
+      case 1:
+        s.push_back(static_cast<char>('0' + r % 10));
+        break;
+      case 2:
+        s.push_back(kBase64[r % 64]);
+        break;
+      case 3:
+        s.push_back('a');
+        break;
+      case 4:
+        s.push_back('=');
+        break;
+      default:
+        s.push_back(static_cast<char>('a' + r % 26));
+    }
   }
   return s;
 }
@@ -144,16 +166,20 @@ void BM_Encode(benchmark::State& state, ctxkit::Encoding encoding) {
   state.SetBytesProcessed(state.iterations() * text.size());
 }
 
+// Tokenizer::Count of a line of state.range(0) bytes of the kind
+// state.range(1) (see LongLine).
 void BM_CountLongLine(benchmark::State& state) {
   const ctxkit::Tokenizer* tok = *ctxkit::Tokenizer::Get();
-  const std::string line = LongLine(static_cast<size_t>(state.range(0)));
+  const std::string line =
+      LongLine(static_cast<size_t>(state.range(0)), state.range(1));
   for (auto _ : state) benchmark::DoNotOptimize(tok->Count(line));
   state.SetBytesProcessed(state.iterations() * line.size());
 }
 
-// One 10 MiB single piece merged by the heap (kind 1) or the buckets
-// (kind 2), alternating so both see the same machine (the pair runs
-// --benchmark_repetitions times in turn).
+// One 10 MiB single piece of random letters merged by the heap (kind 1),
+// the buckets (kind 2) or the chunks (kind 3), one after the other so all
+// see the same machine (the set runs --benchmark_repetitions times in
+// turn).
 void BM_MergeLongPiece(benchmark::State& state) {
   static const auto* ranks = [] {
     auto r = ctxkit::text::RankTable::FromImage(
@@ -165,8 +191,11 @@ void BM_MergeLongPiece(benchmark::State& state) {
     state.SkipWithError("no o200k_base rank table");
     return;
   }
-  const auto kind = state.range(0) == 1 ? ctxkit::text::LongMergeKind::kHeap
-                                        : ctxkit::text::LongMergeKind::kBuckets;
+  constexpr ctxkit::text::LongMergeKind kKinds[] = {
+      ctxkit::text::LongMergeKind::kAuto, ctxkit::text::LongMergeKind::kHeap,
+      ctxkit::text::LongMergeKind::kBuckets,
+      ctxkit::text::LongMergeKind::kChunks};
+  const auto kind = kKinds[state.range(0) % 4];
   const std::string line = LongLine(static_cast<size_t>(state.range(1)));
   std::vector<uint32_t> out;
   for (auto _ : state) {
@@ -233,13 +262,13 @@ BENCHMARK_CAPTURE(BM_Count, o200k_cjk, ctxkit::Encoding::kO200kBase,
                   Corpus::kCjk)
     ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_CountLongLine)
-    ->Arg(1 << 20)
-    ->Arg(10 << 20)
+    ->ArgsProduct({{1 << 20, 10 << 20}, {0, 1, 2, 3, 4}})
     ->Unit(benchmark::kMillisecond)
     ->Iterations(1);
 BENCHMARK(BM_MergeLongPiece)
     ->Args({1, 10 << 20})
     ->Args({2, 10 << 20})
+    ->Args({3, 10 << 20})
     ->Unit(benchmark::kMillisecond)
     ->Iterations(1);
 BENCHMARK_CAPTURE(BM_TiktokenAnchor, o200k_base, "o200k_base")

@@ -16,7 +16,8 @@
 // start of a 1 GiB value reads a few KiB. Search reads through View::Scan
 // (blob files mapped and searched in place, nothing copied into the
 // memory tier) and holds one 256 KiB piece plus a line split across two
-// pieces (at most about 16 MiB) per variable. JSON items are
+// pieces (at most about 16 MiB) per variable being searched (one per
+// thread, see Threads below). JSON items are
 // found by a structural scan that also stops once the wanted items are
 // complete. A full scan happens only when an answer needs the whole value:
 // a negative index (counted from the end), PeekOptions::count_total, or
@@ -39,6 +40,13 @@
 // size-bounded (32 MiB) in-memory LRU keyed by (store, object id,
 // version), so repeated line seeks into a big value do not rescan it.
 // Nothing is persisted.
+//
+// Threads. Search over several variables (more than 4 MiB in all) uses
+// up to one thread per hardware thread (at most 8), started for the call
+// and joined before it returns: each variable is searched on one thread,
+// and the hits are merged in variable order, so the result (matches, their
+// order, max_results, every count) is the one a search of one variable
+// after another gives.
 //
 // Thread safety: all functions are thread-safe (as View is).
 

@@ -58,6 +58,7 @@
 #include <string_view>
 #include <vector>
 
+#include "ctxkit/progress.h"
 #include "ctxkit/ref.h"
 #include "ctxkit/status.h"
 #include "ctxkit/store.h"
@@ -107,6 +108,10 @@ struct FindOptions {
   // The embeddings endpoint; base_url or model empty: BM25 only. The
   // library never reads the environment.
   EmbeddingsConfig embeddings;
+  // Reports of the index's catch-up (ctxkit/progress.h): task "indexing"
+  // (or "rebuilding the index"), counted in changes of the store's change
+  // feed read since the last call.
+  ProgressOptions progress;
 };
 
 // The method names used in FindHit::method and FindResult::method.

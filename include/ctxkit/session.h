@@ -54,6 +54,7 @@
 #include <string_view>
 #include <vector>
 
+#include "ctxkit/progress.h"
 #include "ctxkit/ref.h"
 #include "ctxkit/status.h"
 #include "ctxkit/store.h"
@@ -413,7 +414,10 @@ class Session {
   // Ingests a whole log (see the top of this file). InvalidArgument, with
   // the JSON path of the problem, for a malformed log; the session is then
   // unchanged.
-  Result<IngestReport> Ingest(std::string_view log_json, LogFormat format);
+  // `progress` reports task "ingesting", counted in log items (a message,
+  // or a Responses item), from the first new one (ctxkit/progress.h).
+  Result<IngestReport> Ingest(std::string_view log_json, LogFormat format,
+                              const ProgressOptions& progress = {});
   // Ingests only the messages that follow what was ingested so far: a
   // bare array (or {"messages": [...]}) of new log messages, in the format
   // of the earlier ingestions (FailedPrecondition for another format).
@@ -421,7 +425,8 @@ class Session {
   // is refused (InvalidArgument: the system prompt is set by a whole-log
   // ingestion). A session with nothing ingested takes it as a whole log.
   Result<IngestReport> IngestAppend(std::string_view messages_json,
-                                    LogFormat format);
+                                    LogFormat format,
+                                    const ProgressOptions& progress = {});
 
   // The request the model sees. InvalidArgument for budget 0;
   // FailedPrecondition when the locked and pinned content alone exceed the

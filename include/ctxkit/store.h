@@ -51,6 +51,7 @@
 #include <string_view>
 #include <vector>
 
+#include "ctxkit/progress.h"
 #include "ctxkit/ref.h"
 #include "ctxkit/status.h"
 #include "ctxkit/target.h"  // Target, LookupOptions, ScopeName.
@@ -239,6 +240,10 @@ struct GarbageOptions {
   // collected while its holder lives. Dynamic and session-only refs are
   // ignored.
   std::vector<Ref> keep;
+  // Reports as the versions are read (ctxkit/progress.h): task
+  // "collecting" ("checking" in a dry run), counted in versions, without
+  // a total.
+  ProgressOptions progress;
 };
 
 // Collected (or, in a dry run, collectable) versions of one scope and type.

@@ -57,6 +57,7 @@
 #include <string_view>
 #include <vector>
 
+#include "ctxkit/progress.h"
 #include "ctxkit/status.h"
 #include "ctxkit/store.h"
 
@@ -103,6 +104,11 @@ struct WatchOptions {
   // running Watcher, for each per-file store failure, which does not stop
   // it), on the same thread as on_change.
   std::function<void(const SkippedFile&)> on_skip;
+  // Reports of each directory pass of AddWatch and ScanWatches
+  // (ctxkit/progress.h): task "reading", counted in files, out of the
+  // files a quick walk of the tree counted first (only when `report` is
+  // set). A running Watcher's full passes report too.
+  ProgressOptions progress;
 };
 
 // One entry of the watch list.

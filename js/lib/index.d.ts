@@ -230,12 +230,34 @@ export interface Summary {
   [field: string]: unknown;
 }
 
+/**
+ * One progress report of a long call (`onProgress`): `done` of `total`
+ * `unit` (total 0: not known) of `task`, and `finished` on its last report.
+ */
+export interface Progress {
+  task: string;
+  unit: string;
+  done: number;
+  total: number;
+  elapsedSeconds: number;
+  finished: boolean;
+}
+
+/**
+ * Called on the JavaScript thread while the work runs on a worker thread,
+ * at most every CTXKIT_PROGRESS_INTERVAL_MS (200 by default); the last
+ * reports may arrive just after the call's Promise settles.
+ */
+export type ProgressCallback = (progress: Progress) => void;
+
 export interface FindOptions {
   ref?: string;
   key?: string;
   scope?: string;
   keyPrefix?: string;
   topK?: number;
+  /** Reports while the index catches up with the store (task "indexing"). */
+  onProgress?: ProgressCallback;
 }
 
 export interface FindHit {
@@ -261,6 +283,13 @@ export class View {
   private constructor();
   /** Writes a new version; resolves to its static ref. */
   set(key: string, value: Value, options?: SetOptions): Promise<string>;
+  /**
+   * Writes every [key, value] pair, with the same options, as one commit
+   * and one sync: all or nothing (a session-only item is refused); a key
+   * may come more than once. Resolves to the static refs, in item order.
+   */
+  setMany(items: ReadonlyArray<readonly [string, Value]>,
+          options?: SetOptions): Promise<string[]>;
   /** Appends to a stream (or chat) value, creating it when missing: a
    * new version holding the previous one plus `value` (only the new bytes
    * are stored); resolves to its static ref. `type` applies when it
@@ -320,6 +349,8 @@ export interface IngestOptions {
   format?: LogFormat;
   /** Only the messages after those ingested so far. */
   append?: boolean;
+  /** Reports as the log's items are stored (task "ingesting"). */
+  onProgress?: ProgressCallback;
 }
 
 export interface IngestReport {

@@ -25,6 +25,7 @@ class View {
     this[kNative] = handle;
   }
   set(key, value, options) { return this[kNative].set(key, value, options); }
+  setMany(items, options) { return this[kNative].setMany(items, options); }
   append(key, value, options) {
     return this[kNative].append(key, value, options);
   }

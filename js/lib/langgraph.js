@@ -288,18 +288,23 @@ function adapters(checkpoint) {
           channels[channel] = entry;
         }
       }
-      const updates = Object.entries(newVersions);
-      await Promise.all(updates.map(async ([channel, version]) => {
+      // The updated channels' blobs, written in one commit.
+      const blobs = [];
+      for (const [channel, version] of Object.entries(newVersions)) {
         if (!(channel in values)) {
           channels[channel] = [version, null];
-          return;
+          continue;
         }
         const blobKey = this._key('blobs', [threadId, ns, channel],
                                   `channel ${channel}`);
         const blob = JSON.stringify(await dump(this.serde, values[channel]));
-        const ref = await this.view.set(blobKey, blob, {type: 'json'});
-        channels[channel] = [version, ref];
-      }));
+        blobs.push({channel, version, item: [blobKey, blob]});
+      }
+      if (blobs.length > 0) {
+        const refs = await this.view.setMany(blobs.map((b) => b.item),
+                                             {type: 'json'});
+        blobs.forEach((b, i) => { channels[b.channel] = [b.version, refs[i]]; });
+      }
 
       const record = {
         thread_id: threadId,

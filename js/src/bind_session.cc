@@ -11,6 +11,7 @@
 #include "ctxkit/agent_tools.h"
 #include "ctxkit/session.h"
 #include "node_binding.h"
+#include "progress_option.h"
 #include "session/render_json.h"
 #include "store_wrap.h"
 
@@ -143,13 +144,15 @@ class SessionWrap : public Napi::ObjectWrap<SessionWrap> {
     Napi::Object o = OptionsArg(info, 1);
     const LogFormat format = FormatOption(o);
     const bool append = OptBool(o, "append").value_or(false);
+    ProgressOptions progress = ProgressOption(o);
     std::string id = id_;
     return Call<json>(
         info,
-        [log = std::move(log), format, append,
+        [log = std::move(log), format, append, progress = std::move(progress),
          id = std::move(id)](Session& s) -> Result<json> {
-          Result<IngestReport> r =
-              append ? s.IngestAppend(log, format) : s.Ingest(log, format);
+          Result<IngestReport> r = append
+                                       ? s.IngestAppend(log, format, progress)
+                                       : s.Ingest(log, format, progress);
           if (!r.ok()) return r.status();
           return session::IngestToJson(id, *r);
         },

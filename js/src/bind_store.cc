@@ -15,6 +15,7 @@
 #include "explore/json_forms.h"
 #include "index/find_hit_json.h"
 #include "node_binding.h"
+#include "progress_option.h"
 #include "store/json_forms.h"
 #include "store_wrap.h"
 #include "summary/json_forms.h"
@@ -200,6 +201,60 @@ Napi::Value ViewWrap::Set(const Napi::CallbackInfo& info) {
         return v.Set(key, value, options);
       },
       RefText);
+}
+
+// setMany([[key, value], ...], options): View::SetMany, every item with the
+// same options: one commit and one sync; all or nothing. Resolves to the
+// static refs, in item order.
+Napi::Value ViewWrap::SetMany(const Napi::CallbackInfo& info) {
+  if (info.Length() < 1 || !info[0].IsArray()) {
+    throw Napi::TypeError::New(
+        info.Env(),
+        "items must be an array of [key, value] pairs, not " +
+            TypeName(info.Length() < 1 ? info.Env().Undefined() : info[0]));
+  }
+  auto array = info[0].As<Napi::Array>();
+  struct Owned {
+    std::string key;
+    std::string value;
+  };
+  std::vector<Owned> owned;
+  owned.reserve(array.Length());
+  for (uint32_t i = 0; i < array.Length(); ++i) {
+    const std::string where = "items[" + std::to_string(i) + "]";
+    Napi::Value item = array.Get(i);
+    if (!item.IsArray() || item.As<Napi::Array>().Length() != 2) {
+      throw Napi::TypeError::New(
+          info.Env(),
+          where + " must be a [key, value] pair, not " + TypeName(item));
+    }
+    Napi::Value key = item.As<Napi::Array>().Get(uint32_t{0});
+    if (!key.IsString()) {
+      throw Napi::TypeError::New(
+          info.Env(),
+          where + "[0] (the key) must be a string, not " + TypeName(key));
+    }
+    owned.push_back({key.As<Napi::String>().Utf8Value(),
+                     BytesOf(item.As<Napi::Array>().Get(uint32_t{1}),
+                             where + "[1] (the value)")});
+  }
+  SetOptions options = SetOptionsArg(OptionsArg(info, 1), ValueType::kText);
+  return Call<std::vector<ctxkit::Ref>>(
+      info,
+      [owned = std::move(owned),
+       options = std::move(options)](ctxkit::View& v) {
+        std::vector<SetItem> items;
+        items.reserve(owned.size());
+        for (const Owned& o : owned) items.push_back({o.key, o.value, options});
+        return v.SetMany(items);
+      },
+      [](Napi::Env env, std::vector<ctxkit::Ref>& refs) -> Napi::Value {
+        Napi::Array out = Napi::Array::New(env, refs.size());
+        for (uint32_t i = 0; i < refs.size(); ++i) {
+          out.Set(i, RefText(env, refs[i]));
+        }
+        return out;
+      });
 }
 
 // append(key, bytes, {scope, type, persist, tags, producer,
@@ -454,6 +509,7 @@ Napi::Value ViewWrap::FindRelevant(const Napi::CallbackInfo& info) {
   options.scope = OptString(o, "scope").value_or("");
   options.key_prefix = OptString(o, "keyPrefix").value_or("");
   options.top_k = OptUint(o, "topK").value_or(options.top_k);
+  options.progress = ProgressOption(o);
   return Call<json>(
       info,
       [query = std::move(query), options](ctxkit::View& v) -> Result<json> {
@@ -473,6 +529,7 @@ void ViewWrap::Init(Napi::Env env, Napi::Object exports) {
   Napi::Function cls = DefineClass(
       env, "NativeView",
       {InstanceMethod<&ViewWrap::P<&ViewWrap::Set>>("set"),
+       InstanceMethod<&ViewWrap::P<&ViewWrap::SetMany>>("setMany"),
        InstanceMethod<&ViewWrap::P<&ViewWrap::Append>>("append"),
        InstanceMethod<&ViewWrap::P<&ViewWrap::Get>>("get"),
        InstanceMethod<&ViewWrap::P<&ViewWrap::GetText>>("getText"),

@@ -27,6 +27,10 @@ AddonData* Data(Napi::Env env) {
   throw Napi::TypeError::New(env, message);
 }
 
+bool Absent(const Napi::Value& v) { return v.IsUndefined() || v.IsNull(); }
+
+}  // namespace
+
 std::string TypeName(const Napi::Value& v) {
   if (v.IsUndefined()) return "undefined";
   if (v.IsNull()) return "null";
@@ -38,10 +42,6 @@ std::string TypeName(const Napi::Value& v) {
   if (v.IsFunction()) return "function";
   return "object";
 }
-
-bool Absent(const Napi::Value& v) { return v.IsUndefined() || v.IsNull(); }
-
-}  // namespace
 
 void SetErrorClass(const Napi::CallbackInfo& info) {
   if (info.Length() < 1 || !info[0].IsFunction()) {
@@ -100,23 +100,23 @@ uint64_t UintArg(const Napi::CallbackInfo& info, size_t i, const char* name) {
   return static_cast<uint64_t>(d);
 }
 
-std::string BytesArg(const Napi::CallbackInfo& info, size_t i,
-                     const char* name) {
-  if (i < info.Length() && info[i].IsString()) {
-    return info[i].As<Napi::String>().Utf8Value();
-  }
-  if (i < info.Length() && info[i].IsTypedArray()) {
-    auto array = info[i].As<Napi::TypedArray>();
+std::string BytesOf(const Napi::Value& v, const std::string& name) {
+  if (v.IsString()) return v.As<Napi::String>().Utf8Value();
+  if (v.IsTypedArray()) {
+    auto array = v.As<Napi::TypedArray>();
     if (array.TypedArrayType() == napi_uint8_array) {
       auto bytes = array.As<Napi::Uint8Array>();
       return std::string(reinterpret_cast<const char*>(bytes.Data()),
                          bytes.ByteLength());
     }
   }
-  ThrowType(info.Env(),
-            std::string(name) +
-                " must be a string, Buffer or Uint8Array, not " +
-                TypeName(i < info.Length() ? info[i] : info.Env().Undefined()));
+  ThrowType(v.Env(), name + " must be a string, Buffer or Uint8Array, not " +
+                         TypeName(v));
+}
+
+std::string BytesArg(const Napi::CallbackInfo& info, size_t i,
+                     const char* name) {
+  return BytesOf(i < info.Length() ? info[i] : info.Env().Undefined(), name);
 }
 
 std::string JsonArg(const Napi::CallbackInfo& info, size_t i,

@@ -92,11 +92,16 @@ uint64_t UintArg(const Napi::CallbackInfo& info, size_t i, const char* name);
 // A value: a string (its UTF-8 bytes) or a Buffer / Uint8Array (copied).
 std::string BytesArg(const Napi::CallbackInfo& info, size_t i,
                      const char* name);
+// BytesArg for a value that is not an argument itself (an array item);
+// `name` names it in the TypeError.
+std::string BytesOf(const Napi::Value& v, const std::string& name);
 // JSON text: a string as it is, anything else JSON.stringify'd.
 std::string JsonArg(const Napi::CallbackInfo& info, size_t i, const char* name);
 // The options object at `i`: an empty object when absent or undefined.
 Napi::Object OptionsArg(const Napi::CallbackInfo& info, size_t i);
 // Fields of an options object; absent or undefined: nullopt.
+// "undefined", "null", "string", ...: what a value is, for messages.
+std::string TypeName(const Napi::Value& v);
 std::optional<std::string> OptString(const Napi::Object& o, const char* name);
 std::optional<uint64_t> OptUint(const Napi::Object& o, const char* name);
 std::optional<int64_t> OptInt(const Napi::Object& o, const char* name);

@@ -60,6 +60,7 @@ class ViewWrap : public Napi::ObjectWrap<ViewWrap> {
   Napi::Value Call(const Napi::CallbackInfo& info, Work work, Done done);
 
   Napi::Value Set(const Napi::CallbackInfo& info);
+  Napi::Value SetMany(const Napi::CallbackInfo& info);
   Napi::Value Append(const Napi::CallbackInfo& info);
   Napi::Value Get(const Napi::CallbackInfo& info);
   Napi::Value GetText(const Napi::CallbackInfo& info);

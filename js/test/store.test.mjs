@@ -34,6 +34,29 @@ test('values round-trip as text and bytes, by key and by ref', async (t) => {
   assert.equal(await view.countTokens('notes/a'), 2);
 });
 
+test('setMany writes every pair in one commit, or none', async (t) => {
+  const {store} = await freshStore(t);
+  const view = store.view();
+  const refs = await view.setMany(
+      [['many/a', 'one'], ['many/b', Buffer.from('two')], ['many/a', 'three']],
+      {type: 'text', tags: ['batch']});
+  assert.equal(refs.length, 3);
+  assert.equal(await view.getText(refs[0]), 'one');
+  assert.equal(await view.getText(refs[1]), 'two');
+  assert.equal(await view.getText('many/a'), 'three');  // The later item.
+  assert.deepEqual((await view.stat('many/b')).tags, ['batch']);
+  // A bad item fails the batch: nothing of it is written.
+  await assert.rejects(view.setMany([['many/c', 'x'], ['', 'empty key']]),
+                       {code: 'invalid_argument'});
+  await assert.rejects(view.getText('many/c'), {code: 'not_found'});
+  assert.throws(() => view.setMany('many/d'),
+                {name: 'TypeError', message: /items must be an array/});
+  assert.throws(() => view.setMany([['many/d']]),
+                {name: 'TypeError', message: /items\[0\] must be a \[key, value\] pair/});
+  assert.throws(() => view.setMany([['many/d', 5]]),
+                {name: 'TypeError', message: /items\[0\]\[1\] \(the value\) must be a string/});
+});
+
 test('append grows a stream version by version', async (t) => {
   const {store} = await freshStore(t);
   const view = store.view();

@@ -51,7 +51,9 @@ model, optional api_key); without one, ranking is BM25 alone.)doc")
       [](View& v, const std::string& query, std::optional<KeyOrRef> target,
          const std::string& scope, const std::string& prefix, size_t top_k,
          uint32_t chunk_tokens, size_t preview_bytes, bool widen,
-         std::optional<EmbeddingsConfig> embeddings) {
+         std::optional<EmbeddingsConfig> embeddings,
+         std::optional<py::function> progress_fn) {
+        ProgressArg progress(std::move(progress_fn));
         FindOptions options;
         if (target) {
           if (const Ref* ref = std::get_if<Ref>(&*target)) {
@@ -68,16 +70,23 @@ model, optional api_key); without one, ranking is BM25 alone.)doc")
         options.preview_bytes = preview_bytes;
         options.widen = widen;
         if (embeddings) options.embeddings = std::move(*embeddings);
-        return Call([&] { return FindRelevant(v, query, options); });
+        options.progress = progress.options();
+        FindResult found =
+            Call([&] { return FindRelevant(v, query, options); });
+        progress.RaiseIfFailed();
+        return found;
       },
       py::arg("query"), py::arg("target") = py::none(), py::kw_only(),
       py::arg("scope") = "", py::arg("key_prefix") = "", py::arg("top_k") = 5,
       py::arg("chunk_tokens") = 256, py::arg("preview_bytes") = 240,
       py::arg("widen") = true, py::arg("embeddings") = py::none(),
+      py::arg("progress") = py::none(),
       "The top_k passages most relevant to query, in one value (target: a key\n"
       "or Ref) or across every value the view sees (filtered by "
       "scope/key_prefix). widen=False matches the query's own words only\n"
-      "(otherwise related words from WordNet count too, for less).");
+      "(otherwise related words from WordNet count too, for less).\n"
+      "progress: a callable taking a ctxkit.Progress, called while the index\n"
+      "catches up with the store (task 'indexing', in changes).");
 }
 
 }  // namespace ctxkit::python

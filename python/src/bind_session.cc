@@ -295,15 +295,20 @@ on one session id.)doc")
       .def(
           "ingest",
           [](PySession& s, const py::object& messages,
-             const std::string& format, bool append) {
+             const std::string& format, bool append,
+             std::optional<py::function> progress_fn) {
+            ProgressArg progress(std::move(progress_fn));
             std::string json = JsonText(messages);
             LogFormat f = Format(format);
-            return s.Run([&](Session& x) {
-              return append ? x.IngestAppend(json, f) : x.Ingest(json, f);
+            IngestReport report = s.Run([&](Session& x) {
+              return append ? x.IngestAppend(json, f, progress.options())
+                            : x.Ingest(json, f, progress.options());
             });
+            progress.RaiseIfFailed();
+            return report;
           },
           py::arg("messages"), py::kw_only(), py::arg("format") = "openai",
-          py::arg("append") = false,
+          py::arg("append") = false, py::arg("progress") = py::none(),
           "Ingests the whole log (a list of messages, {'messages': [...]} or, "
           "for\n"
           "anthropic, {'system': ..., 'messages': [...]}), or with append=True "

@@ -155,16 +155,22 @@ Thread-safe. Views and sessions keep their store alive.)doc")
       .def(
           "collect_garbage",
           [](Store& store, int64_t retention_seconds, bool apply,
-             std::vector<Ref> keep) {
+             std::vector<Ref> keep, std::optional<py::function> progress_fn) {
+            ProgressArg progress(std::move(progress_fn));
             GarbageOptions options;
             options.retention_seconds = retention_seconds;
             options.apply = apply;
             options.keep = std::move(keep);
-            return Call([&] { return face::CollectGarbage(store, options); });
+            options.progress = progress.options();
+            GarbageReport report =
+                Call([&] { return face::CollectGarbage(store, options); });
+            progress.RaiseIfFailed();
+            return report;
           },
           py::kw_only(),
           py::arg("retention_seconds") = GarbageOptions{}.retention_seconds,
           py::arg("apply") = false, py::arg("keep") = std::vector<Ref>{},
+          py::arg("progress") = py::none(),
           "Superseded versions older than the retention that no session, "
           "externalized context, spawn manifest or `keep` names: reported, "
           "or removed with apply=True.")

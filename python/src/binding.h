@@ -102,6 +102,28 @@ class Serialized {
   const std::unique_ptr<T> object_ PT_GUARDED_BY(mu_);
 };
 
+// The progress= argument of a long call: a callable taking one
+// ctxkit.Progress, called (with the GIL taken for it) on the thread doing
+// the work, at most every $CTXKIT_PROGRESS_INTERVAL_MS (ctxkit/progress.h).
+// An exception it raises stops its reports and is raised again by
+// RaiseIfFailed, once the call has returned (the work is not interrupted).
+// Hold it, with the GIL, for the whole call.
+class ProgressArg {
+ public:
+  explicit ProgressArg(std::optional<py::function> fn);
+  ProgressArg(const ProgressArg&) = delete;
+  ProgressArg& operator=(const ProgressArg&) = delete;
+
+  const ProgressOptions& options() const { return options_; }
+  // With the GIL held.
+  void RaiseIfFailed();
+
+ private:
+  struct Shared;
+  std::shared_ptr<Shared> shared_;
+  ProgressOptions options_;
+};
+
 // The LookupOptions of the `version=` and `scope=` keyword arguments.
 inline LookupOptions Lookup(uint64_t version, const std::string& scope) {
   return LookupOptions{.scope = scope, .version = version};
@@ -165,6 +187,7 @@ void BindSession(py::module_& m);
 void BindExternalize(py::module_& m);
 void BindNotes(py::module_& m);
 void BindCapture(py::module_& m);
+void BindProgress(py::module_& m);
 void BindSpawn(py::module_& m);
 
 }  // namespace ctxkit::python

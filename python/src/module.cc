@@ -8,6 +8,7 @@ PYBIND11_MODULE(_ctxkit, m) {
   m.doc() = "ctxkit: a versioned context store for LLM agents (native core).";
   python::RegisterErrors(m);
   python::BindRef(m);
+  python::BindProgress(m);
   pybind11::class_<ctxkit::View> view(m, "View", R"doc(
 A store seen as one agent in one session: every read and write of values.
 

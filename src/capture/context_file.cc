@@ -5,6 +5,7 @@
 
 #include "core/clock.h"
 #include "text/json_parse.h"
+#include "text/json_write.h"
 
 namespace ctxkit::capture {
 
@@ -30,7 +31,7 @@ std::string FileTool(std::string_view tool) {
 // became an 800 MB file.)
 template <typename Json>
 std::string Compact(const Json& j) {
-  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return text::DumpJson(j);
 }
 
 }  // namespace

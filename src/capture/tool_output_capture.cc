@@ -29,6 +29,7 @@
 #include "os/filename.h"
 #include "os/posix_io.h"
 #include "text/json_parse.h"
+#include "text/json_write.h"
 
 namespace ctxkit {
 
@@ -97,7 +98,7 @@ std::string RecordJson(const Record& r) {
   j["sizeBytes"] = r.pointer.size_bytes;
   j["inMemory"] = r.pointer.in_memory;
   j["resultIsString"] = r.result_is_string;
-  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return text::DumpJson(j);
 }
 
 std::optional<Record> ParseRecord(const std::string& text) {
@@ -386,10 +387,7 @@ Result<LoadedContext> ToolOutputCapture::LoadContext(std::string_view pointer) {
     }
     LoadedContext c = rec->fields;
     c.result_json =
-        rec->result_is_string
-            ? nlohmann::json(output).dump(
-                  -1, ' ', false, nlohmann::json::error_handler_t::replace)
-            : output;
+        rec->result_is_string ? text::DumpJson(nlohmann::json(output)) : output;
     return c;
   }
   // A file pointer: an absolute path directly inside the root.

@@ -12,11 +12,13 @@
 
 #include "cli/io.h"
 #include "cli/output.h"
+#include "cli/progress_line.h"
 #include "core/status_macros.h"
 #include "ctxkit/environment.h"
 #include "ctxkit/notes.h"
 #include "ctxkit/ref.h"
 #include "face/environment.h"
+#include "text/json_write.h"
 
 namespace ctxkit::cli {
 
@@ -132,7 +134,7 @@ int ReportFailure(const Status& status, bool json) {
          {{"code", std::string(StatusCodeName(status.code()))},
           {"message", status.message()}}}};
     // Messages may quote input that is not UTF-8: replaced, never fatal.
-    line = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    line = text::DumpJson(j);
   } else {
     line = "ctxkit: " + status.ToString();
   }
@@ -382,6 +384,10 @@ Result<std::string> Context::ToolOutputDir(std::string_view flag) const {
   return env::ToolOutputDir("", *home);
 }
 
+ProgressOptions Context::Progress() const {
+  return TerminalProgress(options_->quiet);
+}
+
 std::string Context::Producer() const {
   return options_->agent.empty() ? "cli" : "agent:" + options_->agent;
 }
@@ -425,6 +431,9 @@ int Main(int argc, char** argv, std::span<const RegisterVerbs> extra) {
       ->type_name("ID");
   app.add_flag("--json", options.json,
                "Machine-readable JSON output for metadata and listings");
+  app.add_flag("--quiet", options.quiet,
+               "No progress line on the terminal for long work (find on a "
+               "large store, gc, watch add/scan, session ingest)");
   // Runs during parsing, before the "a verb is required" check, as
   // --version does.
   app.add_flag_callback(

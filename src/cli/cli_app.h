@@ -17,6 +17,7 @@
 #include <string_view>
 #include <vector>
 
+#include "ctxkit/progress.h"
 #include "ctxkit/status.h"
 #include "ctxkit/store.h"
 
@@ -62,6 +63,8 @@ struct GlobalOptions {
   std::string agent;    // --agent or CTXKIT_AGENT.
   std::string session;  // --session or CTXKIT_SESSION.
   bool json = false;
+  // --quiet: no progress line on the terminal (cli/progress_line.h).
+  bool quiet = false;
   // The command line as given, for a verb that runs it again in another
   // program (`serve`, see serve_command.h).
   std::vector<std::string> argv;
@@ -88,6 +91,9 @@ class Context {
 
   const GlobalOptions& options() const { return *options_; }
   bool json() const { return options_->json; }
+  // Progress reports for a long verb: a line on stderr when it is a
+  // terminal and --quiet was not given, else none (cli/progress_line.h).
+  ProgressOptions Progress() const;
 
   // The store at the resolved home, opened once.
   Result<Store*> OpenStore();

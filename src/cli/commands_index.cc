@@ -61,6 +61,7 @@ Status RunFind(Context& ctx, const FindArgs& a) {
   o.widen = !a.literal;
   Result<View*> view = ctx.OpenView();
   if (!view.ok()) return view.status();
+  o.progress = ctx.Progress();
   Result<FindResult> r = FindRelevant(**view, a.query, o);
   if (!r.ok()) return r.status();
   if (ctx.json()) {

@@ -85,6 +85,7 @@ Status RunGc(Context& ctx, const GcArgs& a) {
   Result<Store*> store = ctx.OpenStore();
   if (!store.ok()) return store.status();
   GarbageOptions options{.retention_seconds = *seconds, .apply = a.apply};
+  options.progress = ctx.Progress();
   Result<GarbageReport> report = face::CollectGarbage(**store, options);
   if (!report.ok()) return report.status();
   if (ctx.json()) {

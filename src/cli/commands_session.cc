@@ -21,6 +21,7 @@
 #include "face/environment.h"
 #include "session/render_json.h"
 #include "session/session_state.h"
+#include "text/json_write.h"
 
 namespace ctxkit::cli {
 namespace {
@@ -160,8 +161,9 @@ Status RunIngest(Context& ctx, const SessionArgs& a) {
   if (!log.ok()) return log.status();
   auto s = OpenSession(ctx, a.id);
   if (!s.ok()) return s.status();
-  auto report = a.append ? (*s)->IngestAppend(*log, *format)
-                         : (*s)->Ingest(*log, *format);
+  const ProgressOptions progress = ctx.Progress();
+  auto report = a.append ? (*s)->IngestAppend(*log, *format, progress)
+                         : (*s)->Ingest(*log, *format, progress);
   if (!report.ok()) return report.status();
   if (ctx.json()) {
     PrintJson(session::IngestToJson(a.id, *report));
@@ -244,9 +246,7 @@ Status RunRender(Context& ctx, const SessionArgs& a) {
   out["request"] = nlohmann::json::parse(r->request_json);
   // Shown only: a byte that is not UTF-8 would print as U+FFFD (the
   // request and report are UTF-8 already, docs/sessions.md).
-  return WriteStdout(
-      out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) +
-      "\n");
+  return WriteStdout(text::DumpJson(out) + "\n");
 }
 
 Status RunDiff(Context& ctx, const SessionArgs& a) {

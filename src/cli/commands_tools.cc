@@ -21,6 +21,7 @@
 #include "face/environment.h"
 #include "notes/invocation_log.h"
 #include "text/json_parse.h"
+#include "text/json_write.h"
 
 namespace ctxkit::cli {
 
@@ -86,10 +87,7 @@ Status RunSave(Context& ctx, const ToolsArgs& a, notes::Invocation& inv) {
   // byte) goes on as JSON, so SaveContext's check refuses it as a usage
   // error instead of saving it as a string.
   std::string result =
-      nlohmann::json::accept(*in)
-          ? *in
-          : nlohmann::json(*in).dump(-1, ' ', false,
-                                     nlohmann::json::error_handler_t::replace);
+      nlohmann::json::accept(*in) ? *in : text::DumpJson(nlohmann::json(*in));
   Result<std::unique_ptr<ToolOutputCapture>> cm = OpenCapture(ctx, a);
   if (!cm.ok()) return cm.status();
   Result<std::string> p =

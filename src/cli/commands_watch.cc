@@ -18,6 +18,7 @@
 #include "core/status_macros.h"
 #include "ctxkit/store.h"
 #include "ctxkit/watch.h"
+#include "text/json_write.h"
 
 namespace ctxkit::cli {
 
@@ -87,6 +88,7 @@ Status RunAdd(Context& ctx, const WatchArgs& a) {
   Result<Store*> store = ctx.OpenStore();
   if (!store.ok()) return store.status();
   WatchReport report;
+  o->progress = ctx.Progress();
   Result<WatchEntry> e = AddWatch(**store, a.path, *o, &report);
   if (!e.ok()) return e.status();
   if (ctx.json()) {
@@ -137,6 +139,7 @@ Status RunScan(Context& ctx, const WatchArgs& a) {
   if (!o.ok()) return o.status();
   Result<Store*> store = ctx.OpenStore();
   if (!store.ok()) return store.status();
+  o->progress = ctx.Progress();
   Result<WatchReport> report = ScanWatches(**store, *o);
   if (!report.ok()) return report.status();
   if (ctx.json()) {
@@ -172,7 +175,7 @@ Status RunDaemon(Context& ctx, const WatchArgs& a) {
                           {"key", c.key},
                           {"version", c.version}};
       if (c.kind == WatchChange::Kind::kMoved) j["from_key"] = c.from_key;
-      line = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+      line = text::DumpJson(j);
     } else {
       line = std::string(WatchChangeKindName(c.kind)) + " " +
              (c.kind == WatchChange::Kind::kMoved ? c.from_key + " -> " : "") +

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/clock.h"
+#include "text/json_write.h"
 
 namespace ctxkit::cli {
 
@@ -16,8 +17,7 @@ std::string TokensCell(const std::optional<uint64_t>& tokens) {
 }
 
 void PrintJson(const json& j) {
-  std::string text =
-      j.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
+  std::string text = text::DumpJson(j) + "\n";
   std::fwrite(text.data(), 1, text.size(), stdout);
 }
 

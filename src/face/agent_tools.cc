@@ -11,6 +11,7 @@
 #include "face/agent_tool_defs.h"
 #include "face/tool_schema.h"
 #include "text/json_parse.h"
+#include "text/json_write.h"
 
 namespace ctxkit {
 
@@ -120,7 +121,7 @@ std::string ResultItem(const AgentToolCall& call, std::string text,
       if (is_error) item["is_error"] = true;
       break;
   }
-  return item.dump(-1, ' ', false, Json::error_handler_t::replace);
+  return text::DumpJson(item);
 }
 
 }  // namespace
@@ -169,8 +170,7 @@ Result<std::string> AgentToolsWith(ToolFormat format,
   }
   if (extra.empty()) return tools;
   tools.pop_back();  // The closing ']'.
-  const std::string more =
-      extra.dump(-1, ' ', false, Json::error_handler_t::replace);
+  const std::string more = text::DumpJson(extra);
   return tools + "," + more.substr(1);
 }
 

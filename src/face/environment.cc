@@ -1,9 +1,11 @@
 #include "face/environment.h"
 
+#include <charconv>
 #include <cstdlib>
 #include <string>
 
 #include "ctxkit/notes.h"
+#include "ctxkit/progress.h"
 #include "os/filename.h"
 
 namespace ctxkit::env {
@@ -27,6 +29,15 @@ LlmEndpoint LlmEndpointFromEnv() {
     }
   }
   return e;
+}
+
+uint32_t ProgressIntervalFromEnv() {
+  const std::string text = Get("CTXKIT_PROGRESS_INTERVAL_MS");
+  uint32_t ms = ProgressOptions().interval_ms;
+  const auto [end, err] =
+      std::from_chars(text.data(), text.data() + text.size(), ms);
+  const bool whole = err == std::errc() && end == text.data() + text.size();
+  return whole && ms <= 60000 ? ms : ProgressOptions().interval_ms;
 }
 
 EmbeddingsConfig EmbeddingsFromEnv() {

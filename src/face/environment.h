@@ -8,6 +8,7 @@
 #ifndef CTXKIT_FACE_ENVIRONMENT_H_
 #define CTXKIT_FACE_ENVIRONMENT_H_
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -23,6 +24,11 @@ std::string Get(const char* name);
 // $CTXKIT_LLM_BASE_URL, $CTXKIT_LLM_MODEL, $CTXKIT_LLM_API_KEY and
 // (optional, milliseconds) $CTXKIT_LLM_TIMEOUT_MS.
 LlmEndpoint LlmEndpointFromEnv();
+
+// $CTXKIT_PROGRESS_INTERVAL_MS: the least time between two progress
+// reports of a long call (ProgressOptions::interval_ms), 0 to 60000; the
+// library's default when unset or anything else.
+uint32_t ProgressIntervalFromEnv();
 
 // $CTXKIT_EMBED_URL, $CTXKIT_EMBED_MODEL and $CTXKIT_EMBED_API_KEY;
 // base_url is empty unless both URL and model are set.

@@ -201,8 +201,8 @@ Result<bool> CoversWholeIndex(SqliteDb* db, const CoverFilter& f) {
 Result<CoverFilter> SyncRegion(SqliteDb* db, View& view,
                                const FindOptions& options, FindResult* result) {
   CTXKIT_ASSIGN_OR_RETURN(index::Region region, index::RegionOf(view, options));
-  CTXKIT_RETURN_IF_ERROR(
-      index::CatchUp(db, view, region, options.chunk_tokens, result));
+  CTXKIT_RETURN_IF_ERROR(index::CatchUp(db, view, region, options.chunk_tokens,
+                                        options.progress, result));
   CoverFilter filter;
   filter.scopes = std::move(region.scopes);
   filter.key_prefix = options.key_prefix;

@@ -36,8 +36,10 @@ Result<Region> RegionOf(const View& view, const FindOptions& options);
 // WAL bounded). Values in the region too large to index are reported in
 // result->skipped when their change is read. When nothing changed since the
 // last call, this reads one row of each database and writes nothing.
+// Reports its progress in changes read from the feed (ctxkit/progress.h).
 Status CatchUp(storage::SqliteDb* db, View& view, const Region& region,
-               uint32_t chunk_tokens, FindResult* result);
+               uint32_t chunk_tokens, const ProgressOptions& progress,
+               FindResult* result);
 
 }  // namespace ctxkit::index
 

@@ -16,6 +16,7 @@
 #include "inspect/api_internal.h"
 #include "store/json_forms.h"
 #include "store/store_internals.h"
+#include "text/json_write.h"
 
 namespace ctxkit::inspect {
 
@@ -111,8 +112,7 @@ ApiAnswer ErrorAnswer(const Status& s) {
   json body = {{"error",
                 {{"code", std::string(StatusCodeName(s.code()))},
                  {"message", std::string(s.message())}}}};
-  return {HttpStatusOf(s.code()),
-          body.dump(-1, ' ', false, json::error_handler_t::replace)};
+  return {HttpStatusOf(s.code()), text::DumpJson(body)};
 }
 
 // The segments of `path` ("/sessions/s1" -> {"sessions", "s1"}); empty
@@ -140,7 +140,7 @@ class Api::Impl {
     Request r{*store_, options_, Segments(path), Params(query)};
     Result<json> answer = Route(r);
     if (!answer.ok()) return ErrorAnswer(answer.status());
-    return {200, answer->dump(-1, ' ', false, json::error_handler_t::replace)};
+    return {200, text::DumpJson(*answer)};
   }
 
   void Stop() EXCLUDES(mu_) {

@@ -8,6 +8,7 @@
 
 #include "core/status_macros.h"
 #include "llm/http_post.h"
+#include "text/json_write.h"
 
 namespace ctxkit::llm {
 
@@ -26,7 +27,9 @@ std::string ChatRequestBody(const ChatConfig& config,
                          {"temperature", request.temperature},
                          {"stream", false}};
   if (request.max_tokens > 0) body["max_tokens"] = request.max_tokens;
-  return DumpJson(body);
+  // Invalid UTF-8 replaced: inputs may hold binary, and one bad byte must
+  // not fail a whole request.
+  return text::DumpJson(body);
 }
 
 Result<ChatResponse> ParseChatResponse(const std::string& body) {

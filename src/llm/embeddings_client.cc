@@ -7,6 +7,7 @@
 
 #include "core/status_macros.h"
 #include "llm/http_post.h"
+#include "text/json_write.h"
 
 namespace ctxkit::llm {
 
@@ -18,7 +19,9 @@ std::string EmbeddingsRequestBody(const EmbedConfig& config,
                                   const std::vector<std::string>& inputs) {
   nlohmann::json body = {
       {"model", config.model}, {"input", inputs}, {"encoding_format", "float"}};
-  return DumpJson(body);
+  // Invalid UTF-8 replaced: inputs may hold binary, and one bad byte must
+  // not fail a whole request.
+  return text::DumpJson(body);
 }
 
 Result<std::vector<std::vector<float>>> ParseEmbeddingsResponse(

@@ -5,6 +5,7 @@
 #include "core/status_macros.h"
 #include "llm/curl_api.h"
 #include "text/json_parse.h"
+#include "text/json_write.h"
 
 namespace ctxkit::llm {
 namespace {
@@ -124,16 +125,12 @@ Result<std::string> PostJson(const std::string& url, const std::string& body,
   return std::move(sink.body);
 }
 
-std::string DumpJson(const nlohmann::json& body) {
-  return body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-}
-
 std::string ErrorText(const nlohmann::json& error) {
   if (error.is_object() && error.contains("message") &&
       error["message"].is_string()) {
     return error["message"].get<std::string>();
   }
-  return DumpJson(error);
+  return text::DumpJson(error);
 }
 
 Result<nlohmann::json> ParseReplyObject(const std::string& body,

@@ -37,10 +37,6 @@ std::string EndpointUrl(const std::string& base_url, std::string_view endpoint);
 // error messages.
 std::string Snippet(const std::string& body);
 
-// `body` as compact JSON, invalid UTF-8 replaced: inputs may hold binary
-// (values are indexed too), and one bad byte must not fail a whole request.
-std::string DumpJson(const nlohmann::json& body);
-
 // The text of a reply's "error" member: its "message" string, else the
 // member itself as JSON.
 std::string ErrorText(const nlohmann::json& error);

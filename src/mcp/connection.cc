@@ -9,6 +9,7 @@
 #include "face/tool_schema.h"
 #include "mcp/extension.h"
 #include "mcp/json_rpc.h"
+#include "mcp/progress_notifications.h"
 #include "mcp/prompts.h"
 #include "mcp/resource_uri.h"
 #include "mcp/resources.h"
@@ -158,6 +159,9 @@ class Dispatcher {
     if (std::optional<RpcError> e = ParseNamedCallParams(params, &call)) {
       return {Json(), std::move(*e)};
     }
+    if (std::optional<RpcError> e = CheckProgressToken(params)) {
+      return {Json(), std::move(*e)};
+    }
     const std::string& name = call.name;
     const ToolDef* tool = FindTool(name);
     if (tool == nullptr) {
@@ -181,7 +185,8 @@ class Dispatcher {
       return RpcOutcome::Ok(ErrorToolResult("invalid arguments for " + name +
                                             ": " + valid.message()));
     }
-    Result<ToolResult> r = tool->run(c_, args);
+    Result<ToolResult> r =
+        tool->run(c_, args, ProgressNotifications(c_, params));
     if (!r.ok()) {
       const Status& failed = r.status();
       c_.Log(LogLevel::kWarning, "ctxkit.tools",

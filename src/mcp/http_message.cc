@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "text/json_parse.h"
+#include "text/json_write.h"
 
 namespace ctxkit::mcp {
 
@@ -122,7 +123,7 @@ std::string JsonRpcError(int code, std::string_view message, const json& id) {
   json j = {{"jsonrpc", "2.0"},
             {"id", id},
             {"error", {{"code", code}, {"message", std::string(message)}}}};
-  return j.dump(-1, ' ', false, json::error_handler_t::replace);
+  return text::DumpJson(j);
 }
 
 }  // namespace ctxkit::mcp

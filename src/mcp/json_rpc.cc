@@ -4,11 +4,11 @@
 #include <string>
 #include <utility>
 
+#include "text/json_write.h"
+
 namespace ctxkit::mcp {
 
-std::string Serialize(const Json& j) {
-  return j.dump(-1, ' ', false, Json::error_handler_t::replace);
-}
+std::string Serialize(const Json& j) { return text::DumpJson(j); }
 
 std::string ResultMessage(const Json& id, Json result) {
   Json msg = {{"jsonrpc", "2.0"}, {"id", id}, {"result", std::move(result)}};

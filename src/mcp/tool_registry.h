@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "ctxkit/progress.h"
 #include "ctxkit/status.h"
 #include "mcp/client_state.h"
 #include "mcp/json_rpc.h"
@@ -25,8 +26,12 @@ struct ToolResult {
 };
 
 // Runs a tool whose arguments already passed the schema check. A failed
-// Status becomes an isError result the LLM reads.
-using ToolFn = std::function<Result<ToolResult>(ClientState&, const Json&)>;
+// Status becomes an isError result the LLM reads. A tool doing long work
+// hands `progress` to the library call: it sends notifications/progress
+// when the request carried a progress token (params._meta.progressToken),
+// and reports nothing otherwise.
+using ToolFn = std::function<Result<ToolResult>(ClientState&, const Json&,
+                                                const ProgressOptions&)>;
 
 struct ToolDef {
   std::string name;

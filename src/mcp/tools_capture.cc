@@ -19,7 +19,8 @@ namespace ctxkit::mcp {
 
 namespace {
 
-Result<ToolResult> RunSave(ClientState& c, const Json& a) {
+Result<ToolResult> RunSave(ClientState& c, const Json& a,
+                           const ProgressOptions&) {
   Result<ToolOutputCapture*> cm = c.Capture();
   if (!cm.ok()) return cm.status();
   std::string args = a.contains("args") ? Serialize(a["args"]) : "{}";
@@ -41,7 +42,8 @@ Result<ToolResult> RunSave(ClientState& c, const Json& a) {
   return r;
 }
 
-Result<ToolResult> RunLoad(ClientState& c, const Json& a) {
+Result<ToolResult> RunLoad(ClientState& c, const Json& a,
+                           const ProgressOptions&) {
   Result<ToolOutputCapture*> cm = c.Capture();
   if (!cm.ok()) return cm.status();
   std::string pointer = StrArg(a, "pointer");
@@ -59,7 +61,8 @@ Result<ToolResult> RunLoad(ClientState& c, const Json& a) {
   return LimitedTextResult(c, std::move(text), std::move(s), source, 0);
 }
 
-Result<ToolResult> RunSelect(ClientState& c, const Json& a) {
+Result<ToolResult> RunSelect(ClientState& c, const Json& a,
+                             const ProgressOptions&) {
   Result<ToolOutputCapture*> cm = c.Capture();
   if (!cm.ok()) return cm.status();
   Result<std::vector<ContextPointer>> all =

@@ -20,7 +20,8 @@ namespace ctxkit::mcp {
 
 namespace {
 
-Result<ToolResult> RunPeek(ClientState& c, const Json& a) {
+Result<ToolResult> RunPeek(ClientState& c, const Json& a,
+                           const ProgressOptions&) {
   Result<Ref> ref = ResolveTarget(c, a);
   if (!ref.ok()) return ref.status();
   PeekOptions o;
@@ -38,7 +39,8 @@ Result<ToolResult> RunPeek(ClientState& c, const Json& a) {
                            p->byte_begin);
 }
 
-Result<ToolResult> RunSearch(ClientState& c, const Json& a) {
+Result<ToolResult> RunSearch(ClientState& c, const Json& a,
+                             const ProgressOptions&) {
   SearchOptions o;
   o.regex = BoolArg(a, "regex", false);
   o.case_insensitive = BoolArg(a, "case_insensitive", false);
@@ -75,7 +77,8 @@ Result<ToolResult> RunSearch(ClientState& c, const Json& a) {
                            std::nullopt, 0);
 }
 
-Result<ToolResult> RunFindRelevant(ClientState& c, const Json& a) {
+Result<ToolResult> RunFindRelevant(ClientState& c, const Json& a,
+                                   const ProgressOptions& progress) {
   FindOptions o;
   o.embeddings = c.options.embeddings.value_or(env::EmbeddingsFromEnv());
   o.top_k = U64Arg(a, "top_k", 5);
@@ -90,6 +93,7 @@ Result<ToolResult> RunFindRelevant(ClientState& c, const Json& a) {
   } else {
     o.scope = StrArg(a, "scope");
   }
+  o.progress = progress;
   Result<FindResult> r = FindRelevant(c.view, StrArg(a, "query"), o);
   if (!r.ok()) return r.status();
   Json hits = Json::array();
@@ -107,7 +111,8 @@ Result<ToolResult> RunFindRelevant(ClientState& c, const Json& a) {
   return LimitedTextResult(c, std::move(text), std::move(s), std::nullopt, 0);
 }
 
-Result<ToolResult> RunSummarize(ClientState& c, const Json& a) {
+Result<ToolResult> RunSummarize(ClientState& c, const Json& a,
+                                const ProgressOptions&) {
   Result<Ref> ref = ResolveTarget(c, a);
   if (!ref.ok()) return ref.status();
   SummarizeOptions o;

@@ -15,7 +15,8 @@ namespace ctxkit::mcp {
 
 namespace {
 
-Result<ToolResult> RunExternalize(ClientState& c, const Json& a) {
+Result<ToolResult> RunExternalize(ClientState& c, const Json& a,
+                                  const ProgressOptions&) {
   // FromSession needs the session to exist; an empty one is fine.
   Result<std::unique_ptr<Session>> own = OwnSession(c);
   if (!own.ok()) return own.status();

@@ -24,7 +24,8 @@ Json WithoutServerPath(Json note) {
   return note;
 }
 
-Result<ToolResult> RunAdd(ClientState& c, const Json& a) {
+Result<ToolResult> RunAdd(ClientState& c, const Json& a,
+                          const ProgressOptions&) {
   Result<Notebook*> nb = c.Notes();
   if (!nb.ok()) return nb.status();
   NewNote n;
@@ -46,7 +47,8 @@ Result<ToolResult> RunAdd(ClientState& c, const Json& a) {
   return r;
 }
 
-Result<ToolResult> RunUpdate(ClientState& c, const Json& a) {
+Result<ToolResult> RunUpdate(ClientState& c, const Json& a,
+                             const ProgressOptions&) {
   Result<Notebook*> nb = c.Notes();
   if (!nb.ok()) return nb.status();
   std::optional<std::string> body;
@@ -64,7 +66,8 @@ Result<ToolResult> RunUpdate(ClientState& c, const Json& a) {
   return r;
 }
 
-Result<ToolResult> RunNotesSearch(ClientState& c, const Json& a) {
+Result<ToolResult> RunNotesSearch(ClientState& c, const Json& a,
+                                  const ProgressOptions&) {
   Result<Notebook*> nb = c.Notes();
   if (!nb.ok()) return nb.status();
   NoteQuery q;

@@ -16,6 +16,7 @@
 #include "mcp/tool_registry.h"
 #include "mcp/tool_util.h"
 #include "session/render_json.h"
+#include "text/json_write.h"
 
 namespace ctxkit::mcp {
 
@@ -42,7 +43,8 @@ Result<ToolResult> PoolResult(ClientState& c, const std::string& what,
   return r;
 }
 
-Result<ToolResult> RunActivate(ClientState& c, const Json& a) {
+Result<ToolResult> RunActivate(ClientState& c, const Json& a,
+                               const ProgressOptions&) {
   auto s = OwnSession(c);
   if (!s.ok()) return s.status();
   std::string object = StrArg(a, "object");
@@ -51,7 +53,8 @@ Result<ToolResult> RunActivate(ClientState& c, const Json& a) {
   return PoolResult(c, "activated", object);
 }
 
-Result<ToolResult> RunDeactivate(ClientState& c, const Json& a) {
+Result<ToolResult> RunDeactivate(ClientState& c, const Json& a,
+                                 const ProgressOptions&) {
   auto s = OwnSession(c);
   if (!s.ok()) return s.status();
   std::string object = StrArg(a, "object");
@@ -60,7 +63,8 @@ Result<ToolResult> RunDeactivate(ClientState& c, const Json& a) {
   return PoolResult(c, "deactivated", object);
 }
 
-Result<ToolResult> RunPin(ClientState& c, const Json& a) {
+Result<ToolResult> RunPin(ClientState& c, const Json& a,
+                          const ProgressOptions&) {
   auto s = OwnSession(c);
   if (!s.ok()) return s.status();
   std::string object = StrArg(a, "object");
@@ -72,7 +76,8 @@ Result<ToolResult> RunPin(ClientState& c, const Json& a) {
                     object);
 }
 
-Result<ToolResult> RunRender(ClientState& c, const Json& a) {
+Result<ToolResult> RunRender(ClientState& c, const Json& a,
+                             const ProgressOptions&) {
   auto s = OwnSession(c);
   if (!s.ok()) return s.status();
   const uint64_t at = U64Arg(a, "at", 0);
@@ -93,7 +98,8 @@ Result<ToolResult> RunRender(ClientState& c, const Json& a) {
                            std::nullopt, 0);
 }
 
-Result<ToolResult> RunIngest(ClientState& c, const Json& a) {
+Result<ToolResult> RunIngest(ClientState& c, const Json& a,
+                             const ProgressOptions& progress) {
   auto s = OwnSession(c);
   if (!s.ok()) return s.status();
   Result<LogFormat> f = ParseLogFormat(StrArg(a, "format", "openai"));
@@ -111,8 +117,8 @@ Result<ToolResult> RunIngest(ClientState& c, const Json& a) {
   }
   const std::string text = log.dump();
   Result<IngestReport> rep = BoolArg(a, "append", true)
-                                 ? (*s)->IngestAppend(text, *f)
-                                 : (*s)->Ingest(text, *f);
+                                 ? (*s)->IngestAppend(text, *f, progress)
+                                 : (*s)->Ingest(text, *f, progress);
   if (!rep.ok()) return rep.status();
   ToolResult r;
   r.content.push_back(TextContent(
@@ -122,19 +128,20 @@ Result<ToolResult> RunIngest(ClientState& c, const Json& a) {
   return r;
 }
 
-Result<ToolResult> RunDiff(ClientState& c, const Json& a) {
+Result<ToolResult> RunDiff(ClientState& c, const Json& a,
+                           const ProgressOptions&) {
   auto s = OwnSession(c);
   if (!s.ok()) return s.status();
   Result<RenderDiff> d = (*s)->Diff(U64Arg(a, "from", 0), U64Arg(a, "to", 0));
   if (!d.ok()) return d.status();
   ToolResult r;
   r.structured = session::DiffToJson(c.binding.session, *d);
-  r.content.push_back(TextContent(
-      r.structured.dump(-1, ' ', false, Json::error_handler_t::replace)));
+  r.content.push_back(TextContent(text::DumpJson(r.structured)));
   return r;
 }
 
-Result<ToolResult> RunExpand(ClientState& c, const Json& a) {
+Result<ToolResult> RunExpand(ClientState& c, const Json& a,
+                             const ProgressOptions&) {
   auto s = OwnSession(c);
   if (!s.ok()) return s.status();
   Result<std::string> lines = (*s)->Expand(StrArg(a, "compaction"));
@@ -145,7 +152,8 @@ Result<ToolResult> RunExpand(ClientState& c, const Json& a) {
       std::nullopt, 0);
 }
 
-Result<ToolResult> RunCompact(ClientState& c, const Json& a) {
+Result<ToolResult> RunCompact(ClientState& c, const Json& a,
+                              const ProgressOptions&) {
   auto s = OwnSession(c);
   if (!s.ok()) return s.status();
   Status st = (*s)->RequestCompaction(StrArg(a, "instructions"));
@@ -155,7 +163,8 @@ Result<ToolResult> RunCompact(ClientState& c, const Json& a) {
 
 // A new session from a recorded render of the client's own; the client
 // stays bound to its own session.
-Result<ToolResult> RunFork(ClientState& c, const Json& a) {
+Result<ToolResult> RunFork(ClientState& c, const Json& a,
+                           const ProgressOptions&) {
   auto s = OwnSession(c);
   if (!s.ok()) return s.status();
   const uint64_t at = U64Arg(a, "at", 0);

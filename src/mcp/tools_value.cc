@@ -25,7 +25,8 @@ ToolResult JsonResult(std::string text, Json structured) {
   return r;
 }
 
-Result<ToolResult> RunSet(ClientState& c, const Json& a) {
+Result<ToolResult> RunSet(ClientState& c, const Json& a,
+                          const ProgressOptions&) {
   SetOptions o;
   o.scope = StrArg(a, "scope", "global");
   Result<ValueType> type = ParseValueType(StrArg(a, "type", "text"));
@@ -58,7 +59,8 @@ Result<ToolResult> ValueText(Result<ToolResult> r) {
   return r;
 }
 
-Result<ToolResult> RunGet(ClientState& c, const Json& a) {
+Result<ToolResult> RunGet(ClientState& c, const Json& a,
+                          const ProgressOptions&) {
   Result<Ref> ref = ResolveTarget(c, a);
   if (!ref.ok()) return ref.status();
   bool bytes = a.contains("byte_offset") || a.contains("byte_length");
@@ -104,7 +106,8 @@ Result<ToolResult> RunGet(ClientState& c, const Json& a) {
   return ValueText(WholeValueResult(c, *ref, std::move(s)));
 }
 
-Result<ToolResult> RunRef(ClientState& c, const Json& a) {
+Result<ToolResult> RunRef(ClientState& c, const Json& a,
+                          const ProgressOptions&) {
   Result<Target> t = ParseTarget(a);
   if (!t.ok()) return t.status();
   Result<Ref> ref = ResolveTarget(c, a);
@@ -114,7 +117,8 @@ Result<ToolResult> RunRef(ClientState& c, const Json& a) {
   return JsonResult(FormatRef(out), store::RefToJson(out));
 }
 
-Result<ToolResult> RunList(ClientState& c, const Json& a) {
+Result<ToolResult> RunList(ClientState& c, const Json& a,
+                           const ProgressOptions&) {
   ListFilter f;
   f.scope = StrArg(a, "scope");
   if (a.contains("type")) {
@@ -157,7 +161,8 @@ Result<std::vector<VersionMeta>> VersionsOf(ClientState& c, const Target& t,
   return c.view.Versions(t);
 }
 
-Result<ToolResult> RunVersions(ClientState& c, const Json& a) {
+Result<ToolResult> RunVersions(ClientState& c, const Json& a,
+                               const ProgressOptions&) {
   Result<Target> t = ParseTarget(a);
   if (!t.ok()) return t.status();
   Result<Ref> dyn = Status::NotFound("");
@@ -175,7 +180,8 @@ Result<ToolResult> RunVersions(ClientState& c, const Json& a) {
   return LimitedTextResult(c, std::move(text), std::move(s), std::nullopt, 0);
 }
 
-Result<ToolResult> RunRemove(ClientState& c, const Json& a) {
+Result<ToolResult> RunRemove(ClientState& c, const Json& a,
+                             const ProgressOptions&) {
   LookupOptions o;
   o.scope = StrArg(a, "scope");
   std::string key = StrArg(a, "key");
@@ -188,13 +194,15 @@ Result<ToolResult> RunRemove(ClientState& c, const Json& a) {
                     {{"key", key}, {"removed", true}});
 }
 
-Result<ToolResult> RunPromote(ClientState& c, const Json& a) {
+Result<ToolResult> RunPromote(ClientState& c, const Json& a,
+                              const ProgressOptions&) {
   Result<Ref> ref = c.view.Promote(StrArg(a, "key"));
   if (!ref.ok()) return ref.status();
   return JsonResult(FormatRef(*ref), store::RefToJson(*ref));
 }
 
-Result<ToolResult> RunTokens(ClientState& c, const Json& a) {
+Result<ToolResult> RunTokens(ClientState& c, const Json& a,
+                             const ProgressOptions&) {
   std::string encoding = StrArg(a, "encoding", "o200k_base");
   Result<Ref> ref = ResolveTarget(c, a);
   if (!ref.ok()) return ref.status();

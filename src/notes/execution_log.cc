@@ -20,6 +20,7 @@
 #include "os/posix_io.h"
 #include "store/store_internals.h"
 #include "text/json_parse.h"
+#include "text/json_write.h"
 
 namespace ctxkit {
 
@@ -102,7 +103,7 @@ std::string ExecutionLogLine(const ExecutionLogEntry& e) {
   nlohmann::ordered_json meta = nlohmann::ordered_json::object();
   if (!e.context_files.empty()) meta["contextFiles"] = e.context_files;
   j["meta"] = meta;
-  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return text::DumpJson(j);
 }
 
 Status AppendExecutionLog(Store& store, const ExecutionLogEntry& entry) {

@@ -5,6 +5,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "text/json_write.h"
+
 namespace ctxkit::notes {
 
 namespace {
@@ -57,8 +59,7 @@ bool NeedsQuotes(std::string_view s) {
 // double-quoted (JSON-escaped, which YAML accepts) string.
 std::string Scalar(std::string_view s) {
   if (!NeedsQuotes(s)) return std::string(s);
-  return nlohmann::json(std::string(s))
-      .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return text::DumpJson(nlohmann::json(std::string(s)));
 }
 
 // "YYYY-MM-DDTHH:MM:SS[.fff]Z", as notes are stamped.

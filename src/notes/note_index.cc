@@ -6,6 +6,7 @@
 
 #include "core/status_macros.h"
 #include "text/json_parse.h"
+#include "text/json_write.h"
 
 namespace ctxkit::notes {
 
@@ -63,8 +64,7 @@ CREATE TABLE IF NOT EXISTS dirs(
 )sql";
 
 std::string ToJsonList(const std::vector<std::string>& v) {
-  return nlohmann::json(v).dump(-1, ' ', false,
-                                nlohmann::json::error_handler_t::replace);
+  return text::DumpJson(nlohmann::json(v));
 }
 
 std::vector<std::string> FromJsonList(const std::string& text) {

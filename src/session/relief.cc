@@ -15,6 +15,7 @@
 #include "session/compaction_summary.h"
 #include "session/object_info.h"
 #include "text/json_parse.h"
+#include "text/json_write.h"
 
 namespace ctxkit::session {
 namespace {
@@ -251,12 +252,10 @@ Result<CompactionInfo> WriteCompaction(SessionImpl& s, size_t first, size_t end,
                   .type = ValueType::kJson,
                   .producer = "session:" + s.id()};
   // An endpoint's error text may not be valid UTF-8: replace, not throw.
-  CTXKIT_ASSIGN_OR_RETURN(
-      Ref ref,
-      s.view().Set(std::string(kCompactionPrefix) + std::to_string(first) +
-                       "-" + std::to_string(end),
-                   content.dump(-1, ' ', false, json::error_handler_t::replace),
-                   opts));
+  CTXKIT_ASSIGN_OR_RETURN(Ref ref, s.view().Set(std::string(kCompactionPrefix) +
+                                                    std::to_string(first) +
+                                                    "-" + std::to_string(end),
+                                                text::DumpJson(content), opts));
   return CompactionInfo{FormatRef(ref), first, end, turns};
 }
 

@@ -10,6 +10,7 @@
 
 #include "session/render_layout.h"
 #include "text/json_parse.h"
+#include "text/json_write.h"
 #include "text/utf8.h"
 
 namespace ctxkit::session {
@@ -95,21 +96,21 @@ std::vector<RequestPart> AnthropicParts(const ChatMessage& m,
               {"tool_use_id", m.call_id},
               {"content", emit(text)}};
     if (m.status == "error") b["is_error"] = true;
-    parts.push_back({"user", b.dump()});
+    parts.push_back({"user", text::DumpJson(b)});
     return parts;
   }
   if (!m.text.empty()) {
-    parts.push_back(
-        {m.role, json{{"type", "text"}, {"text", emit(m.text)}}.dump()});
+    parts.push_back({m.role, text::DumpJson(json{{"type", "text"},
+                                                 {"text", emit(m.text)}})});
   }
   for (const auto& c : m.tool_calls) {
     json input = ParsedArguments(c.arguments);
-    emit(input.dump());
-    parts.push_back({"assistant", json{{"type", "tool_use"},
-                                       {"id", c.id},
-                                       {"name", emit(c.name)},
-                                       {"input", std::move(input)}}
-                                      .dump()});
+    emit(text::DumpJson(input));
+    parts.push_back(
+        {"assistant", text::DumpJson(json{{"type", "tool_use"},
+                                          {"id", c.id},
+                                          {"name", emit(c.name)},
+                                          {"input", std::move(input)}})});
   }
   return parts;
 }
@@ -126,22 +127,21 @@ std::vector<RequestPart> ResponsesParts(const ChatMessage& m,
     return parts;
   }
   if (m.role == "tool") {
-    parts.push_back({"", json{{"type", "function_call_output"},
-                              {"call_id", m.call_id},
-                              {"output", emit(text)}}
-                             .dump()});
+    parts.push_back({"", text::DumpJson(json{{"type", "function_call_output"},
+                                             {"call_id", m.call_id},
+                                             {"output", emit(text)}})});
     return parts;
   }
   if (!text.empty() || m.tool_calls.empty()) {
     parts.push_back(
-        {"", json{{"role", m.role}, {"content", emit(text)}}.dump()});
+        {"", text::DumpJson(json{{"role", m.role}, {"content", emit(text)}})});
   }
   for (const auto& c : m.tool_calls) {
-    parts.push_back({"", json{{"type", "function_call"},
-                              {"call_id", c.id},
-                              {"name", emit(c.name)},
-                              {"arguments", emit(c.arguments)}}
-                             .dump()});
+    parts.push_back(
+        {"", text::DumpJson(json{{"type", "function_call"},
+                                 {"call_id", c.id},
+                                 {"name", emit(c.name)},
+                                 {"arguments", emit(c.arguments)}})});
   }
   return parts;
 }
@@ -174,7 +174,8 @@ const std::vector<RequestPart>& ChatParts(const Layout& layout, size_t rel,
   } else if (format == LogFormat::kAnthropic) {
     built.parts = AnthropicParts(m, text, emit);
   } else {
-    built.parts.push_back({"", OpenAiMessage(layout, rel, emit).dump()});
+    built.parts.push_back(
+        {"", text::DumpJson(OpenAiMessage(layout, rel, emit))});
   }
   built.tokens = emit.emitted() - before;
   if (cache != nullptr) {
@@ -215,7 +216,8 @@ std::string ResponsesRequest(const Layout& layout, Emitter& emit) {
   std::vector<const std::string*> prefix = PrefixTexts(layout);
   for (size_t i = 0; i < prefix.size(); ++i) {
     if (i == 0 && prefix[i]->empty()) continue;
-    input.Add(json{{"role", "system"}, {"content", emit(*prefix[i])}}.dump());
+    input.Add(text::DumpJson(
+        json{{"role", "system"}, {"content", emit(*prefix[i])}}));
   }
   MessageParts scratch;
   for (size_t rel = 0; rel < layout.chat_text.size(); ++rel) {
@@ -225,7 +227,8 @@ std::string ResponsesRequest(const Layout& layout, Emitter& emit) {
     }
   }
   for (const TailBlock& t : layout.tail) {
-    input.Add(json{{"role", "user"}, {"content", emit(t.block.text)}}.dump());
+    input.Add(text::DumpJson(
+        json{{"role", "user"}, {"content", emit(t.block.text)}}));
   }
   out += "]";
   AppendTools(layout, emit, &out);
@@ -242,8 +245,8 @@ std::string OpenAiRequest(const Layout& layout, Emitter& emit) {
   for (size_t i = 0; i < prefix.size(); ++i) {
     // The system text is left out when empty; the other blocks never are.
     if (i == 0 && prefix[i]->empty()) continue;
-    messages.Add(
-        json{{"role", "system"}, {"content", emit(*prefix[i])}}.dump());
+    messages.Add(text::DumpJson(
+        json{{"role", "system"}, {"content", emit(*prefix[i])}}));
   }
   MessageParts scratch;
   for (size_t rel = 0; rel < layout.chat_text.size(); ++rel) {
@@ -253,8 +256,8 @@ std::string OpenAiRequest(const Layout& layout, Emitter& emit) {
     }
   }
   for (const TailBlock& t : layout.tail) {
-    messages.Add(
-        json{{"role", "user"}, {"content", emit(t.block.text)}}.dump());
+    messages.Add(text::DumpJson(
+        json{{"role", "user"}, {"content", emit(t.block.text)}}));
   }
   out += "]";
   AppendTools(layout, emit, &out);
@@ -282,7 +285,7 @@ void AppendAnthropicMessages(
     for (; i < blocks.size() && *blocks[i].first == role; ++i) {
       content.Add(*blocks[i].second);
     }
-    message += "],\"role\":" + json(role).dump() + "}";
+    message += "],\"role\":" + text::DumpJson(json(role)) + "}";
     messages.Add(message);
   }
 }
@@ -294,7 +297,8 @@ std::string AnthropicRequest(const Layout& layout, Emitter& emit) {
   std::vector<std::string> sys_blocks;
   for (const std::string* text : PrefixTexts(layout)) {
     if (text->empty()) continue;  // The API refuses empty text blocks.
-    sys_blocks.push_back(json{{"type", "text"}, {"text", emit(*text)}}.dump());
+    sys_blocks.push_back(
+        text::DumpJson(json{{"type", "text"}, {"text", emit(*text)}}));
   }
   if (!sys_blocks.empty()) {
     sys_blocks.back() = WithCacheBreakpoint(sys_blocks.back());
@@ -320,7 +324,8 @@ std::string AnthropicRequest(const Layout& layout, Emitter& emit) {
   std::vector<std::string> tail;
   tail.reserve(layout.tail.size());
   for (const TailBlock& t : layout.tail) {
-    tail.push_back(json{{"type", "text"}, {"text", emit(t.block.text)}}.dump());
+    tail.push_back(
+        text::DumpJson(json{{"type", "text"}, {"text", emit(t.block.text)}}));
     blocks.emplace_back(&kUser, &tail.back());
   }
   std::string out = "{\"messages\":[";
@@ -386,7 +391,7 @@ RenderBreakdown Layout::Breakdown() const {
 }
 
 std::string ParsedArgumentsText(const std::string& arguments) {
-  return ParsedArguments(arguments).dump();
+  return text::DumpJson(ParsedArguments(arguments));
 }
 
 std::string RefLine(const ChatMessage& m) {
@@ -618,7 +623,7 @@ Result<std::string> CanonicalTools(std::string_view tools_json) {
   if (!tools.is_array()) {
     return Status::InvalidArgument("tools_json must be a JSON array");
   }
-  return tools.dump(-1, ' ', false, json::error_handler_t::replace);
+  return text::DumpJson(tools);
 }
 
 std::string BuildRequest(const Layout& layout, LogFormat format,

@@ -12,6 +12,7 @@
 
 #include "core/encoding.h"
 #include "core/hmac.h"
+#include "core/progress_meter.h"
 #include "core/sha256.h"
 #include "core/status_macros.h"
 #include "ctxkit/toolcall.h"
@@ -297,9 +298,11 @@ struct IngestStart {
 // messages to `chat`.
 Status AddItems(SessionImpl& impl, const session::ParsedLog& log, size_t first,
                 std::vector<session::ChatMessage>* chat, SessionChanges& ch,
-                IngestReport* report) {
+                const ProgressOptions& progress, IngestReport* report) {
   session::State& st = impl.state();
   View& view = impl.view();
+  core::ProgressMeter meter(progress, "ingesting", "log items",
+                            log.items.size() - first);
   for (size_t i = first; i < log.items.size(); ++i) {
     for (const session::ParsedMessage& p : log.items[i].messages) {
       session::ChatMessage m = p.message;
@@ -335,6 +338,7 @@ Status AddItems(SessionImpl& impl, const session::ParsedLog& log, size_t first,
       chat->push_back(std::move(m));
       ++report->messages_added;
     }
+    meter.Reach(i + 1 - first);
   }
   return Status::Ok();
 }
@@ -406,12 +410,14 @@ Status CollapseOlderOutputs(SessionImpl& impl, SessionChanges& ch) {
 Status IngestItems(SessionImpl& impl, const session::ParsedLog& log,
                    const IngestStart& start, const std::string& system,
                    uint64_t items_after, const std::string& hash_after,
-                   LogFormat format, SessionChanges& ch, IngestReport* report) {
+                   LogFormat format, const ProgressOptions& progress,
+                   SessionChanges& ch, IngestReport* report) {
   session::State& st = impl.state();
   report->reset = start.reset;
   const bool continues = !start.fresh && !start.reset;
   std::vector<session::ChatMessage> added;
-  CTXKIT_RETURN_IF_ERROR(AddItems(impl, log, start.items, &added, ch, report));
+  CTXKIT_RETURN_IF_ERROR(
+      AddItems(impl, log, start.items, &added, ch, progress, report));
   if (start.reset) {
     CTXKIT_RETURN_IF_ERROR(PruneAfterReset(impl, added, ch));
   }
@@ -445,7 +451,8 @@ Status IngestItems(SessionImpl& impl, const session::ParsedLog& log,
 }  // namespace
 
 Result<IngestReport> Session::Ingest(std::string_view log_json,
-                                     LogFormat format) {
+                                     LogFormat format,
+                                     const ProgressOptions& progress) {
   // Parse and validate everything before touching the store or the state.
   CTXKIT_ASSIGN_OR_RETURN(session::ParsedLog log,
                           session::ParseLog(log_json, format));
@@ -465,14 +472,15 @@ Result<IngestReport> Session::Ingest(std::string_view log_json,
     start.reset = !continues && !start.fresh;
     start.items = continues ? st.ingested_items : 0;
     return IngestItems(*impl_, log, start, log.system, log.items.size(),
-                       chain.back(), format, ch, &report);
+                       chain.back(), format, progress, ch, &report);
   });
   if (!s.ok()) return s;
   return report;
 }
 
 Result<IngestReport> Session::IngestAppend(std::string_view messages_json,
-                                           LogFormat format) {
+                                           LogFormat format,
+                                           const ProgressOptions& progress) {
   IngestReport report;
   Status s = impl_->Mutate([&](SessionChanges& ch) -> Status {
     report = IngestReport();
@@ -506,8 +514,8 @@ Result<IngestReport> Session::IngestAppend(std::string_view messages_json,
     CTXKIT_ASSIGN_OR_RETURN(std::string system, impl_->SystemText());
     if (start.fresh) system = log.system;
     return IngestItems(*impl_, log, start, system,
-                       st.ingested_items + log.items.size(), h, format, ch,
-                       &report);
+                       st.ingested_items + log.items.size(), h, format,
+                       progress, ch, &report);
   });
   if (!s.ok()) return s;
   return report;

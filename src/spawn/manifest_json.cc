@@ -16,6 +16,7 @@
 #include "os/file_util.h"
 #include "os/posix_io.h"
 #include "text/json_parse.h"
+#include "text/json_write.h"
 
 namespace ctxkit {
 
@@ -256,7 +257,7 @@ std::string FormatManifest(const Manifest& m) {
       {"refs", std::move(refs)}};
   // Every string was validated as UTF-8 by Spawn; "replace" only guards
   // hand-built manifests from an exception.
-  return j.dump(-1, ' ', false, Json::error_handler_t::replace) + "\n";
+  return text::DumpJson(j) + "\n";
 }
 
 Result<Manifest> ParseManifest(std::string_view text) {

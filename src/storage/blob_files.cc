@@ -185,6 +185,12 @@ Result<UniqueFd> BlobFiles::OpenChecked(std::string_view hash, uint64_t size,
 
 namespace {
 
+// `offset` rounded up to a whole checksum chunk.
+uint64_t RoundUpToChunk(uint64_t offset) {
+  return offset +
+         (kBlobChunkBytes - offset % kBlobChunkBytes) % kBlobChunkBytes;
+}
+
 // Reads exactly [offset, offset + length) of `fd` into `out[0, length)`.
 Status PreadInto(int fd, uint64_t offset, uint64_t length, char* out,
                  const std::string& path) {
@@ -234,6 +240,34 @@ Result<std::string> ReadCheckedRange(int fd, std::string_view sums,
   return std::string(chunks.substr(offset - from, length));
 }
 
+// Hands [*pos, stop) of `window` (the blob's bytes from `from`) to the
+// sink in pieces of at most piece_bytes, checking the chunks under each
+// piece just before it goes, while they are in cache for the sink.
+// Returns whether the sink wants more; *pos is where the hand-over ended.
+Result<bool> HandOver(std::string_view window, uint64_t from, uint64_t stop,
+                      uint64_t piece_bytes, std::string_view sums,
+                      const std::string& path, core::Sha256Hasher* whole,
+                      const std::function<bool(std::string_view)>& sink,
+                      uint64_t* pos) {
+  uint64_t checked_to = from;  // [from, checked_to) are checked.
+  while (*pos < stop) {
+    const uint64_t n = std::min(piece_bytes, stop - *pos);
+    if (!sums.empty() && checked_to < *pos + n) {
+      const uint64_t to =
+          std::min(from + window.size(), RoundUpToChunk(*pos + n));
+      CTXKIT_RETURN_IF_ERROR(VerifyBlobChunks(
+          sums, checked_to / kBlobChunkBytes,
+          window.substr(checked_to - from, to - checked_to), path));
+      checked_to = to;
+    }
+    const std::string_view piece = window.substr(*pos - from, n);
+    if (whole != nullptr) whole->Update(piece);
+    *pos += n;
+    if (!sink(piece)) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 Result<std::string> BlobFiles::Read(std::string_view hash, uint64_t size,
@@ -265,9 +299,7 @@ Result<std::string> BlobFiles::ReadOpen(int fd, const std::string& path,
     // Whole chunks around the range, each checked, then the range.
     const uint64_t from = offset - offset % kBlobChunkBytes;
     const uint64_t end = offset + length;
-    const uint64_t to =
-        std::min(size, end + (kBlobChunkBytes - end % kBlobChunkBytes) %
-                                 kBlobChunkBytes);
+    const uint64_t to = std::min(size, RoundUpToChunk(end));
     return ReadCheckedRange(fd, sums, from, to, offset, length, path);
   }
   CTXKIT_ASSIGN_OR_RETURN(std::string data,
@@ -300,13 +332,10 @@ Result<bool> BlobFiles::Scan(
   if (sums.empty() && offset == 0 && end == size) whole.emplace();
   for (uint64_t pos = offset; pos < end;) {
     const uint64_t map_from = pos - pos % kBlobChunkBytes;
-    window_bytes +=
-        (kBlobChunkBytes - window_bytes % kBlobChunkBytes) % kBlobChunkBytes;
+    window_bytes = RoundUpToChunk(window_bytes);
     // Only whole chunks can be checked: round the window's end up to one.
     const uint64_t want_to = std::min(end, map_from + window_bytes);
-    const uint64_t map_to =
-        std::min(size, want_to + (kBlobChunkBytes - want_to % kBlobChunkBytes) %
-                                     kBlobChunkBytes);
+    const uint64_t map_to = std::min(size, RoundUpToChunk(want_to));
     window_bytes =
         std::max(window_bytes, std::min(2 * window_bytes, kMaxWindow));
     const size_t map_len = static_cast<size_t>(map_to - map_from);
@@ -316,23 +345,12 @@ Result<bool> BlobFiles::Scan(
                         fd.get(), static_cast<off_t>(map_from));
     if (addr == MAP_FAILED) return ErrnoStatus("mmap", path);
     const std::string_view window(static_cast<const char*>(addr), map_len);
-    Status checked = Status::Ok();
-    if (!sums.empty()) {
-      checked =
-          VerifyBlobChunks(sums, map_from / kBlobChunkBytes, window, path);
-    }
-    bool more = checked.ok();
-    const uint64_t stop = std::min(end, map_to);
-    for (; more && pos < stop;) {
-      const uint64_t n = std::min(piece_bytes, stop - pos);
-      const std::string_view piece = window.substr(pos - map_from, n);
-      if (whole) whole->Update(piece);
-      more = sink(piece);
-      pos += n;
-    }
+    Result<bool> more =
+        HandOver(window, map_from, std::min(end, map_to), piece_bytes, sums,
+                 path, whole ? &*whole : nullptr, sink, &pos);
     ::munmap(addr, map_len);
-    CTXKIT_RETURN_IF_ERROR(checked);
-    if (!more) return true;
+    if (!more.ok()) return more.status();
+    if (!*more) return true;
   }
   if (whole && whole->Finish() != hash) {
     return BlobCorruption(path, "its content does not match its SHA-256 name");

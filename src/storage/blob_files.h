@@ -85,11 +85,11 @@ class BlobFiles {
   // they are valid only during the call. Nothing is copied. A sink returning
   // false stops the scan. Returns false, before any sink call, when no blob
   // file exists for `hash` (the content is stored elsewhere, e.g. inline).
-  // Checks as Read does, each window before its bytes reach the sink (a
-  // damaged chunk is reported before any of its bytes are handed out); an
-  // unchecksummed blob scanned whole is hashed on the way and reported at
-  // the end. Blob files are immutable (written by atomic rename, never
-  // truncated), which is what makes mapping them safe.
+  // Checks as Read does, the chunks under each piece just before the
+  // piece reaches the sink (a damaged chunk is reported before any of its
+  // bytes are handed out); an unchecksummed blob scanned whole is hashed on
+  // the way and reported at the end. Blob files are immutable (written by
+  // atomic rename, never truncated), which is what makes mapping them safe.
   Result<bool> Scan(std::string_view hash, uint64_t size, std::string_view sums,
                     uint64_t offset, uint64_t length, uint64_t window_bytes,
                     const std::function<bool(std::string_view)>& sink) const;

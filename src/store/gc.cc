@@ -15,6 +15,7 @@
 
 #include "core/clock.h"
 #include "core/encoding.h"
+#include "core/progress_meter.h"
 #include "core/status_macros.h"
 #include "store/store_impl.h"
 #include "store/store_internals.h"
@@ -205,6 +206,10 @@ Result<GarbageReport> StoreImpl::CollectGarbage(const GarbageOptions& options) {
                : Status::Ok();
   };
 
+  // The number of versions is not known without a scan of its own, so
+  // the reports count without a total.
+  core::ProgressMeter meter(
+      options.progress, options.apply ? "collecting" : "checking", "versions");
   storage::VersionKey after;
   while (true) {
     CTXKIT_ASSIGN_OR_RETURN(std::vector<storage::VersionRecord> page,
@@ -218,6 +223,7 @@ Result<GarbageReport> StoreImpl::CollectGarbage(const GarbageOptions& options) {
       object.push_back(std::move(v));
     }
     after = {object.back().object_id, object.back().version};
+    meter.Reach(report.versions_scanned);
   }
   CTXKIT_RETURN_IF_ERROR(plan());
   CTXKIT_RETURN_IF_ERROR(flush());

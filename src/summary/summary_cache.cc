@@ -8,6 +8,7 @@
 #include "os/file_util.h"
 #include "os/filename.h"
 #include "text/json_parse.h"
+#include "text/json_write.h"
 
 namespace ctxkit::summary {
 
@@ -73,8 +74,7 @@ Status SummaryCache::Store(const CacheKey& key, const CacheEntry& e) const {
                       {"notes", e.notes},
                       {"created_unix_ns", core::NowUnixNanos()},
                       {"text", e.text}};
-  std::string body =
-      j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  std::string body = text::DumpJson(j) + "\n";
   return storage::AtomicWriteFile(dir_, dir_ + "/" + FileName(key), body,
                                   /*sync=*/false);
 }

@@ -8,6 +8,10 @@
 #include <memory>
 #include <vector>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace ctxkit::text {
 namespace {
 
@@ -32,7 +36,9 @@ class PairMemo {
   // The rank of the pair of tokens `left` and `right`, whose bytes are
   // `bytes`, or kNoRank.
   uint32_t Rank(uint32_t left, uint32_t right, std::string_view bytes) {
-    if (!packs_) return ranks_->Find(bytes);
+    // Pairs of single bytes are read from the vocabulary's direct table,
+    // which is smaller than the memo; they would crowd the memo out.
+    if (!packs_ || bytes.size() == 2) return ranks_->Find(bytes);
     const uint64_t key = uint64_t{left} << kRankBits | right;
     uint64_t& entry =
         entries_[(key * 0x9E3779B97F4A7C15ull) >> (64 - kSlotBits)];
@@ -68,6 +74,30 @@ class PairMemo {
   std::unique_ptr<uint64_t[]> entries_;
 };
 
+// The smallest of ranks[0, n), reading whole groups of kMinLanes (the
+// caller pads with kNoRank). SSE2 has no unsigned 32-bit minimum, so the
+// ranks are compared as signed numbers with their top bit flipped.
+inline constexpr size_t kMinLanes = 4;
+inline uint32_t MinRank(const uint32_t* ranks, size_t n) {
+#if defined(__SSE2__)
+  const __m128i flip = _mm_set1_epi32(INT32_MIN);
+  __m128i best = _mm_set1_epi32(INT32_MAX);  // kNoRank, flipped.
+  for (size_t i = 0; i < n; i += kMinLanes) {
+    const __m128i v = _mm_xor_si128(
+        _mm_load_si128(reinterpret_cast<const __m128i*>(ranks + i)), flip);
+    const __m128i less = _mm_cmplt_epi32(v, best);
+    best = _mm_or_si128(_mm_and_si128(less, v), _mm_andnot_si128(less, best));
+  }
+  alignas(16) uint32_t lanes[kMinLanes];
+  _mm_store_si128(reinterpret_cast<__m128i*>(lanes), _mm_xor_si128(best, flip));
+  return std::min(std::min(lanes[0], lanes[1]), std::min(lanes[2], lanes[3]));
+#else
+  uint32_t best = kNoRank;
+  for (size_t i = 0; i < n; ++i) best = std::min(best, ranks[i]);
+  return best;
+#endif
+}
+
 // Merges a short piece the way tiktoken does: parts as a compact array,
 // each holding the rank of itself merged with its right neighbour.
 template <typename Sink>
@@ -75,8 +105,10 @@ void MergeShort(const RankTable& ranks, std::string_view piece, Sink&& sink) {
   PairMemo& memo = PairMemo::For(ranks);
   const size_t n = piece.size();
   uint32_t start[kLinearScanMergeLimit + 1];
-  uint32_t pair_rank[kLinearScanMergeLimit];  // Rank of parts i and i+1.
-  uint32_t token[kLinearScanMergeLimit];      // Rank of part i itself.
+  // Rank of parts i and i+1; kNoRank from parts - 1 on, to a whole group
+  // of kMinLanes, so that the minimum is taken a group at a time.
+  alignas(16) uint32_t pair_rank[kLinearScanMergeLimit + kMinLanes];
+  uint32_t token[kLinearScanMergeLimit];  // Rank of part i itself.
   for (size_t i = 0; i < n; ++i) {
     start[i] = static_cast<uint32_t>(i);
     token[i] = ranks.ByteRank(static_cast<unsigned char>(piece[i]));
@@ -88,14 +120,12 @@ void MergeShort(const RankTable& ranks, std::string_view piece, Sink&& sink) {
                      piece.substr(start[i], start[i + 2] - start[i]));
   };
   for (size_t i = 0; i + 1 < parts; ++i) pair_rank[i] = rank_of(i);
+  std::fill_n(pair_rank + std::max<size_t>(n, 1) - 1, kMinLanes, kNoRank);
   while (parts > 1) {
-    // The minimum first (a loop without branches the compiler
-    // vectorizes), then its leftmost place: a data-dependent branch per
-    // part mispredicts often on CJK pieces of dozens of parts.
-    uint32_t best = kNoRank;
-    for (size_t i = 0; i + 1 < parts; ++i) {
-      best = std::min(best, pair_rank[i]);
-    }
+    // The minimum first, a group at a time, then its leftmost place: a
+    // data-dependent branch per part mispredicts often on CJK pieces of
+    // dozens of parts.
+    const uint32_t best = MinRank(pair_rank, parts - 1);
     if (best == kNoRank) break;
     size_t at = 0;
     while (pair_rank[at] != best) ++at;
@@ -108,6 +138,7 @@ void MergeShort(const RankTable& ranks, std::string_view piece, Sink&& sink) {
     std::memmove(&pair_rank[at + 1], &pair_rank[at + 2],
                  (parts - at - 2) * sizeof(pair_rank[0]));
     --parts;
+    pair_rank[parts - 1] = kNoRank;
     if (at + 1 < parts) pair_rank[at] = rank_of(at);
     if (at > 0) pair_rank[at - 1] = rank_of(at - 1);
   }
@@ -430,18 +461,147 @@ class BucketMerge {
   RankQueue queue_;
 };
 
-// A long piece: by LongMerge's heap, or BucketMerge's buckets from
-// kBucketMergeMin bytes on (`kind` forces one, for tests).
+// Merges `bytes` with no whole-piece rule: the linear scan for short
+// runs, the heap otherwise. For pieces of chunks and windows, which stay
+// well below kBucketMergeMin.
+template <typename Sink>
+void MergeLocal(const RankTable& ranks, std::string_view bytes, Sink&& sink) {
+  if (bytes.size() <= kLinearScanMergeLimit) {
+    MergeShort(ranks, bytes, sink);
+  } else {
+    LongMerge(ranks, bytes).Run(sink);
+  }
+}
+
+// Merges a very long piece in chunks, each of which stays in the caches,
+// and joins them where the chunks meet. Exact because BPE is local: a
+// sequence of tokens is the merge of its bytes exactly when each token is
+// the merge of its own bytes and each adjacent pair (a, b) is the merge of
+// a's bytes followed by b's (no merge ever crosses the boundary between
+// them; proof in docs/tokenizer.md, "Long pieces"). A chunk's tokens
+// satisfy this among themselves, so only the pair where two chunks meet is
+// in doubt: when it fails, a window of tokens around the meeting point is
+// merged again and grown until the pairs at its two edges hold.
+class ChunkedMerge {
+ public:
+  ChunkedMerge(const RankTable& ranks, std::string_view piece)
+      : ranks_(ranks), piece_(piece) {}
+
+  // False when a window outgrew kMaxWindow, or the windows together
+  // outgrew the piece (an input built to defeat the chunks: the caller
+  // then merges the piece whole, having spent at most about as much again);
+  // nothing was passed to `sink` then.
+  template <typename Sink>
+  bool Run(Sink&& sink) {
+    std::vector<uint32_t> next;
+    for (size_t at = 0; at < piece_.size(); at += kMergeChunk) {
+      next.clear();
+      MergeLocal(ranks_, piece_.substr(at, kMergeChunk),
+                 [&next](uint32_t t) { next.push_back(t); });
+      if (!Join(at, next)) return false;
+    }
+    for (uint32_t t : out_) sink(t);
+    return true;
+  }
+
+ private:
+  static constexpr size_t kMaxWindow = 16 * 1024;
+
+  // Appends `next`, the tokens of the chunk starting at byte `at`, to
+  // out_, which holds the tokens of the bytes before it.
+  bool Join(size_t at, const std::vector<uint32_t>& next) {
+    if (out_.empty() || Adjacent(out_.back(), next.front())) {
+      out_.insert(out_.end(), next.begin(), next.end());
+      return true;
+    }
+    for (size_t m = 1;; m *= 2) {
+      const size_t left = std::min(m, out_.size());
+      const size_t right = std::min(m, next.size());
+      size_t begin = at, end = at;
+      for (size_t k = 0; k < left; ++k) {
+        begin -= ranks_.Bytes(out_[out_.size() - 1 - k]).size();
+      }
+      for (size_t k = 0; k < right; ++k) end += ranks_.Bytes(next[k]).size();
+      window_bytes_ += end - begin;
+      if (end - begin > kMaxWindow || window_bytes_ > piece_.size()) {
+        return false;
+      }
+      window_.clear();
+      MergeLocal(ranks_, piece_.substr(begin, end - begin),
+                 [this](uint32_t t) { window_.push_back(t); });
+      const bool left_holds =
+          left == out_.size() ||
+          Adjacent(out_[out_.size() - left - 1], window_.front());
+      const bool right_holds =
+          right == next.size() || Adjacent(window_.back(), next[right]);
+      if (left_holds && right_holds) {
+        out_.resize(out_.size() - left);
+        out_.insert(out_.end(), window_.begin(), window_.end());
+        out_.insert(out_.end(), next.begin() + right, next.end());
+        return true;
+      }
+    }
+  }
+
+  // Whether merging token a's bytes followed by token b's gives a, b;
+  // remembered, since a piece that repeats itself meets the same pairs.
+  bool Adjacent(uint32_t a, uint32_t b) {
+    const uint64_t key = uint64_t{a} << 32 | b;
+    Known& known = known_[(key * 0x9E3779B97F4A7C15ull) >> (64 - kKnownBits)];
+    if (known.key != key) known = Known{key, Merges(a, b)};
+    return known.adjacent;
+  }
+
+  bool Merges(uint32_t a, uint32_t b) {
+    pair_.assign(ranks_.Bytes(a));
+    pair_.append(ranks_.Bytes(b));
+    size_t n = 0;
+    bool same = true;
+    MergeLocal(ranks_, pair_, [&](uint32_t t) {
+      same = same && n < 2 && t == (n == 0 ? a : b);
+      ++n;
+    });
+    return same && n == 2;
+  }
+
+  struct Known {
+    uint64_t key = UINT64_MAX;  // No pair of ranks.
+    bool adjacent = false;
+  };
+  static constexpr int kKnownBits = 10;
+
+  const RankTable& ranks_;
+  const std::string_view piece_;
+  std::vector<Known> known_ = std::vector<Known>(size_t{1} << kKnownBits);
+  std::vector<uint32_t> out_;
+  std::vector<uint32_t> window_;
+  size_t window_bytes_ = 0;  // Merged again in windows so far.
+  std::string pair_;
+};
+
+// A long piece by the way `kind` names; kAuto: the chunks from
+// kChunkedMergeMin bytes on, the heap below.
 template <typename Sink>
 void MergeLong(const RankTable& ranks, std::string_view piece,
                LongMergeKind kind, Sink&& sink) {
-  const bool buckets =
-      kind == LongMergeKind::kBuckets ||
-      (kind == LongMergeKind::kAuto && piece.size() >= kBucketMergeMin);
-  if (buckets) {
-    BucketMerge(ranks, piece).Run(sink);
-  } else {
-    LongMerge(ranks, piece).Run(sink);
+  if (kind == LongMergeKind::kChunks ||
+      (kind == LongMergeKind::kAuto && piece.size() >= kChunkedMergeMin)) {
+    if (ChunkedMerge(ranks, piece).Run(sink)) return;
+    kind = LongMergeKind::kAuto;
+  }
+  // Offsets are 32-bit to halve the memory of the heap and the buckets,
+  // so a single piece over 2 GiB that the chunks could not take is merged
+  // in 2 GiB slices (a documented limit).
+  constexpr size_t kMaxLong = size_t{1} << 31;
+  while (!piece.empty()) {
+    const std::string_view slice = piece.substr(0, kMaxLong);
+    piece.remove_prefix(slice.size());
+    if (kind == LongMergeKind::kHeap ||
+        (kind == LongMergeKind::kAuto && slice.size() < kBucketMergeMin)) {
+      LongMerge(ranks, slice).Run(sink);
+    } else {
+      BucketMerge(ranks, slice).Run(sink);
+    }
   }
 }
 
@@ -462,14 +622,6 @@ void Merge(const RankTable& ranks, std::string_view piece, LongMergeKind kind,
   if (piece.size() <= kLinearScanMergeLimit && kind == LongMergeKind::kAuto) {
     MergeShort(ranks, piece, sink);
     return;
-  }
-  // Offsets are 32-bit to halve the memory of the long path, so a single
-  // piece over 2 GiB is merged in 2 GiB slices (a documented limit: such a
-  // piece is a 2 GiB run of letters or punctuation without a break).
-  constexpr size_t kMaxLong = size_t{1} << 31;
-  while (piece.size() > kMaxLong) {
-    MergeLong(ranks, piece.substr(0, kMaxLong), kind, sink);
-    piece.remove_prefix(kMaxLong);
   }
   MergeLong(ranks, piece, kind, sink);
 }

@@ -9,9 +9,10 @@ namespace ctxkit::text {
 namespace {
 
 constexpr std::string_view kMagic = "CTXBPE01";
-constexpr std::string_view kImageMagic = "CTXBPI01";
+constexpr std::string_view kImageMagic = "CTXBPI02";
 constexpr size_t kNameSize = 16;
 constexpr size_t kHeaderSize = 8 + kNameSize + 4 * 4;
+constexpr size_t kPairRanks = 256 * 256;
 
 // An image's arrays are used in place.
 static_assert(std::endian::native == std::endian::little,
@@ -120,7 +121,7 @@ Result<std::unique_ptr<RankTable>> RankTable::Parse(
   uint64_t capacity = 1;
   while (capacity < 2 * n_ranks) capacity <<= 1;
   std::vector<Slot>& slots = table->owned_slots_;
-  slots.assign(capacity, Slot{kNoRank, 0});
+  slots.assign(capacity, Slot{kNoRank, 0, {0, 0}});
   table->mask_ = capacity - 1;
   std::fill(std::begin(table->byte_rank_), std::end(table->byte_rank_),
             kNoRank);
@@ -137,9 +138,24 @@ Result<std::unique_ptr<RankTable>> RankTable::Parse(
       }
       slot = (slot + 1) & table->mask_;
     }
-    slots[slot] = Slot{r, static_cast<uint32_t>(h >> 32)};
+    slots[slot] = MakeSlot(r, bytes);
   }
   table->slots_ = slots;
+  std::vector<uint32_t>& pairs = table->owned_pair_ranks_;
+  pairs.assign(kPairRanks, kNoRank);
+  for (uint32_t r = 0; r < n_ranks; ++r) {
+    if (table->Bytes(r).size() == 2) pairs[PairIndex(table->Bytes(r))] = r;
+  }
+  table->pair_rank_ = pairs;
+  const uint64_t filter_bits = FilterBits(n_ranks);
+  std::vector<uint32_t>& filter = table->owned_filter_;
+  filter.assign(filter_bits / 32, 0);
+  table->filter_mask_ = filter_bits - 1;
+  for (uint32_t r = 0; r < n_ranks; ++r) {
+    const uint64_t bit = (Hash(table->Bytes(r)) >> 20) & table->filter_mask_;
+    filter[bit / 32] |= uint32_t{1} << (bit % 32);
+  }
+  table->filter_ = filter;
   // BPE starts from single bytes, so every byte must be a token; otherwise
   // some input would have no encoding.
   for (uint32_t b = 0; b < 256; ++b) {
@@ -153,10 +169,11 @@ Result<std::unique_ptr<RankTable>> RankTable::Parse(
 }
 
 // Image layout (little-endian; every array 4-byte aligned when the image
-// is): magic "CTXBPI01", name char[16], n_ranks, n_special, token_bytes,
-// capacity (u32 each), byte_rank u32[256], offsets u32[n_ranks + 1],
-// slots (u32 rank, u32 tag)[capacity], token bytes, then the specials as
-// in the rank file.
+// is): magic "CTXBPI02", name char[16], n_ranks, n_special, token_bytes,
+// capacity (u32 each), byte_rank u32[256], pair_rank u32[65536], filter
+// u32[FilterBits(n_ranks) / 32], offsets u32[n_ranks + 1],
+// slots (u32 rank, u32 tag, u32 head[2])[capacity], token bytes, then the
+// specials as in the rank file.
 std::string RankTable::Image(std::string_view name) const {
   std::string out(kImageMagic);
   std::string padded(name.substr(0, kNameSize));
@@ -167,10 +184,14 @@ std::string RankTable::Image(std::string_view name) const {
   AppendU32(&out, static_cast<uint32_t>(blob_.size()));
   AppendU32(&out, static_cast<uint32_t>(slots_.size()));
   for (uint32_t rank : byte_rank_) AppendU32(&out, rank);
+  for (uint32_t rank : pair_rank_) AppendU32(&out, rank);
+  for (uint32_t word : filter_) AppendU32(&out, word);
   for (uint32_t offset : offsets_) AppendU32(&out, offset);
   for (const Slot& slot : slots_) {
     AppendU32(&out, slot.rank);
     AppendU32(&out, slot.tag);
+    AppendU32(&out, slot.head_words[0]);
+    AppendU32(&out, slot.head_words[1]);
   }
   out += blob_;
   for (const auto& [id, text] : specials_) {
@@ -199,7 +220,10 @@ Result<std::unique_ptr<RankTable>> RankTable::FromImage(
   const uint64_t token_bytes = header->token_bytes;
   const uint64_t capacity = header->last;
   const uint64_t byte_ranks_at = kHeaderSize;
-  const uint64_t offsets_at = byte_ranks_at + 4 * 256;
+  const uint64_t pair_ranks_at = byte_ranks_at + 4 * 256;
+  const uint64_t filter_at = pair_ranks_at + 4 * kPairRanks;
+  const uint64_t filter_bits = FilterBits(n_ranks);
+  const uint64_t offsets_at = filter_at + filter_bits / 8;
   const uint64_t slots_at = offsets_at + 4 * (n_ranks + 1);
   const uint64_t blob_at = slots_at + sizeof(Slot) * capacity;
   // A power of two above n_ranks: Find always meets an empty slot.
@@ -231,6 +255,10 @@ Result<std::unique_ptr<RankTable>> RankTable::FromImage(
     for (const Slot& slot : table->slots_) {
       if (slot.rank == kNoRank) continue;
       if (slot.rank >= n_ranks) return corrupt("a slot names no rank");
+      const Slot made = MakeSlot(slot.rank, table->Bytes(slot.rank));
+      if (slot.tag != made.tag || slot.head() != made.head()) {
+        return corrupt("a slot disagrees with its token");
+      }
       ++used;
     }
     if (used != n_ranks) return corrupt("slots do not hold every rank");
@@ -242,6 +270,23 @@ Result<std::unique_ptr<RankTable>> RankTable::FromImage(
       return corrupt("a byte has no rank");
     }
     table->byte_rank_[b] = rank;
+  }
+  table->pair_rank_ = {words + pair_ranks_at / 4, kPairRanks};
+  table->filter_ = {words + filter_at / 4, filter_bits / 32};
+  table->filter_mask_ = filter_bits - 1;
+  // Every token passes the filter, or Find would miss it.
+  for (uint64_t r = 0; check == ImageCheck::kFull && r < n_ranks; ++r) {
+    if (!table->MayHold(Hash(table->Bytes(static_cast<uint32_t>(r))))) {
+      return corrupt("the filter leaves a token out");
+    }
+  }
+  for (size_t i = 0; check == ImageCheck::kFull && i < kPairRanks; ++i) {
+    const uint32_t rank = table->pair_rank_[i];
+    const char pair[2] = {static_cast<char>(i >> 8), static_cast<char>(i)};
+    if (rank != kNoRank &&
+        (rank >= n_ranks || table->Bytes(rank) != std::string_view(pair, 2))) {
+      return corrupt("a pair names the wrong rank");
+    }
   }
   // The table was hashed by the build's Hash: a sample of lookups shows it
   // is this one's.

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/format.h"
+#include "text/json_write.h"
 #include "text/summarize_budget.h"
 #include "text/summarize_structural.h"
 
@@ -79,9 +80,8 @@ class ShapeCollector : public nlohmann::json_sax<nlohmann::json> {
     return Scalar(kFloat, s);
   }
   bool string(string_t& s) override {
-    return Scalar(kString, nlohmann::json(ClipLine(s, kSampleBytes))
-                               .dump(-1, ' ', false,
-                                     nlohmann::json::error_handler_t::replace));
+    return Scalar(kString,
+                  text::DumpJson(nlohmann::json(ClipLine(s, kSampleBytes))));
   }
   bool binary(binary_t&) override { return Scalar(kString, "<binary>"); }
   bool start_object(size_t) override { return Open(false); }
@@ -99,10 +99,7 @@ class ShapeCollector : public nlohmann::json_sax<nlohmann::json> {
       f.key_path = base + "." + k;
     } else {
       f.key_path =
-          base + "[" +
-          nlohmann::json(ClipLine(k, 40))
-              .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) +
-          "]";
+          base + "[" + text::DumpJson(nlohmann::json(ClipLine(k, 40))) + "]";
     }
     return true;
   }

@@ -5,11 +5,28 @@
 #include <set>
 #include <vector>
 
+#include "core/progress_meter.h"
 #include "core/status_macros.h"
 #include "watch/tree_walk.h"
 #include "watch/watch_paths.h"
 
 namespace ctxkit::watch {
+namespace {
+
+// The regular files under `dir`, for a progress estimate: a walk that
+// reads no file, a small fraction of reading them.
+uint64_t CountFiles(const std::string& dir) {
+  uint64_t files = 0;
+  TreeVisitor counter;
+  counter.on_file = [&](const std::string&) {
+    ++files;
+    return Status::Ok();
+  };
+  (void)WalkTree(dir, counter);  // A failed count only loses the estimate.
+  return files;
+}
+
+}  // namespace
 
 Status CatchUp(FileIndexer& indexer, const WatchEntry& root,
                const std::function<Status(const std::string&)>& on_dir,
@@ -28,11 +45,15 @@ Status CatchUp(FileIndexer& indexer, const WatchEntry& root,
     CTXKIT_RETURN_IF_ERROR(indexer.Sync(root.path));
     return indexer.Flush();
   }
+  const ProgressOptions& progress = indexer.options().progress;
+  core::ProgressMeter meter(progress, "reading", "files",
+                            progress.report ? CountFiles(root.path) : 0);
   std::set<std::string> seen;
   TreeVisitor visitor;
   visitor.on_dir = on_dir;
   visitor.on_file = [&](const std::string& file) {
     seen.insert(file);
+    meter.Advance();
     return indexer.Sync(file);
   };
   visitor.on_skip = [&](const std::string& path, const std::string& why) {

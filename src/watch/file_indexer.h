@@ -29,6 +29,8 @@ class FileIndexer {
 
   static constexpr size_t kMaxSkippedReported = 1000;
 
+  const WatchOptions& options() const { return *options_; }
+
   // Learns the live `file:` objects at `path` (a file root) or under it (a
   // directory root) from the store, so that later passes know what to mark
   // deleted.

@@ -7,6 +7,7 @@
 #include "os/filename.h"
 #include "store/store_internals.h"
 #include "text/json_parse.h"
+#include "text/json_write.h"
 #include "watch/watch_list_file.h"
 
 namespace ctxkit::watch {
@@ -21,9 +22,7 @@ storage::RecordPut PutOf(const WatchEntry& e, storage::RecordPut::When when) {
                       {"added_unix_ns", e.added_unix_ns}};
   // Paths are bytes; invalid UTF-8 never reaches here (keys are checked),
   // but "replace" keeps dump() from throwing if it ever did.
-  return {kKind, e.path,
-          j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
-          when};
+  return {kKind, e.path, text::DumpJson(j), when};
 }
 
 Result<WatchEntry> EntryOf(const storage::StoredRecord& r) {

@@ -1,11 +1,13 @@
-// Long unbroken lines: the heap merge that keeps a 10 MB line without a
-// space countable in seconds (timed in bench/tokenizer_bench.cc,
-// BM_CountLongLine, never here) must give tiktoken's answer. Checked against
-// tiktoken on samples small enough for its quadratic merge, and for
+// Long unbroken lines: the merges that keep a 10 MB line without a space
+// countable in well under a second (the heap, the buckets, the chunks;
+// timed in bench/tokenizer_bench.cc, BM_CountLongLine, never here) must
+// give tiktoken's answer. Checked against tiktoken on samples small enough
+// for its quadratic merge, against each other on longer ones, and for
 // self-consistency on megabyte lines.
 
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -74,20 +76,31 @@ TEST(TokenizerLongInputTest, LongPiecesMatchTiktoken) {
   }
 }
 
+Result<std::unique_ptr<text::RankTable>> EmbeddedRanks(
+    const std::string& name) {
+  return text::RankTable::FromImage(text::EmbeddedRankImage(name), name,
+                                    text::RankTable::ImageCheck::kQuick);
+}
+
+// The tokens of `piece` taken as one piece, merged the way `kind` names.
+std::vector<uint32_t> MergeAsOnePiece(const text::RankTable& ranks,
+                                      const std::string& piece,
+                                      text::LongMergeKind kind) {
+  std::vector<uint32_t> out;
+  text::BytePairEncode(ranks, piece, &out, kind);
+  return out;
+}
+
 // The bucket merge (pieces from kBucketMergeMin bytes) against tiktoken on
 // the single-piece lines, and against the heap merge on every line taken
 // as one piece, short and long.
 TEST(TokenizerLongInputTest, BucketMergeEqualsHeapMergeAndTiktoken) {
   for (Encoding encoding : {Encoding::kO200kBase, Encoding::kCl100kBase}) {
     const std::string name(EncodingName(encoding));
-    auto ranks =
-        text::RankTable::FromImage(text::EmbeddedRankImage(name), name,
-                                   text::RankTable::ImageCheck::kQuick);
+    auto ranks = EmbeddedRanks(name);
     ASSERT_TRUE(ranks.ok()) << ranks.status().ToString();
     auto merge = [&](const std::string& piece, text::LongMergeKind kind) {
-      std::vector<uint32_t> out;
-      text::BytePairEncode(**ranks, piece, &out, kind);
-      return out;
+      return MergeAsOnePiece(**ranks, piece, kind);
     };
     const std::vector<std::string> lines = Lines(4096);
     Result<std::vector<std::vector<uint32_t>>> want =
@@ -102,6 +115,62 @@ TEST(TokenizerLongInputTest, BucketMergeEqualsHeapMergeAndTiktoken) {
         EXPECT_TRUE(merge(line, text::LongMergeKind::kBuckets) ==
                     merge(line, text::LongMergeKind::kHeap))
             << name << " " << line.substr(0, 20) << " of " << size;
+      }
+    }
+  }
+}
+
+// Lines from small alphabets and repeated patterns, where the chunks'
+// tokens disagree at most of their meeting points and the join must merge
+// windows again: 'a'/'b' at random, runs of one letter of random length,
+// a word repeated with and without a break, '=' and '-' mixed.
+std::vector<std::string> JoinHeavyLines(size_t size, uint64_t seed) {
+  uint64_t state = seed;
+  auto next = [&state] {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return static_cast<uint32_t>(state >> 33);
+  };
+  std::vector<std::string> lines(5);
+  while (lines[0].size() < size) lines[0].push_back("ab"[next() % 2]);
+  while (lines[1].size() < size) {
+    lines[1].append(1 + next() % 40, static_cast<char>('a' + next() % 3));
+  }
+  while (lines[2].size() < size) lines[2] += "internationalization";
+  while (lines[3].size() < size) lines[3].push_back("=-"[next() % 7 == 0]);
+  while (lines[4].size() < size) {
+    lines[4].push_back(static_cast<char>('a' + next() % 26));
+  }
+  // Random CJK characters: the chunks are cut inside characters.
+  lines.emplace_back();
+  while (lines[5].size() < size) {
+    const uint32_t c = 0x4E00 + next() % 0x5000;
+    lines[5].push_back(static_cast<char>(0xE0 | c >> 12));
+    lines[5].push_back(static_cast<char>(0x80 | (c >> 6 & 0x3F)));
+    lines[5].push_back(static_cast<char>(0x80 | (c & 0x3F)));
+  }
+  for (std::string& line : lines) line.resize(size);
+  return lines;
+}
+
+// The chunked merge against the heap merge (itself checked against
+// tiktoken above) on every line taken as one piece, at lengths that end
+// at, just after and far from a chunk's end, with several seeds.
+TEST(TokenizerLongInputTest, ChunkedMergeEqualsHeapMerge) {
+  for (Encoding encoding : {Encoding::kO200kBase, Encoding::kCl100kBase}) {
+    const std::string name(EncodingName(encoding));
+    auto ranks = EmbeddedRanks(name);
+    ASSERT_TRUE(ranks.ok()) << ranks.status().ToString();
+    for (size_t size : {text::kMergeChunk + 1, 8 * text::kMergeChunk,
+                        8 * text::kMergeChunk + 1001, size_t{200000}}) {
+      for (uint64_t seed : {1, 2, 3}) {
+        std::vector<std::string> lines = JoinHeavyLines(size, seed);
+        for (std::string& line : Lines(size)) lines.push_back(std::move(line));
+        for (const std::string& line : lines) {
+          EXPECT_TRUE(
+              MergeAsOnePiece(**ranks, line, text::LongMergeKind::kChunks) ==
+              MergeAsOnePiece(**ranks, line, text::LongMergeKind::kHeap))
+              << name << " " << line.substr(0, 20) << " of " << size;
+        }
       }
     }
   }

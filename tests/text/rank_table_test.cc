@@ -6,7 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -100,7 +102,9 @@ TEST(RankTableTest, DamagedImagesAreRefused) {
   ASSERT_TRUE(parsed.ok());
   const std::string good = (*parsed)->Image("test_enc");
   const size_t n_ranks = 256 + merges.size();
-  const size_t slots_at = 40 + 4 * 256 + 4 * (n_ranks + 1);
+  const size_t filter_bytes = std::bit_ceil(8 * n_ranks) / 8;
+  const size_t slots_at =
+      40 + 4 * 256 + 4 * 65536 + filter_bytes + 4 * (n_ranks + 1);
   auto refused = [](AlignedImage& image, const char* name, Check check) {
     auto t = RankTable::FromImage(image.span(), name, check);
     return !t.ok() && t.status().code() == StatusCode::kCorruption;
@@ -121,9 +125,9 @@ TEST(RankTableTest, DamagedImagesAreRefused) {
   {
     // Every slot moved one place: lookups no longer find their tokens.
     std::string shifted = good;
-    const std::string slots = good.substr(slots_at, 8 * 2048);  // capacity
+    const std::string slots = good.substr(slots_at, 16 * 2048);  // capacity
     shifted.replace(slots_at, slots.size(),
-                    slots.substr(8) + slots.substr(0, 8));
+                    slots.substr(16) + slots.substr(0, 16));
     AlignedImage image(shifted);
     EXPECT_TRUE(refused(image, "test_enc", Check::kQuick)) << "rehashed";
   }
@@ -132,9 +136,32 @@ TEST(RankTableTest, DamagedImagesAreRefused) {
     // slot, and it refuses.
     AlignedImage image(good);
     size_t empty = slots_at;
-    while (image.data()[empty] != 0xff) empty += 8;
+    while (image.data()[empty] != 0xff) empty += 16;
     image.data()[empty] = 0x7f;  // rank 0xffffff7f.
     EXPECT_TRUE(refused(image, "test_enc", Check::kFull)) << "bad slot";
+  }
+  {
+    // A slot whose inline bytes are not its token's: lookups of short
+    // tokens trust them, so the full check compares every slot.
+    AlignedImage image(good);
+    size_t used = slots_at;
+    while (image.data()[used] == 0xff) used += 16;
+    image.data()[used + 8] ^= 1;  // The head's first byte.
+    EXPECT_TRUE(refused(image, "test_enc", Check::kFull)) << "bad head";
+  }
+  {
+    // A filter that leaves tokens out.
+    AlignedImage image(good);
+    const size_t filter_at = 40 + 4 * 256 + 4 * 65536;
+    std::memset(image.data() + filter_at, 0, filter_bytes);
+    EXPECT_TRUE(refused(image, "test_enc", Check::kQuick)) << "empty filter";
+  }
+  {
+    // A 2-byte string given a rank that is not its token's.
+    AlignedImage image(good);
+    const size_t pair_ranks_at = 40 + 4 * 256;
+    image.data()[pair_ranks_at + 4 * ('w' << 8 | '1')] ^= 1;
+    EXPECT_TRUE(refused(image, "test_enc", Check::kFull)) << "bad pair";
   }
 }
 
