@@ -9,6 +9,12 @@
    CLI (one `ctxkit` process per call) and through MCP stdio (one
    `ctxkit mcp` process, one tools/call round trip per call). MCP has no
    len tool; `ctxkit len` and View.len are compared alone.
+3. Small reads of the same 100 MB value from Python against reading the
+   same text from a plain file (issue 40): View.peek of 10 lines,
+   View.read_range of the first 800 bytes and View.stat, against the
+   anchor `open()` + `itertools.islice` of 10 lines of a file holding the
+   value's bytes (page cache warm for both). Interleaved call by call, one
+   of each in turn. Goal: peek <= 2x the anchor at p50.
 
     python3 bench/python_calls.py [BUILD_DIR] [ROUNDS] [CALLS]
 
@@ -17,6 +23,7 @@ BUILD_DIR/python). Prints markdown tables: median over rounds of each
 round's p50 (and p99), with the range of the p50s, and the ratios.
 """
 
+import itertools
 import json
 import os
 import shutil
@@ -107,6 +114,27 @@ def main():
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+SMALL_READS = ("peek", "read_range", "stat", "anchor")
+
+
+def small_reads(view, path, n):
+    """Per-call ns of each small read, interleaved call by call."""
+    def islice_file():
+        with open(path) as f:
+            return list(itertools.islice(f, 10))
+    calls = {"peek": lambda: view.peek("big", 0, 10),
+             "read_range": lambda: view.read_range("big", 0, 800),
+             "stat": lambda: view.stat("big"),
+             "anchor": islice_file}
+    out = {name: [] for name in SMALL_READS}
+    for _ in range(n):
+        for name in SMALL_READS:
+            start = time.perf_counter_ns()
+            calls[name]()
+            out[name].append(time.perf_counter_ns() - start)
+    return out
+
+
 def run(tmp):
     home = os.path.join(tmp, "store")
     store = ctxkit.Store(home)
@@ -115,7 +143,11 @@ def run(tmp):
     big = line * (100_000_000 // len(line))
     big += "2026-11-26T12:00:01Z worker-7 ERROR NEEDLE-4242 disk full\n" + line * 1000
     view.set("big", big)
+    path = os.path.join(tmp, "big.txt")
+    with open(path, "w") as f:
+        f.write(big)
     del big
+    small = {name: [] for name in SMALL_READS}
     cpp_home = os.path.join(tmp, "cpp")
     setget = {"python": [], "c++": []}
     helper = {(face, op): [] for face in ("python", "cli", "mcp")
@@ -133,6 +165,8 @@ def run(tmp):
         helper[("python", "search")].append(time_calls(
             lambda: view.search("NEEDLE-4242", keys=["big"], max_results=1), calls))
         helper[("python", "len")].append(time_calls(lambda: view.len("big"), calls))
+        for name, ns in small_reads(view, path, 50 * calls).items():
+            small[name].append(ns)
         helper[("cli", "peek")].append(
             [benchlib.timed(cli + ["peek", "big", "0", "10"]) * 1e6 for _ in range(calls)])
         helper[("cli", "search")].append(
@@ -148,6 +182,7 @@ def run(tmp):
                 "pattern": "NEEDLE-4242", "keys": ["big"], "max_results": 1}}), calls))
     mcp.close()
     report(setget, helper)
+    report_small(small, 50 * calls)
 
 
 def fmt(ns):
@@ -189,6 +224,23 @@ def report(setget, helper):
         label = {"peek": "peek 10 lines", "search": "search, 1 hit near the end",
                  "len": "len (metadata)"}[op]
         print(f"| {label} | " + " | ".join(cells) + " | " + " | ".join(ratios) + " |")
+
+
+def report_small(small, n):
+    print()
+    print(f"{n} calls of each per round, interleaved call by call\n")
+    print("| small read of the 100 MB value | p50 (range) | p99 | × anchor |")
+    print("|---|---:|---:|---:|")
+    anchor = summary([pctl(r, .5) for r in small["anchor"]])[0]
+    labels = {"peek": "View.peek, 10 lines from the start",
+              "read_range": "View.read_range, 800 B from the start",
+              "stat": "View.stat",
+              "anchor": "anchor: open() + islice, 10 lines of a file"}
+    for name in SMALL_READS:
+        m, lo, hi = summary([pctl(r, .5) for r in small[name]])
+        p99 = statistics.median(pctl(r, .99) for r in small[name])
+        print(f"| {labels[name]} | {fmt(m)} ({fmt(lo)}–{fmt(hi)}) | {fmt(p99)} | "
+              f"{m / anchor:.2f}× |")
 
 
 if __name__ == "__main__":

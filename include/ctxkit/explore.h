@@ -62,6 +62,7 @@
 #include "ctxkit/ref.h"
 #include "ctxkit/status.h"
 #include "ctxkit/store.h"
+#include "ctxkit/target.h"
 
 namespace ctxkit {
 
@@ -158,6 +159,10 @@ Result<PeekResult> Peek(View& view, std::string_view key,
                         const PeekOptions& options = {});
 // A slice of the value a ref names (a capability: any scope).
 Result<PeekResult> Peek(View& view, const Ref& ref,
+                        const PeekOptions& options = {});
+// Either, as `target` names it: its key with target.lookup() (not
+// options.lookup), or its ref.
+Result<PeekResult> Peek(View& view, const Target& target,
                         const PeekOptions& options = {});
 
 // ---------------------------------------------------------------------------

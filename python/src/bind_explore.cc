@@ -99,8 +99,7 @@ void BindViewCalls(py::class_<View>& view) {
             options.max_bytes = max_bytes;
             options.count_total = count_total;
             Target t = TargetOf(target, Lookup(version, scope));
-            Ref pinned = Call([&] { return v.Pin(t); });
-            return Call([&] { return Peek(v, pinned, options); });
+            return Call([&] { return Peek(v, t, options); });
           },
           py::arg("target"), py::arg("start") = 0, py::arg("end") = 10,
           py::kw_only(), py::arg("unit") = "auto",

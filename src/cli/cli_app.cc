@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <exception>
 #include <iostream>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -228,6 +229,55 @@ Result<int> RunVerb(const CommandTable& table, const GlobalOptions& options) {
   return kExitInternal;
 }
 
+// The verb a command line names: its first token that is neither one of
+// `app`'s options nor the value of one, as CLI11 reads it. "" when there
+// is none, or when the line asks for help or holds an option `app` does
+// not know (then every verb is registered, for the help, the error and its
+// suggestions).
+std::string VerbOf(const CLI::App& app, int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string token = argv[i];
+    if (token.empty() || token[0] != '-') return token;
+    if (token == "--") return "";
+    const size_t eq = token.find('=');
+    const CLI::Option* opt = app.get_option_no_throw(token.substr(0, eq));
+    if (opt == nullptr || opt == app.get_help_ptr() ||
+        opt == app.get_help_all_ptr()) {
+      return "";
+    }
+    if (eq == std::string::npos && opt->get_expected_min() > 0) ++i;
+  }
+  return "";
+}
+
+bool HasVerb(const CLI::App& app, const std::string& verb) {
+  return !app.get_subcommands(
+                 [&verb](const CLI::App* sub) { return sub->check_name(verb); })
+              .empty();
+}
+
+// Registers the verb groups in their order (`extra` after the maintenance
+// verbs) up to the one that defines `verb`; all of them when `verb` is ""
+// or in none. A one-verb process (`ctxkit get`) builds a few subcommands
+// instead of ~100: CLI11 building them all was a third of its start.
+void RegisterVerbsFor(const std::string& verb, CLI::App& app,
+                      CommandTable& table,
+                      std::span<const RegisterVerbs> extra) {
+  std::vector<RegisterVerbs> groups = {
+      RegisterValueCommands, RegisterMetaCommands, RegisterMaintenanceCommands};
+  groups.insert(groups.end(), extra.begin(), extra.end());
+  groups.insert(
+      groups.end(),
+      {RegisterExploreCommands, RegisterSummaryCommands, RegisterIndexCommands,
+       RegisterNotesCommands, RegisterToolsCommands, RegisterSessionCommands,
+       RegisterWatchCommands, RegisterExternalizeCommands,
+       RegisterSpawnCommands, RegisterMcpCommands});
+  for (RegisterVerbs add : groups) {
+    add(app, table);
+    if (!verb.empty() && HasVerb(app, verb)) return;
+  }
+}
+
 }  // namespace
 
 Store* LogStore(Context& ctx) {
@@ -398,20 +448,7 @@ int Main(int argc, char** argv, std::span<const RegisterVerbs> extra) {
   CommandTable table;
   int code = kExitInternal;
   try {
-    RegisterValueCommands(app, table);
-    RegisterMetaCommands(app, table);
-    RegisterMaintenanceCommands(app, table);
-    for (RegisterVerbs add : extra) add(app, table);
-    RegisterExploreCommands(app, table);
-    RegisterSummaryCommands(app, table);
-    RegisterIndexCommands(app, table);
-    RegisterNotesCommands(app, table);
-    RegisterToolsCommands(app, table);
-    RegisterSessionCommands(app, table);
-    RegisterWatchCommands(app, table);
-    RegisterExternalizeCommands(app, table);
-    RegisterSpawnCommands(app, table);
-    RegisterMcpCommands(app, table);
+    RegisterVerbsFor(VerbOf(app, argc, argv), app, table, extra);
     try {
       app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

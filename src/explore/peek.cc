@@ -95,10 +95,13 @@ Status PeekLines(View& view, text::ByteSource& src, const PeekOptions& o,
       index != nullptr ? index->Checkpoint(start) : text::LinePosition{};
   CTXKIT_ASSIGN_OR_RETURN(
       text::LineSpan span,
-      text::LocateLines(src, start, end, from, o.max_bytes));
+      text::LocateLines(src, start, end, from, o.max_bytes,
+                        text::kDefaultBlockBytes, &r->text));
   if (span.total_lines.has_value()) r->total = span.total_lines;
-  CTXKIT_RETURN_IF_ERROR(
-      src.Read(span.begin_byte, span.end_byte - span.begin_byte, &r->text));
+  if (!span.has_bytes) {
+    CTXKIT_RETURN_IF_ERROR(
+        src.Read(span.begin_byte, span.end_byte - span.begin_byte, &r->text));
+  }
   r->start = span.first_line;
   r->end = span.end_line;
   if (span.cut) {
@@ -283,6 +286,12 @@ Result<PeekResult> Peek(View& view, std::string_view key,
 Result<PeekResult> Peek(View& view, const Ref& ref,
                         const PeekOptions& options) {
   CTXKIT_ASSIGN_OR_RETURN(Ref pinned, view.Pin(ref));
+  return PeekPinned(view, pinned, options);
+}
+
+Result<PeekResult> Peek(View& view, const Target& target,
+                        const PeekOptions& options) {
+  CTXKIT_ASSIGN_OR_RETURN(Ref pinned, view.Pin(target));
   return PeekPinned(view, pinned, options);
 }
 

@@ -127,6 +127,11 @@ bool PathExists(const std::string& path) {
 
 Status MakeDirs(const std::string& path) {
   if (path.empty()) return Status::InvalidArgument("empty directory path");
+  struct stat st;
+  // Usually there already: one stat, not a mkdir per component.
+  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+    return Status::Ok();
+  }
   std::string partial;
   size_t pos = 0;
   while (pos != std::string::npos) {
@@ -137,7 +142,6 @@ Status MakeDirs(const std::string& path) {
       return ErrnoStatus("mkdir", partial);
     }
   }
-  struct stat st;
   if (::stat(path.c_str(), &st) != 0) return ErrnoStatus("stat", path);
   if (!S_ISDIR(st.st_mode)) {
     return Status::IoError(path + " exists and is not a directory");

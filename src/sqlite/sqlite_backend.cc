@@ -1054,13 +1054,28 @@ class SqliteBackend final : public Backend {
 
   // Reads a range of a non-stream version: from its row when inline, else
   // from its blob file (without holding the lock: blob files are immutable).
+  // One query either way: the range when inline, else the blob's chunk
+  // checksums (BlobSumsLocked's answer).
   Result<std::string> ReadVersionContent(const VersionRecord& v,
                                          uint64_t offset, uint64_t length) {
+    // A blob whose checksums were read before needs no query: when its file
+    // exists it holds this content (files are named by their content), as
+    // Scan reasons.
+    if (v.size_bytes > options_.inline_max_bytes && !v.hash.empty()) {
+      if (std::shared_ptr<const std::string> known = sums_.Lookup(v.hash)) {
+        CTXKIT_ASSIGN_OR_RETURN(
+            std::optional<std::string> bytes,
+            blobs_.ReadIfStored(v.hash, v.size_bytes, *known, offset, length));
+        if (bytes.has_value()) return std::move(*bytes);
+      }
+    }
     std::string sums;
     {
       core::MutexLock lock(&mu_);
       auto q = db_->Prepare(
-          "SELECT v.content_id IS NULL, substr(c.data, ?, ?) FROM versions v "
+          "SELECT v.content_id IS NULL, substr(c.data, ?, ?), CASE WHEN "
+          "v.content_id IS NULL THEN (SELECT sums FROM blobs WHERE hash = "
+          "v.hash) END FROM versions v "
           "LEFT JOIN inline_contents c ON c.id = v.content_id "
           "WHERE v.object_id = ? AND v.version = ?");
       if (!q.ok()) return q.status();
@@ -1072,9 +1087,9 @@ class SqliteBackend final : public Backend {
       if (!row.ok()) return row.status();
       if (!*row) return Status::Corruption("version row missing");
       if ((*q)->Int(0) == 0) return (*q)->Blob(1);
-      q->reset();
-      CTXKIT_ASSIGN_OR_RETURN(sums, BlobSumsLocked(v.hash));
+      sums = (*q)->Blob(2);
     }
+    sums_.Insert(v.hash, sums);
     return blobs_.Read(v.hash, v.size_bytes, sums, offset, length);
   }
 
@@ -1206,6 +1221,7 @@ class SqliteBackend final : public Backend {
 
   const SqliteOptions options_;
   BlobFiles blobs_;
+  BlobSumsCache sums_;
   ChangeSequence seq_;
   core::Mutex mu_;
   std::unique_ptr<SqliteDb> db_ GUARDED_BY(mu_);

@@ -175,13 +175,16 @@ Result<int> StoredSchemaVersion(SqliteDb* db) {
 
 // True when the store needs no migration and has its ref secret: then an
 // open takes no write lock (a reader never waits for a writer to open).
+// One query, as every open asks (a database without `meta` fails to
+// prepare it: not current).
 Result<bool> SchemaIsCurrent(SqliteDb* db) {
-  CTXKIT_ASSIGN_OR_RETURN(int current, StoredSchemaVersion(db));
-  if (current != kSchemaVersion) return false;
-  CTXKIT_ASSIGN_OR_RETURN(
-      auto q, db->Prepare("SELECT 1 FROM meta WHERE name = 'ref_secret'"));
-  CTXKIT_ASSIGN_OR_RETURN(bool row, q->Step());
-  return row;
+  Result<std::unique_ptr<Query>> q = db->Prepare(
+      "SELECT (SELECT value FROM meta WHERE name = 'schema_version'), "
+      "EXISTS (SELECT 1 FROM meta WHERE name = 'ref_secret')");
+  if (!q.ok()) return false;
+  CTXKIT_ASSIGN_OR_RETURN(bool row, (*q)->Step());
+  return row && (*q)->Text(0) == std::to_string(kSchemaVersion) &&
+         (*q)->Int(1) != 0;
 }
 
 }  // namespace

@@ -68,4 +68,25 @@ Status VerifyBlobChunks(std::string_view sums, uint64_t first_chunk,
   return Status::Ok();
 }
 
+std::shared_ptr<const std::string> BlobSumsCache::Lookup(
+    std::string_view hash) const {
+  core::MutexLock lock(&mu_);
+  auto it = sums_.find(std::string(hash));
+  return it == sums_.end() ? nullptr : it->second;
+}
+
+void BlobSumsCache::Insert(std::string_view hash, std::string_view sums) {
+  const uint64_t cost = hash.size() + sums.size();
+  if (sums.empty() || cost > kBudgetBytes) return;
+  auto value = std::make_shared<const std::string>(sums);
+  core::MutexLock lock(&mu_);
+  if (bytes_ + cost > kBudgetBytes) {
+    sums_.clear();
+    bytes_ = 0;
+  }
+  if (sums_.try_emplace(std::string(hash), std::move(value)).second) {
+    bytes_ += cost;
+  }
+}
+
 }  // namespace ctxkit::storage

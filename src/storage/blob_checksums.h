@@ -12,9 +12,13 @@
 #define CTXKIT_STORAGE_BLOB_CHECKSUMS_H_
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 
+#include "core/mutex.h"
+#include "core/thread_annotations.h"
 #include "ctxkit/status.h"
 
 namespace ctxkit::storage {
@@ -34,6 +38,28 @@ Status VerifyBlobChunks(std::string_view sums, uint64_t first_chunk,
 
 // The Corruption a damaged blob is reported with.
 Status BlobCorruption(const std::string& path, const std::string& what);
+
+// The checksums of blobs read lately, by blob hash: a blob's content never
+// changes, so neither do they, and a range read of a known blob needs no
+// database query for them. Bounded by bytes (emptied when full).
+// Thread-safe.
+class BlobSumsCache {
+ public:
+  static constexpr uint64_t kBudgetBytes = 4ull << 20;
+
+  // Null when `hash` is not cached.
+  std::shared_ptr<const std::string> Lookup(std::string_view hash) const
+      EXCLUDES(mu_);
+  // Empty `sums` (a blob of an earlier build, which gains checksums when
+  // written again) are not kept: the next read asks again.
+  void Insert(std::string_view hash, std::string_view sums) EXCLUDES(mu_);
+
+ private:
+  mutable core::Mutex mu_;
+  std::unordered_map<std::string, std::shared_ptr<const std::string>> sums_
+      GUARDED_BY(mu_);
+  uint64_t bytes_ GUARDED_BY(mu_) = 0;
+};
 
 }  // namespace ctxkit::storage
 

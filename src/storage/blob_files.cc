@@ -191,20 +191,53 @@ uint64_t RoundUpToChunk(uint64_t offset) {
          (kBlobChunkBytes - offset % kBlobChunkBytes) % kBlobChunkBytes;
 }
 
-// Reads exactly [offset, offset + length) of `fd`.
-Result<std::string> PreadExactly(int fd, uint64_t offset, uint64_t length,
-                                 const std::string& path) {
-  std::string out(length, '\0');
+// Reads exactly [offset, offset + length) of `fd` into `out[0, length)`.
+Status PreadInto(int fd, uint64_t offset, uint64_t length, char* out,
+                 const std::string& path) {
   size_t got = 0;
   while (got < length) {
-    ssize_t n = ::pread(fd, out.data() + got, length - got,
-                        static_cast<off_t>(offset + got));
+    ssize_t n =
+        ::pread(fd, out + got, length - got, static_cast<off_t>(offset + got));
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) return ErrnoStatus("read", path);
     if (n == 0) return BlobCorruption(path, "it ended early while read");
     got += static_cast<size_t>(n);
   }
+  return Status::Ok();
+}
+
+Result<std::string> PreadExactly(int fd, uint64_t offset, uint64_t length,
+                                 const std::string& path) {
+  std::string out(length, '\0');
+  CTXKIT_RETURN_IF_ERROR(PreadInto(fd, offset, length, out.data(), path));
   return out;
+}
+
+// Chunks read to be checked, for a range smaller than they are: kept per
+// thread, so a small read neither zero-fills nor allocates them again.
+constexpr uint64_t kScratchMaxBytes = 1ull << 20;
+
+Result<std::string> ReadCheckedRange(int fd, std::string_view sums,
+                                     uint64_t from, uint64_t to,
+                                     uint64_t offset, uint64_t length,
+                                     const std::string& path) {
+  const uint64_t n = to - from;
+  if (n > kScratchMaxBytes || (from == offset && n == length)) {
+    // Large or whole: read into the string returned.
+    CTXKIT_ASSIGN_OR_RETURN(std::string chunks,
+                            PreadExactly(fd, from, n, path));
+    CTXKIT_RETURN_IF_ERROR(
+        VerifyBlobChunks(sums, from / kBlobChunkBytes, chunks, path));
+    if (from == offset && n == length) return chunks;
+    return chunks.substr(offset - from, length);
+  }
+  thread_local std::string scratch;
+  if (scratch.size() < n) scratch.resize(n);
+  CTXKIT_RETURN_IF_ERROR(PreadInto(fd, from, n, scratch.data(), path));
+  const std::string_view chunks(scratch.data(), n);
+  CTXKIT_RETURN_IF_ERROR(
+      VerifyBlobChunks(sums, from / kBlobChunkBytes, chunks, path));
+  return std::string(chunks.substr(offset - from, length));
 }
 
 // Hands [*pos, stop) of `window` (the blob's bytes from `from`) to the
@@ -240,8 +273,25 @@ Result<bool> HandOver(std::string_view window, uint64_t from, uint64_t stop,
 Result<std::string> BlobFiles::Read(std::string_view hash, uint64_t size,
                                     std::string_view sums, uint64_t offset,
                                     uint64_t length) const {
-  const std::string path = PathFor(hash);
   CTXKIT_ASSIGN_OR_RETURN(UniqueFd fd, OpenChecked(hash, size, false));
+  return ReadOpen(fd.get(), PathFor(hash), hash, size, sums, offset, length);
+}
+
+Result<std::optional<std::string>> BlobFiles::ReadIfStored(
+    std::string_view hash, uint64_t size, std::string_view sums,
+    uint64_t offset, uint64_t length) const {
+  CTXKIT_ASSIGN_OR_RETURN(UniqueFd fd, OpenChecked(hash, size, true));
+  if (!fd.valid()) return std::optional<std::string>();
+  CTXKIT_ASSIGN_OR_RETURN(
+      std::string bytes,
+      ReadOpen(fd.get(), PathFor(hash), hash, size, sums, offset, length));
+  return std::optional<std::string>(std::move(bytes));
+}
+
+Result<std::string> BlobFiles::ReadOpen(int fd, const std::string& path,
+                                        std::string_view hash, uint64_t size,
+                                        std::string_view sums, uint64_t offset,
+                                        uint64_t length) const {
   offset = std::min(offset, size);
   length = std::min(length, size - offset);
   if (length == 0) return std::string();
@@ -250,15 +300,10 @@ Result<std::string> BlobFiles::Read(std::string_view hash, uint64_t size,
     const uint64_t from = offset - offset % kBlobChunkBytes;
     const uint64_t end = offset + length;
     const uint64_t to = std::min(size, RoundUpToChunk(end));
-    CTXKIT_ASSIGN_OR_RETURN(std::string chunks,
-                            PreadExactly(fd.get(), from, to - from, path));
-    CTXKIT_RETURN_IF_ERROR(
-        VerifyBlobChunks(sums, from / kBlobChunkBytes, chunks, path));
-    if (from == offset && to == end) return chunks;
-    return chunks.substr(offset - from, length);
+    return ReadCheckedRange(fd, sums, from, to, offset, length, path);
   }
   CTXKIT_ASSIGN_OR_RETURN(std::string data,
-                          PreadExactly(fd.get(), offset, length, path));
+                          PreadExactly(fd, offset, length, path));
   if (offset == 0 && length == size && core::Sha256(data) != hash) {
     return BlobCorruption(path, "its content does not match its SHA-256 name");
   }

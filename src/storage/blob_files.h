@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -44,6 +45,13 @@ class BlobFiles {
   Result<std::string> Read(std::string_view hash, uint64_t size,
                            std::string_view sums, uint64_t offset,
                            uint64_t length) const;
+  // As Read, but nullopt when no blob file exists for `hash` (the content
+  // is stored elsewhere, e.g. inline), as Scan.
+  Result<std::optional<std::string>> ReadIfStored(std::string_view hash,
+                                                  uint64_t size,
+                                                  std::string_view sums,
+                                                  uint64_t offset,
+                                                  uint64_t length) const;
 
   // Garbage collection moves a blob no version references any longer to
   // <root>/trash/ inside its database transaction, and deletes it only once
@@ -96,6 +104,11 @@ class BlobFiles {
   // missing file gives an invalid fd rather than Corruption.
   Result<UniqueFd> OpenChecked(std::string_view hash, uint64_t size,
                                bool missing_ok) const;
+  // Read's checked range of the open blob `fd`.
+  Result<std::string> ReadOpen(int fd, const std::string& path,
+                               std::string_view hash, uint64_t size,
+                               std::string_view sums, uint64_t offset,
+                               uint64_t length) const;
 
   std::string root_;
   bool sync_;

@@ -20,18 +20,34 @@ Result<std::unique_ptr<Checkpointer>> Checkpointer::Start(
   std::unique_ptr<Checkpointer> c(new Checkpointer(db, options));
   // Replaces SQLite's own autocheckpoint (it is a WAL hook too).
   sqlite3_wal_hook(db->raw(), &Checkpointer::OnCommit, c.get());
-  c->thread_ = std::thread([raw = c.get()] { raw->Run(); });
   return c;
 }
 
 Checkpointer::~Checkpointer() {
   sqlite3_wal_hook(db_->raw(), nullptr, nullptr);
+  std::thread thread;
   {
     core::MutexLock lock(&mu_);
     stopping_ = true;
+    thread = std::move(thread_);
   }
   wake_.Signal();
-  thread_.join();
+  if (thread.joinable()) thread.join();
+}
+
+bool Checkpointer::thread_started() const {
+  core::MutexLock lock(&mu_);
+  return thread_.joinable();
+}
+
+void Checkpointer::Wake() {
+  {
+    core::MutexLock lock(&mu_);
+    if (stopping_) return;
+    wanted_ = true;
+    if (!thread_.joinable()) thread_ = std::thread([this] { Run(); });
+  }
+  wake_.Signal();
 }
 
 // Called by SQLite in the committing thread, after the commit, with the
@@ -46,11 +62,7 @@ int Checkpointer::OnCommit(void* self, sqlite3* db, const char* name,
                               nullptr);
     ++c->inline_;
   } else if (pages >= c->options_.wake_pages) {
-    {
-      core::MutexLock lock(&c->mu_);
-      c->wanted_ = true;
-    }
-    c->wake_.Signal();
+    c->Wake();
   }
   return SQLITE_OK;
 }

@@ -5,12 +5,13 @@
 // the database file (and, durably, an fsync of it), which sets the p99 of
 // durable writes. A Checkpointer turns the connection's autocheckpoint off
 // and installs a WAL hook that, once the WAL holds `wake_pages`, wakes a
-// background thread. The thread runs PASSIVE checkpoints on a connection
-// of its own (opened on first use), again while writers left a tail, so
-// the WAL can restart from its start; PASSIVE never waits for readers or
-// writers. Should the WAL still reach `inline_pages` (the thread cannot keep
-// up, or readers pin old frames), the committing writer checkpoints itself,
-// PASSIVE, as SQLite would have, so the WAL stays bounded.
+// background thread, started by that first wake-up (a process that only
+// reads, such as one `ctxkit get`, never starts it). The thread runs PASSIVE
+// checkpoints on a connection of its own (opened on first use), again while
+// writers left a tail, so the WAL can restart from its start; PASSIVE never
+// waits for readers or writers. Should the WAL still reach `inline_pages` (the
+// thread cannot keep up, or readers pin old frames), the committing writer
+// checkpoints itself, PASSIVE, as SQLite would have, so the WAL stays bounded.
 //
 // A process that ends before its thread ran loses nothing: the last
 // connection to close checkpoints (SQLite), and the next writer's hook
@@ -49,8 +50,8 @@ class Checkpointer {
   // outlive the Checkpointer).
   static Result<std::unique_ptr<Checkpointer>> Start(
       SqliteDb* db, const CheckpointerOptions& options);
-  // Removes the hook, then stops the thread (after the checkpoint it may be
-  // running).
+  // Removes the hook, then stops the thread if it started (after the
+  // checkpoint it may be running).
   ~Checkpointer();
   Checkpointer(const Checkpointer&) = delete;
   Checkpointer& operator=(const Checkpointer&) = delete;
@@ -58,10 +59,14 @@ class Checkpointer {
   // Checkpoints run so far by the thread, and by committing writers.
   uint64_t background_checkpoints() const { return background_.load(); }
   uint64_t inline_checkpoints() const { return inline_.load(); }
+  // Whether the thread has been started (by the first wake-up).
+  bool thread_started() const EXCLUDES(mu_);
 
  private:
   Checkpointer(SqliteDb* db, const CheckpointerOptions& options);
   static int OnCommit(void* self, sqlite3* db, const char* name, int pages);
+  // Asks the thread for a checkpoint, starting it the first time.
+  void Wake() EXCLUDES(mu_);
   void Run();
   void CheckpointWal(SqliteDb* own);
 
@@ -69,11 +74,11 @@ class Checkpointer {
   const CheckpointerOptions options_;
   std::atomic<uint64_t> background_{0};
   std::atomic<uint64_t> inline_{0};
-  core::Mutex mu_;
+  mutable core::Mutex mu_;
   core::CondVar wake_;
   bool wanted_ GUARDED_BY(mu_) = false;
   bool stopping_ GUARDED_BY(mu_) = false;
-  std::thread thread_;
+  std::thread thread_ GUARDED_BY(mu_);
 };
 
 }  // namespace ctxkit::storage

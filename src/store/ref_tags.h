@@ -5,6 +5,7 @@
 #ifndef CTXKIT_STORE_REF_TAGS_H_
 #define CTXKIT_STORE_REF_TAGS_H_
 
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -21,7 +22,7 @@ class RefTagger {
  public:
   // `secret`: the store's RefSecret(). The MAC is keyed on first use, which
   // commands that hand out no ref (a CLI `get`) never reach.
-  explicit RefTagger(std::string secret) : secret_(std::move(secret)) {}
+  explicit RefTagger(std::string secret);
 
   // The tag every ref to the object (`id` as in Ref::id) carries.
   std::string TagFor(std::string_view id, const Scope& scope,
@@ -33,6 +34,7 @@ class RefTagger {
   const core::HmacSha256& Mac() const;
 
   const std::string secret_;
+  const uint64_t serial_;  // Tells taggers apart in the per-thread memo.
   mutable std::once_flag keyed_;
   mutable std::unique_ptr<core::HmacSha256> mac_;  // Set once, by Mac().
 };

@@ -7,10 +7,11 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <random>
+#include <cstring>
 
 #include "core/clock.h"
 #include "core/encoding.h"
+#include "core/hmac.h"
 #include "core/sha256.h"
 #include "core/status_macros.h"
 #include "ctxkit/target.h"
@@ -153,9 +154,13 @@ Result<std::unique_ptr<StoreImpl>> StoreImpl::Open(const Options& in) {
   std::unique_ptr<storage::Backend> backend;
   CTXKIT_ASSIGN_OR_RETURN(backend, OpenBackend(&options));
   // The instance tag marks refs to this instance's session-only values; it
-  // only needs to differ between instances alive at the same time.
-  std::random_device rd;
-  std::string tag = core::ToBase36((uint64_t{rd()} << 32 | rd()) % 60466176);
+  // only needs to differ between instances alive at the same time. From
+  // getrandom(2): std::random_device probes the CPU first, and each CPUID
+  // costs 10-25 us in a virtual machine, on every process start.
+  CTXKIT_ASSIGN_OR_RETURN(std::string noise, core::SecureRandomBytes(8));
+  uint64_t bits = 0;
+  std::memcpy(&bits, noise.data(), sizeof(bits));
+  std::string tag = core::ToBase36(bits % 60466176);
   std::unique_ptr<RefTagger> tagger;
   Result<std::string> secret = backend->RefSecret();
   if (secret.ok()) {
@@ -256,6 +261,27 @@ Result<storage::ObjectRecord> StoreImpl::FindDurable(const Scope& scope,
   } else if (record.status().IsNotFound()) {
     if (records_.size() >= kMaxCachedRecords) records_.clear();
     records_.try_emplace(std::move(name), std::nullopt);
+  }
+  return record;
+}
+
+Result<storage::ObjectRecord> StoreImpl::DurableObject(const Scope& scope,
+                                                       std::string_view key,
+                                                       int64_t id) {
+  // A ref names its object's scope and key: the record cache answers when
+  // they are right (another object there, or none, asks the database).
+  SyncRecordCache();
+  {
+    core::MutexLock lock(&mu_);
+    auto it = records_.find(NameKey(scope, key));
+    if (it != records_.end() && it->second && it->second->id == id) {
+      return *it->second;
+    }
+  }
+  Result<storage::ObjectRecord> record = backend_->GetObject(id);
+  if (record.ok() && record->scope == scope && record->key == key) {
+    core::MutexLock lock(&mu_);
+    Remember(*record);
   }
   return record;
 }
@@ -422,7 +448,9 @@ Result<StoreImpl::Located> StoreImpl::LocateRef(const ViewIdentity& view,
     return Status::InvalidArgument("bad object id in ref");
   }
   Result<storage::ObjectRecord> record =
-      where.engine->GetObject(static_cast<int64_t>(*id));
+      where.engine == backend_.get()
+          ? DurableObject(ref.scope, ref.key, static_cast<int64_t>(*id))
+          : where.engine->GetObject(static_cast<int64_t>(*id));
   if (!record.ok() && !record.status().IsNotFound()) return record.status();
   // No object, another key's (a ref of a different store whose id exists
   // here, or a guess) and one this view may not read get one answer, so a

@@ -218,6 +218,10 @@ class StoreImpl {
   // Looks up (scope, key) through the record cache.
   Result<storage::ObjectRecord> FindDurable(const Scope& scope,
                                             std::string_view key);
+  // The durable object `id`, which a ref names as (scope, key), through
+  // the record cache (the record it returns may have another scope or key).
+  Result<storage::ObjectRecord> DurableObject(const Scope& scope,
+                                              std::string_view key, int64_t id);
   Result<storage::VersionRecord> DurableVersion(int64_t id, uint64_t version);
   void Remember(const storage::ObjectRecord& record) REQUIRES(mu_);
   // Drops the cached record of `key` before a write commits, so no reader

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "core/cpu_features.h"
+
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -20,10 +22,7 @@ namespace {
 // The build targets baseline x86-64 (SSE2); these kernels are compiled for
 // AVX2 and chosen at run time when the CPU has it (twice the bytes per
 // instruction, which is most of a search's cost).
-bool HasAvx2() {
-  static const bool has = __builtin_cpu_supports("avx2");
-  return has;
-}
+bool HasAvx2() { return core::CpuHasAvx2(); }
 
 __attribute__((target("avx2"))) uint64_t CountNewlinesAvx2(const char* d,
                                                            size_t n,

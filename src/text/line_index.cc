@@ -10,7 +10,7 @@ namespace ctxkit::text {
 
 Result<LineSpan> LocateLines(ByteSource& source, uint64_t first, uint64_t last,
                              LinePosition from, uint64_t max_span_bytes,
-                             uint64_t block_bytes) {
+                             uint64_t block_bytes, std::string* bytes) {
   if (first > last) {
     return Status::InvalidArgument("LocateLines: first > last");
   }
@@ -29,11 +29,22 @@ Result<LineSpan> LocateLines(ByteSource& source, uint64_t first, uint64_t last,
   uint64_t data_end = size;
   bool have_begin = false;
   std::string block;
+  uint64_t block_at = pos;  // Where `block` begins in the source.
 
   auto begin_found = [&]() {
     have_begin = true;
     span.first_line = line;
     span.begin_byte = line_start;
+  };
+  // The span, with its bytes when the last block holds them.
+  auto done = [&]() {
+    if (bytes != nullptr && span.begin_byte >= block_at &&
+        span.end_byte <= block_at + block.size()) {
+      bytes->assign(block, span.begin_byte - block_at,
+                    span.end_byte - span.begin_byte);
+      span.has_bytes = true;
+    }
+    return span;
   };
   if (line == first) begin_found();
 
@@ -46,6 +57,7 @@ Result<LineSpan> LocateLines(ByteSource& source, uint64_t first, uint64_t last,
       n = std::min(n, cap_end - pos);
     }
     CTXKIT_RETURN_IF_ERROR(source.Read(pos, n, &block));
+    block_at = pos;
     if (block.empty()) {  // The source is shorter than it said: its end.
       data_end = pos;
       break;
@@ -70,7 +82,7 @@ Result<LineSpan> LocateLines(ByteSource& source, uint64_t first, uint64_t last,
   if (have_begin && line == last) {
     span.end_line = line;
     span.end_byte = line_start;
-    return span;
+    return done();
   }
   if (pos >= data_end) {
     // The end of the source: a final unterminated line counts.
@@ -82,13 +94,13 @@ Result<LineSpan> LocateLines(ByteSource& source, uint64_t first, uint64_t last,
     }
     span.end_line = std::min(last, total);
     span.end_byte = data_end;
-    return span;
+    return done();
   }
   // The byte cap: line `line` began at line_start and is cut.
   span.cut = true;
   span.end_line = line;
   span.end_byte = span.begin_byte + max_span_bytes;
-  return span;
+  return done();
 }
 
 Result<LineIndex> LineIndex::Build(ByteSource& source, uint64_t block_bytes) {

@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "ctxkit/status.h"
@@ -44,6 +45,9 @@ struct LineSpan {
   // The number of lines of the whole source, known when the scan happened
   // to reach its end (always when `last` is past the last line).
   std::optional<uint64_t> total_lines;
+  // True when LocateLines set its `bytes` to the span's bytes (they lay in
+  // the last block it read), so the caller need not read them again.
+  bool has_bytes = false;
 };
 
 // Finds lines [first, last) (REQUIRES: first <= last), scanning forward
@@ -51,11 +55,13 @@ struct LineSpan {
 // checkpoint). Reads blocks that grow from 64 KiB up to `block_bytes` and
 // stops as soon as line `last` begins, or when the span would exceed
 // `max_span_bytes`; so a range near the start of a huge source costs a few
-// KiB of reads.
+// KiB of reads. With `bytes`, the span's bytes when the last block read
+// holds them all (LineSpan::has_bytes).
 Result<LineSpan> LocateLines(ByteSource& source, uint64_t first, uint64_t last,
                              LinePosition from = {},
                              uint64_t max_span_bytes = UINT64_MAX,
-                             uint64_t block_bytes = kDefaultBlockBytes);
+                             uint64_t block_bytes = kDefaultBlockBytes,
+                             std::string* bytes = nullptr);
 
 // A sparse line index: the line count plus a checkpoint (line, offset) at
 // least every kLineStride lines and every kByteStride bytes, so a seek

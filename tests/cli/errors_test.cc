@@ -60,6 +60,32 @@ TEST_F(CliTest, GlobalOptionsMayFollowTheVerb) {
       << unknown.err;
 }
 
+// A process registers the verbs up to the group of the one it runs: the
+// verb is found as CLI11 finds it, past global options and their values
+// (one that names a verb of an earlier group, too), and a line with help,
+// no verb or an unknown one registers every verb.
+TEST_F(CliTest, TheVerbIsFoundPastGlobalOptionsAndTheirValues) {
+  Ok({"set", "notes/x", "needle here"});
+  EXPECT_EQ(Ok({"--agent", "get", "get", "notes/x"}), "needle here");
+  EXPECT_NE(Ok({"--agent=set", "--json", "search", "needle"}).find("notes/x"),
+            std::string::npos);
+  EXPECT_NE(Ok({"--session", "ls", "len", "notes/x"}).find("1"),
+            std::string::npos);
+  // Help for a verb, asked after it or before it; the program's help lists
+  // every verb.
+  EXPECT_NE(Ok({"search", "--help"}).find("Usage: ctxkit search"),
+            std::string::npos);
+  EXPECT_NE(Ok({"--help", "get"}).find("Usage: ctxkit get"), std::string::npos);
+  const std::string help = Ok({"--help"});
+  for (const char* verb : {"get", "search", "session", "mcp", "watch"}) {
+    EXPECT_NE(help.find(verb), std::string::npos) << verb;
+  }
+  ProcessResult typo = Run({"--agent", "a", "serch", "needle"});
+  EXPECT_EQ(typo.exit_code, kExitUsage);
+  EXPECT_NE(typo.err.find("did you mean 'search'"), std::string::npos)
+      << typo.err;
+}
+
 // A command line that does not parse is reported as every error is
 // ("ctxkit: <code>: <message>", as --help says), and a mistyped verb or
 // option names the nearest one.

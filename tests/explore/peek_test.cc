@@ -215,6 +215,23 @@ TEST_F(PeekTest, ByRefAndScopes) {
   EXPECT_EQ(r.text, "secret\n");
 }
 
+TEST_F(PeekTest, ATargetPeeksItsKeyWithItsLookupOrItsRef) {
+  Put("t", "v1\n");
+  Put("t", "v2 a\nv2 b\n");
+  PeekOptions o = Range(0, 1);
+  o.lookup.version = 2;  // Ignored: the target's own lookup counts.
+  EXPLORE_ASSERT_OK_AND_ASSIGN(PeekResult by_key,
+                               Peek(view(), Target("t", {.version = 1}), o));
+  EXPECT_EQ(by_key.text, "v1\n");
+  EXPECT_EQ(by_key.ref.version, 1u);
+  auto ref = view().RefOf("t");
+  ASSERT_TRUE(ref.ok());
+  EXPLORE_ASSERT_OK_AND_ASSIGN(PeekResult by_ref,
+                               Peek(view(), Target(*ref), o));
+  EXPECT_EQ(by_ref.text, "v2 a\n");
+  EXPECT_EQ(by_ref.ref.version, 2u);
+}
+
 TEST_F(PeekTest, OptionErrors) {
   Put("t", "x");
   PeekOptions o;

@@ -70,6 +70,38 @@ TEST(LineIndexTest, LocateLinesMatchesTheModel) {
   }
 }
 
+TEST(LineIndexTest, TheSpansBytesComeWithItWhenTheScanHeldThem) {
+  const std::string s = RandomLines(7, 400);
+  const uint64_t max_span = 300;
+  for (uint64_t block : {5, 64, 1 << 20}) {
+    for (uint64_t first : {0, 1, 13, 200, 399, 400, 401}) {
+      for (uint64_t count : {0, 1, 5, 1000}) {
+        StringByteSource src(s);
+        std::string bytes = "stale";
+        Result<LineSpan> span =
+            LocateLines(src, first, first + count, {}, max_span, block, &bytes);
+        ASSERT_TRUE(span.ok());
+        const std::string want =
+            s.substr(span->begin_byte, span->end_byte - span->begin_byte);
+        if (span->has_bytes) {
+          EXPECT_EQ(bytes, want) << "block " << block << " first " << first;
+        }
+      }
+    }
+  }
+  // A span at the start of a large source, found in the first block.
+  std::string big;
+  for (int i = 0; i < 100000; ++i) big += "line " + std::to_string(i) + "\n";
+  StringByteSource src(big);
+  std::string bytes;
+  Result<LineSpan> span =
+      LocateLines(src, 0, 10, {}, UINT64_MAX, kDefaultBlockBytes, &bytes);
+  ASSERT_TRUE(span.ok());
+  EXPECT_TRUE(span->has_bytes);
+  EXPECT_EQ(bytes, big.substr(0, span->end_byte));
+  EXPECT_EQ(bytes.substr(0, 7), "line 0\n");
+}
+
 TEST(LineIndexTest, StopsReadingAtTheLastWantedLine) {
   std::string s;
   for (int i = 0; i < 100000; ++i) s += "line " + std::to_string(i) + "\n";

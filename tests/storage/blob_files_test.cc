@@ -7,7 +7,12 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <string>
+#include <utility>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
 
 #include "core/sha256.h"
 #include "os/file_util.h"
@@ -74,6 +79,75 @@ TEST_F(BlobFilesTest, MissingBlobIsCorruption) {
   EXPECT_EQ(r.status().code(), StatusCode::kCorruption);
 }
 
+TEST(BlobChecksumsTest, EachChunkIsItsXxh3AsStoredSinceChecksumsBegan) {
+  // Whichever kernel the CPU runs, the stored format is XXH3_64bits per
+  // 64 KiB chunk, little-endian.
+  for (size_t size :
+       {size_t{0}, size_t{1}, size_t{240}, size_t{241}, size_t{5000},
+        size_t{kBlobChunkBytes}, size_t{2 * kBlobChunkBytes + 7}}) {
+    std::string content(size, '\0');
+    for (size_t i = 0; i < size; ++i) content[i] = char(i * 31 + 7);
+    const std::string sums = BlobChecksums(content);
+    ASSERT_EQ(sums.size(), (size + kBlobChunkBytes - 1) / kBlobChunkBytes * 8)
+        << size;
+    for (size_t c = 0; c * kBlobChunkBytes < size; ++c) {
+      const std::string_view chunk = std::string_view(content).substr(
+          c * kBlobChunkBytes, kBlobChunkBytes);
+      uint64_t stored = 0;
+      for (int b = 7; b >= 0; --b) {
+        stored = stored << 8 | static_cast<unsigned char>(sums[c * 8 + b]);
+      }
+      EXPECT_EQ(stored, XXH3_64bits(chunk.data(), chunk.size()))
+          << "size " << size << " chunk " << c;
+    }
+    EXPECT_TRUE(VerifyBlobChunks(sums, 0, content, "p").ok());
+  }
+}
+
+TEST(BlobSumsCacheTest, KeepsChecksumsByHashButNeverAnEmptyAnswer) {
+  BlobSumsCache cache;
+  EXPECT_EQ(cache.Lookup("h1"), nullptr);
+  cache.Insert("h1", "12345678");
+  ASSERT_NE(cache.Lookup("h1"), nullptr);
+  EXPECT_EQ(*cache.Lookup("h1"), "12345678");
+  // A blob of an earlier build has none yet; it gains them when written
+  // again, so "none" is asked again.
+  cache.Insert("h2", "");
+  EXPECT_EQ(cache.Lookup("h2"), nullptr);
+  // Past the budget the cache starts over rather than grow.
+  const std::string big(BlobSumsCache::kBudgetBytes / 2, 'x');
+  cache.Insert("h3", big);
+  cache.Insert("h4", big);
+  EXPECT_EQ(cache.Lookup("h1"), nullptr);
+  EXPECT_NE(cache.Lookup("h4"), nullptr);
+}
+
+TEST_F(BlobFilesTest, ReadIfStoredIsNulloptWithoutAFileAndReadOtherwise) {
+  BlobFiles blobs(root_, true);
+  ASSERT_TRUE(blobs.Init().ok());
+  std::string content(3 * kBlobChunkBytes + 10, '\0');
+  for (size_t i = 0; i < content.size(); ++i) content[i] = char(i * 7);
+  const std::string hash = core::Sha256(content);
+  const std::string sums = BlobChecksums(content);
+  Result<std::optional<std::string>> none =
+      blobs.ReadIfStored(hash, content.size(), sums, 0, 10);
+  ASSERT_TRUE(none.ok());
+  EXPECT_FALSE(none->has_value());
+  ASSERT_TRUE(blobs.Write(hash, content).ok());
+  // Small ranges, large ones and whole chunks, in an order that reuses
+  // what a smaller read kept.
+  for (auto [offset, length] : {std::pair<uint64_t, uint64_t>{0, 800},
+                                {kBlobChunkBytes - 5, 10},
+                                {0, kBlobChunkBytes},
+                                {5, 3 * kBlobChunkBytes},
+                                {2 * kBlobChunkBytes + 3, 100}}) {
+    Result<std::optional<std::string>> r =
+        blobs.ReadIfStored(hash, content.size(), sums, offset, length);
+    ASSERT_TRUE(r.ok() && r->has_value()) << offset;
+    EXPECT_EQ(**r, content.substr(offset, length)) << offset;
+  }
+}
+
 // A damaged blob file is reported as Corruption, never returned as data.
 class DamagedBlobTest : public BlobFilesTest {
  protected:
@@ -138,9 +212,13 @@ TEST_F(DamagedBlobTest, FlippedBitIsCorruptionForReadsThatTouchIt) {
             StatusCode::kCorruption);
   EXPECT_EQ(blobs_->Read(hash_, size, sums_, bad - 100, 200).status().code(),
             StatusCode::kCorruption);
-  // A range in an intact chunk still reads.
+  // A range in an intact chunk still reads; a small one after it in the
+  // damaged chunk does not.
   EXPECT_EQ(*blobs_->Read(hash_, size, sums_, 100, 1000),
             content_.substr(100, 1000));
+  EXPECT_EQ(
+      blobs_->ReadIfStored(hash_, size, sums_, bad - 10, 20).status().code(),
+      StatusCode::kCorruption);
   std::string out;
   EXPECT_EQ(ScanAll(sums_, 0, size, &out).code(), StatusCode::kCorruption);
   EXPECT_LE(out.size(), 3 * kBlobChunkBytes) << "no damaged byte handed out";

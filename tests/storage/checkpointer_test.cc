@@ -41,6 +41,13 @@ class CheckpointerTest : public ::testing::Test {
       ASSERT_TRUE(db_->Exec("INSERT INTO t(x) VALUES (zeroblob(4096))").ok());
     }
   }
+  CheckpointerOptions Bounds(int wake_pages, int inline_pages) const {
+    CheckpointerOptions o;
+    o.path = path_;
+    o.wake_pages = wake_pages;
+    o.inline_pages = inline_pages;
+    return o;
+  }
   uint64_t WalBytes() {
     std::error_code ec;
     auto n = std::filesystem::file_size(path_ + "-wal", ec);
@@ -59,11 +66,7 @@ TEST_F(CheckpointerTest, TheThreadCheckpointsAndWritersDoNot) {
   ASSERT_TRUE(db_->Exec("PRAGMA wal_checkpoint(TRUNCATE)").ok());
   ASSERT_EQ(WalBytes(), 0u);
 
-  CheckpointerOptions o;
-  o.path = path_;
-  o.wake_pages = 20;
-  o.inline_pages = 1000000;
-  auto c = Checkpointer::Start(db_.get(), o);
+  auto c = Checkpointer::Start(db_.get(), Bounds(20, 1000000));
   ASSERT_TRUE(c.ok()) << c.status().ToString();
   for (int i = 0; i < 16; ++i) {
     const uint64_t before = (*c)->background_checkpoints();
@@ -94,22 +97,27 @@ TEST_F(CheckpointerTest, TheThreadCheckpointsAndWritersDoNot) {
 }
 
 TEST_F(CheckpointerTest, AWalPastTheInlineBoundIsCheckpointedByTheWriter) {
-  CheckpointerOptions o;
-  o.path = path_;
-  o.wake_pages = 5;
-  o.inline_pages = 5;
-  auto c = Checkpointer::Start(db_.get(), o);
+  auto c = Checkpointer::Start(db_.get(), Bounds(5, 5));
   ASSERT_TRUE(c.ok());
   Commit(20);
   EXPECT_GT((*c)->inline_checkpoints(), 0u);
 }
 
+TEST_F(CheckpointerTest, TheThreadStartsOnlyWhenTheWalFirstNeedsIt) {
+  auto c = Checkpointer::Start(db_.get(), Bounds(20, 1000000));
+  ASSERT_TRUE(c.ok());
+  // Reads and small commits (a process running one `get`) start no thread.
+  ASSERT_TRUE(db_->Exec("SELECT count(*) FROM sqlite_master").ok());
+  Commit(1);
+  EXPECT_FALSE((*c)->thread_started());
+  Commit(40);
+  EXPECT_TRUE((*c)->thread_started());
+}
+
 TEST_F(CheckpointerTest, BadBoundsAreRefused) {
-  CheckpointerOptions o;
-  o.path = path_;
-  o.wake_pages = 10;
-  o.inline_pages = 5;
-  EXPECT_TRUE(Checkpointer::Start(db_.get(), o).status().IsInvalidArgument());
+  EXPECT_TRUE(Checkpointer::Start(db_.get(), Bounds(10, 5))
+                  .status()
+                  .IsInvalidArgument());
 }
 
 }  // namespace
