@@ -9,7 +9,10 @@ on the machine's CPUs.
 The client (this process) writes one request line and reads the reply
 line, CALLS times per round; rounds alternate the two servers. Placements:
 `same` (client and server pinned to CPU 0), `split` (client on CPU 0,
-server on CPU 1), `free` (no pinning). Prints, per placement, each
+server on CPU 1), `free` (no pinning). A third "server", `cat`, echoes each line back: the
+round trip's floor (two wake-ups and the pipe), which no server can beat;
+the last column compares what each server adds to it.
+Prints, per placement, each
 server's median of per-round p50 round trips with the range of those
 p50s, and the ratio ctxkit / SDK; then each server's CPU time per call
 (user + system of the server process over the measured calls, all
@@ -38,10 +41,14 @@ class Server:
     def __init__(self, argv, cpu):
         if cpu is not None:
             argv = ["taskset", "-c", str(cpu)] + argv
+        # Buffered: an unbuffered pipe's readline reads one byte per
+        # system call, which would cost more than the server's answer.
         self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE,
-                                     stderr=subprocess.DEVNULL, bufsize=0)
+                                     stderr=subprocess.DEVNULL)
         self.next_id = 0
+        if argv[-1] == "cat":
+            return  # The floor: an echo, which speaks no MCP.
         self.call("initialize", {"protocolVersion": "2025-06-18",
                                  "capabilities": {},
                                  "clientInfo": {"name": "bench",
@@ -50,6 +57,7 @@ class Server:
 
     def send(self, message):
         self.proc.stdin.write(json.dumps(message).encode() + b"\n")
+        self.proc.stdin.flush()
 
     def call(self, method, params):
         self.next_id += 1
@@ -69,6 +77,7 @@ class Server:
         for _ in range(calls):
             start = time.perf_counter()
             self.proc.stdin.write(line)
+            self.proc.stdin.flush()
             self.proc.stdout.readline()
             out.append((time.perf_counter() - start) * 1e6)
         return out
@@ -98,6 +107,9 @@ def main():
                         "--file", value_path], check=True,
                        stdout=subprocess.DEVNULL)
         servers = {
+            # What any server costs at least: the same line echoed back by
+            # `cat`, which does no work (two wake-ups and the pipe).
+            "cat (floor)": ["cat"],
             "ctxkit mcp": [binary, "--home", home, "mcp"],
             "SDK server": [NODE, os.path.join(ROOT, "bench",
                                               "mcp_sdk_server.mjs"),
@@ -110,8 +122,8 @@ def main():
         placements = {"same": (0, 0), "split": (0, 1), "free": (None, None)}
         print(f"{calls} calls x {rounds} rounds, 1 KiB value\n")
         print("| placement | ctxkit p50 µs (range) | SDK p50 µs (range) "
-              "| ratio |")
-        print("|---|---:|---:|---:|")
+              "| ratio | `cat` echo p50 µs (range) | ratio over the floor |")
+        print("|---|---:|---:|---:|---:|---:|")
         everything = os.sched_getaffinity(0)
         cpu_per_call = {s: [] for s in servers}
         for name, (client_cpu, server_cpu) in placements.items():
@@ -132,11 +144,16 @@ def main():
             theirs = statistics.median(p50s["SDK server"])
             cell = lambda v: (f"{statistics.median(v):.1f} "
                               f"({min(v):.1f}–{max(v):.1f})")
+            floor = statistics.median(p50s["cat (floor)"])
             print(f"| {name} | {cell(p50s['ctxkit mcp'])} | "
-                  f"{cell(p50s['SDK server'])} | {ours / theirs:.2f}× |")
+                  f"{cell(p50s['SDK server'])} | {ours / theirs:.2f}× | "
+                  f"{cell(p50s['cat (floor)'])} | "
+                  f"{(ours - floor) / (theirs - floor):.2f}× |")
         os.sched_setaffinity(0, everything)
         print("\n| server | CPU µs per call, median (range) |\n|---|---:|")
         for label, v in cpu_per_call.items():
+            if label == "cat (floor)":
+                continue
             print(f"| {label} | {statistics.median(v):.1f} "
                   f"({min(v):.1f}–{max(v):.1f}) |")
     finally:
