@@ -10,6 +10,9 @@ each round's own ratio to that round's sqlite3.
 
   python3 bench/process_start.py [CTXKIT_BINARY] [ROUNDS] [BASELINE_BINARY]
 
+The sets are also compared with an `sqlite3` insert of the same 1 KiB
+into a WAL database with synchronous=FULL, whole process.
+
 Defaults: build/release/ctxkit, 200 rounds. BASELINE_BINARY (an earlier
 build) adds its get and set, on a store of its own, to the same rounds. The store lives in a temporary
 directory under $CTXKIT_BENCH_TMPDIR (else $TMPDIR, else /tmp).
@@ -35,6 +38,12 @@ def main():
         subprocess.run([binary, "--home", home, "set", "k", "--file", value],
                        stdout=subprocess.DEVNULL, check=True)
         db = os.path.join(home, "ctxkit.db")
+        # The anchor of `set`: the same 1 KiB into a key-value table of a
+        # WAL database, synchronous=FULL (a durable commit, as ctxkit's).
+        kv = os.path.join(tmp, "kv.db")
+        subprocess.run(["sqlite3", kv, "PRAGMA journal_mode=WAL; CREATE "
+                        "TABLE kv(k TEXT PRIMARY KEY, v BLOB)"],
+                       stdout=subprocess.DEVNULL, check=True)
         baseline = arg(3, None)
         commands = {
             "ctxkit get (1 KiB)": [binary, "--home", home, "get", "k"],
@@ -43,6 +52,9 @@ def main():
             "sqlite3 point lookup": [
                 "sqlite3", db,
                 "SELECT length(data) FROM inline_contents WHERE id = 1"],
+            "sqlite3 insert (1 KiB, WAL, synchronous=FULL)": [
+                "sqlite3", kv, "PRAGMA synchronous=FULL; INSERT OR REPLACE "
+                f"INTO kv VALUES('k', readfile('{value}'))"],
             "cat (1 KiB file)": ["cat", value],
             # Process start alone: what each costs before any store work.
             "ctxkit --version": [binary, "--version"],
@@ -75,6 +87,18 @@ def main():
             med = statistics.median(ts)
             print(f"| {name} | {med:.2f} | {p10:.2f}-{p90:.2f} | "
                   f"{med / anchor:.2f} | {statistics.median(paired):.2f} "
+                  f"({percentile(paired, 0.1):.2f}-{percentile(paired, 0.9):.2f}) |")
+        # Each set against the durable insert, by round.
+        inserts = times["sqlite3 insert (1 KiB, WAL, synchronous=FULL)"]
+        print("\n| set (against the sqlite3 insert) | × insert | "
+              "× insert by round, p10-p90 |\n|---|---:|---:|")
+        for name, ts in times.items():
+            if " set " not in f" {name} ":
+                continue
+            paired = sorted(t / a for t, a in zip(ts, inserts))
+            print(f"| {name} | "
+                  f"{statistics.median(ts) / statistics.median(inserts):.2f} "
+                  f"| {statistics.median(paired):.2f} "
                   f"({percentile(paired, 0.1):.2f}-{percentile(paired, 0.9):.2f}) |")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
