@@ -124,7 +124,14 @@ Result<std::unique_ptr<storage::Backend>> StoreImpl::OpenBackend(
     pg.url = options->store_url;
     pg.read_only = options->read_only;
     pg.durability = options->durability;
-    return storage::OpenPostgresBackend(pg);
+    CTXKIT_ASSIGN_OR_RETURN(std::unique_ptr<storage::Backend> backend,
+                            storage::OpenPostgresBackend(pg));
+    // The home holds only this machine's caches (index.db, summaries, the
+    // spill file): made once the store is known to exist, with its
+    // parents, as the embedded engine makes its own; an IoError when it
+    // cannot be (a file in the way).
+    CTXKIT_RETURN_IF_ERROR(storage::MakeDirs(options->home));
+    return backend;
   }
   if (!options->read_only) {
     options->read_only =
