@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import threading
 import time
 
@@ -46,7 +47,10 @@ def _spins_per_second() -> float:
 
 
 def test_long_calls_release_the_gil() -> None:
-    text = "the quick brown fox jumps over the lazy dog " * 400_000  # ~18 MB
+    # 8 MiB of random letters: one piece without spaces, the tokenizer's
+    # slowest text per byte (prose repeats and is counted too fast to tell).
+    letters = bytes(ord("a") + b % 26 for b in range(256))
+    text = os.urandom(8 << 20).translate(letters).decode()
     rate = _spins_per_second()
     done = threading.Event()
     elapsed: list[float] = []
