@@ -128,13 +128,23 @@ Result<std::unique_ptr<SqliteDb>> SqliteDb::Open(const std::string& path,
   // an agent's private context, so create it owner-only first. An
   // in-memory database (":memory:", used for scratch FTS tables) has no
   // file, and must not leave one named ":memory:" in the working directory.
+  //
+  // Only a file that is not there is created (O_EXCL): closing any
+  // descriptor of a database file drops every POSIX lock this process holds
+  // on it, so opening and closing an existing one while another connection
+  // of this process has it open (the checkpointer's) would drop that
+  // connection's shared lock. Another process could then take the
+  // exclusive lock, believe itself the last connection, checkpoint and
+  // delete the WAL, and this process's next commits would go to the
+  // deleted file.
   if (path != ":memory:" && !read_only) {
-    int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-    if (fd < 0) {
+    int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd >= 0) {
+      ::close(fd);
+    } else if (errno != EEXIST) {
       return Status::IoError("create database " + path + ": " +
                              std::strerror(errno));
     }
-    ::close(fd);
   }
   int flags = SQLITE_OPEN_NOMUTEX;
   std::string name = path;
