@@ -417,6 +417,17 @@ class View {
                           const LookupOptions& options = {});
   // The value a target names: Get(key, lookup) or Resolve(ref).
   Result<std::string> Get(const Target& target);
+  // Get without blocking, for callers that must not wait (an event loop):
+  // the latest value of `key` when this instance can answer from memory
+  // alone, with no database query, no file read and no wait for a lock
+  // another thread holds. It can when the key's records and value are
+  // cached (a value this instance wrote or read lately) and no other
+  // process has committed since the caches were last checked. Returns
+  // std::nullopt when it cannot (and for options.version != 0, or a
+  // session-only value): call Get then. A result it returns, value or
+  // error, is the one Get would have returned.
+  std::optional<Result<std::string>> TryGet(std::string_view key,
+                                            const LookupOptions& options = {});
 
   // A ref with metadata only; the value is not read. O(1) for objects this
   // instance has seen (an in-memory map), one indexed lookup otherwise.

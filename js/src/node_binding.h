@@ -119,6 +119,22 @@ inline Napi::Value JsonValue(Napi::Env env, nlohmann::json& value) {
 // Bytes as a Buffer (copied).
 Napi::Value ToBuffer(Napi::Env env, const std::string& bytes);
 
+// Settles `deferred` with `result`: done(env, value), or a rejection with
+// its CtxkitError (or with what done threw).
+template <typename T, typename Done>
+void Settle(Napi::Env env, Napi::Promise::Deferred& deferred, Result<T>& result,
+            const Done& done) {
+  if (!result.ok()) {
+    deferred.Reject(StatusError(env, result.status()));
+    return;
+  }
+  try {
+    deferred.Resolve(done(env, result.value()));
+  } catch (const Napi::Error& e) {
+    deferred.Reject(e.Value());
+  }
+}
+
 // A worker-thread call. Work returns Result<T> (or Status); Done turns its
 // value into the Promise's value on the JavaScript thread. `keep` stays
 // referenced until the call ends (the wrapper whose C++ object the work
@@ -153,15 +169,7 @@ class AsyncCall : public Napi::AsyncWorker {
   void OnOK() override {
     Napi::Env env = Env();
     Napi::HandleScope scope(env);
-    if (!result_->ok()) {
-      deferred_.Reject(StatusError(env, result_->status()));
-      return;
-    }
-    try {
-      deferred_.Resolve(done_(env, result_->value()));
-    } catch (const Napi::Error& e) {
-      deferred_.Reject(e.Value());
-    }
+    Settle(env, deferred_, *result_, done_);
   }
 
  private:
@@ -184,6 +192,16 @@ Napi::Promise Async(Napi::Env env, Napi::Object keep,
   Napi::Promise promise = call->Promise();
   call->Queue();  // Deleted by node-addon-api once it completes.
   return promise;
+}
+
+// A call answered on the JavaScript thread (it never blocks: a cached
+// read), as the settled Promise an Async call would have given.
+template <typename T>
+Napi::Promise Settled(Napi::Env env, Result<T>& result,
+                      const typename AsyncCall<T>::Done& done) {
+  Napi::Promise::Deferred deferred = Napi::Promise::Deferred::New(env);
+  Settle(env, deferred, result, done);
+  return deferred.Promise();
 }
 
 // A Status-returning call as a Result (the Promise resolves to undefined).

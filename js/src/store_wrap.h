@@ -62,6 +62,8 @@ class ViewWrap : public Napi::ObjectWrap<ViewWrap> {
   Napi::Value Set(const Napi::CallbackInfo& info);
   Napi::Value SetMany(const Napi::CallbackInfo& info);
   Napi::Value Append(const Napi::CallbackInfo& info);
+  Napi::Value GetValue(const Napi::CallbackInfo& info,
+                       AsyncCall<std::string>::Done done);
   Napi::Value Get(const Napi::CallbackInfo& info);
   Napi::Value GetText(const Napi::CallbackInfo& info);
   Napi::Value Resolve(const Napi::CallbackInfo& info);

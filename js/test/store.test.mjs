@@ -3,7 +3,8 @@
 // with a code, wrong argument types as TypeError, and a store shared with
 // the CLI.
 import assert from 'node:assert/strict';
-import {execFileSync, spawnSync} from 'node:child_process';
+import {execFileSync, spawn, spawnSync} from 'node:child_process';
+import {once} from 'node:events';
 import test from 'node:test';
 
 import {ck, ctxkitBinary, freshStore, pythonDir} from './helpers.mjs';
@@ -151,6 +152,44 @@ test('calls run off the event loop, many at once', async (t) => {
   const texts = await Promise.all(
       Array.from({length: 50}, (_, i) => view.getText(`many/${i}`)));
   assert.deepEqual(texts, Array.from({length: 50}, (_, i) => `v${i}`));
+});
+
+test('a cached get answers while a write waits for the lock, never stale',
+     async (t) => {
+  const {home, store} = await freshStore(t);
+  const view = store.view();
+  await view.set('cached', 'in memory');
+  // Another process holds SQLite's write lock: this store's next write
+  // waits for it on a worker thread, holding the engine.
+  const holder = spawn('/usr/bin/python3', ['-c', [
+    'import sqlite3, sys',
+    `db = sqlite3.connect(${JSON.stringify(home + '/ctxkit.db')},` +
+        ' isolation_level=None)',
+    'db.execute("BEGIN IMMEDIATE")',
+    'print("locked", flush=True)',
+    'sys.stdin.read()',
+    'db.execute("ROLLBACK")',
+  ].join('\n')], {stdio: ['pipe', 'pipe', 'inherit']});
+  t.after(() => holder.kill());
+  await once(holder.stdout, 'data');
+  const waiting = view.set('other', 'waits for the lock');
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  let timer;
+  const timeout = new Promise((resolve) => {
+    timer = setTimeout(() => resolve('still waiting'), 5000);
+  });
+  assert.equal(await Promise.race([view.getText('cached'), timeout]),
+               'in memory');
+  clearTimeout(timer);
+  holder.stdin.end();
+  await waiting;
+  // A second instance replaces and then removes the value: the first one
+  // never answers with what it cached.
+  const second = await ck.Store.open({home});
+  await second.view().set('cached', 'replaced');
+  assert.equal(await view.getText('cached'), 'replaced');
+  await second.view().remove('cached');
+  await assert.rejects(view.getText('cached'), {code: 'not_found'});
 });
 
 test('a store written from Node is read by the CLI, and back', async (t) => {

@@ -298,6 +298,23 @@ std::optional<ObjectRecord> MemoryBackend::FindLive(const Scope& scope,
   return obj->record;
 }
 
+bool MemoryBackend::TryFindLive(const Scope& scope, std::string_view key,
+                                std::optional<ObjectRecord>* live) {
+  if (named_.load(std::memory_order_relaxed) == 0) {
+    live->reset();
+    return true;
+  }
+  if (!mu_.TryLock()) return false;
+  const Object* obj = FindLocked(scope, key);
+  if (obj == nullptr || obj->record.deleted) {
+    live->reset();
+  } else {
+    *live = obj->record;
+  }
+  mu_.Unlock();
+  return true;
+}
+
 Result<ObjectRecord> MemoryBackend::FindObject(const Scope& scope,
                                                std::string_view key) {
   core::MutexLock lock(&mu_);

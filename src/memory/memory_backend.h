@@ -105,6 +105,7 @@ class MemoryBackend final : public Backend {
   Result<std::vector<std::string>> ReadLog(std::string_view log,
                                            size_t limit) override;
   Result<uint64_t> ChangeCounter() override { return uint64_t{0}; }
+  std::optional<uint64_t> TryChangeCounter() override { return 0; }
   // Random per instance: nothing outlives it.
   Result<std::string> RefSecret() override;
 
@@ -112,6 +113,10 @@ class MemoryBackend final : public Backend {
   // is none: the store asks on every lookup, and almost always finds none.
   std::optional<ObjectRecord> FindLive(const Scope& scope,
                                        std::string_view key);
+  // FindLive without waiting: false, `*live` untouched, when another thread
+  // holds the lock.
+  bool TryFindLive(const Scope& scope, std::string_view key,
+                   std::optional<ObjectRecord>* live);
   // Forgets every object whose owner is `owner` and frees its payloads.
   void DropOwnedBy(std::string_view owner);
 

@@ -56,7 +56,7 @@ class SqliteBackend final : public Backend {
     if (options_.read_only) return InitReadOnlyLocked();
     CTXKIT_RETURN_IF_ERROR(blobs_.Init());
     CTXKIT_RETURN_IF_ERROR(seq_.Open(SequencePath(options_.home)));
-    seen_sequence_ = seq_.Stable().value_or(0);
+    seen_sequence_.store(seq_.Stable().value_or(0));
     // WAL: readers never block the writer, and each commit appends to the
     // log. synchronous=FULL fsyncs the log on every commit; NORMAL survives
     // a process crash but not a power loss.
@@ -96,7 +96,7 @@ class SqliteBackend final : public Backend {
   // temporary-file or trash recovery (a writable open does those).
   Status InitReadOnlyLocked() REQUIRES(mu_) {
     CTXKIT_RETURN_IF_ERROR(seq_.OpenReadOnly(SequencePath(options_.home)));
-    seen_sequence_ = seq_.Stable().value_or(0);
+    seen_sequence_.store(seq_.Stable().value_or(0));
     return CheckSchema(db_.get(), DatabasePath(options_.home));
   }
 
@@ -723,14 +723,24 @@ class SqliteBackend final : public Backend {
     if (!stable) {
       // A commit is in flight somewhere: nothing cached can be trusted.
       CTXKIT_RETURN_IF_ERROR(ReopenIfImmutableLocked());
-      return ++external_changes_;
+      return external_changes_.fetch_add(1) + 1;
     }
-    if (*stable != seen_sequence_) {
-      seen_sequence_ = *stable;
-      ++external_changes_;
+    if (*stable != seen_sequence_.load()) {
+      // The count first: TryChangeCounter, reading the sequence first,
+      // never pairs the new sequence with the old count.
+      external_changes_.fetch_add(1);
+      seen_sequence_.store(*stable);
       CTXKIT_RETURN_IF_ERROR(ReopenIfImmutableLocked());
     }
-    return external_changes_;
+    return external_changes_.load();
+  }
+
+  // Without mu_, which a commit holds through its fsync.
+  std::optional<uint64_t> TryChangeCounter() override {
+    const uint64_t seen = seen_sequence_.load();
+    const uint64_t counter = external_changes_.load();
+    if (seq_.Stable() != seen) return std::nullopt;
+    return counter;
   }
 
  private:
@@ -1215,7 +1225,7 @@ class SqliteBackend final : public Backend {
     seq_.EndCommit(begun);
     // Our own commit is not an external change: when nobody else committed
     // since we last looked, move our view of the sequence along with it.
-    if (begun == seen_sequence_ + 1) seen_sequence_ = begun;
+    if (begun == seen_sequence_.load() + 1) seen_sequence_.store(begun);
     return s;
   }
 
@@ -1227,8 +1237,11 @@ class SqliteBackend final : public Backend {
   std::unique_ptr<SqliteDb> db_ GUARDED_BY(mu_);
   // Declared after db_: destroyed (its hook removed) before db_ closes.
   std::unique_ptr<Checkpointer> checkpointer_ GUARDED_BY(mu_);
-  uint64_t seen_sequence_ GUARDED_BY(mu_) = 0;
-  uint64_t external_changes_ GUARDED_BY(mu_) = 0;
+  // Written under mu_; read without it by TryChangeCounter (sequentially
+  // consistent: a reader that sees a new seen_sequence_ sees the count
+  // ChangeCounter raised before storing it).
+  std::atomic<uint64_t> seen_sequence_{0};
+  std::atomic<uint64_t> external_changes_{0};
 };
 
 }  // namespace

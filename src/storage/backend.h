@@ -518,6 +518,12 @@ class Backend {
   // so callers can tell when their caches of records may be stale. Commits
   // through this Backend do not change it.
   virtual Result<uint64_t> ChangeCounter() = 0;
+  // ChangeCounter() when it can be had at once: no query, no file access and
+  // no wait on a lock another thread holds, and only when the value would
+  // not move (nothing committed elsewhere since the last ChangeCounter()).
+  // nullopt otherwise (engines that cannot tell without a query always);
+  // call ChangeCounter() then.
+  virtual std::optional<uint64_t> TryChangeCounter() { return std::nullopt; }
   // A listener for commits made elsewhere (PostgreSQL: LISTEN/NOTIFY on a
   // connection of its own), or nullptr when the engine has no wake-up and
   // callers must poll ChangeCounter (SQLite, memory).

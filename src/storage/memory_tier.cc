@@ -4,6 +4,18 @@ namespace ctxkit::storage {
 
 std::shared_ptr<const std::string> MemoryTier::Lookup(const CacheKey& key) {
   core::MutexLock lock(&mu_);
+  return LookupLocked(key);
+}
+
+std::shared_ptr<const std::string> MemoryTier::TryLookup(const CacheKey& key) {
+  if (!mu_.TryLock()) return nullptr;
+  std::shared_ptr<const std::string> hit = LookupLocked(key);
+  mu_.Unlock();
+  return hit;
+}
+
+std::shared_ptr<const std::string> MemoryTier::LookupLocked(
+    const CacheKey& key) {
   auto it = cache_index_.find(key);
   if (it == cache_index_.end()) return nullptr;
   cache_lru_.splice(cache_lru_.begin(), cache_lru_, it->second);

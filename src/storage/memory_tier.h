@@ -66,6 +66,9 @@ class MemoryTier {
 
   // Durable cache. Lookup returns null on a miss.
   std::shared_ptr<const std::string> Lookup(const CacheKey& key);
+  // Lookup without waiting: null too when another thread holds the tier
+  // (which may be spilling to disk).
+  std::shared_ptr<const std::string> TryLookup(const CacheKey& key);
   void Insert(const CacheKey& key, std::shared_ptr<const std::string> value);
   // Drops every cached durable value (after versions were collected).
   void ClearCache();
@@ -82,6 +85,9 @@ class MemoryTier {
   uint64_t ceiling() const { return ceiling_; }
 
  private:
+  std::shared_ptr<const std::string> LookupLocked(const CacheKey& key)
+      REQUIRES(mu_);
+
   struct CacheEntry {
     CacheKey key;
     std::shared_ptr<const std::string> value;

@@ -245,6 +245,11 @@ Result<std::string> View::Get(std::string_view key,
   return store_->impl_->Get(IdentityOf(*this), key, options);
 }
 
+std::optional<Result<std::string>> View::TryGet(std::string_view key,
+                                                const LookupOptions& options) {
+  return store_->impl_->TryGet(IdentityOf(*this), key, options);
+}
+
 Result<Ref> View::RefOf(std::string_view key, const LookupOptions& options) {
   return store_->impl_->RefOf(IdentityOf(*this), key, options);
 }

@@ -372,18 +372,22 @@ Result<StoreImpl::Located> StoreImpl::Locate(const ViewIdentity& view,
     }
     if (!record.ok() && !record.status().IsNotFound()) return record.status();
   }
-  std::string where = scopes.size == 1 ? scopes.front().ToString()
-                                       : std::string("any visible scope");
-  return KeyNotFound(key, where);
+  return NotFoundIn(scopes, key);
 }
 
 Result<StoreImpl::Target> StoreImpl::TargetOf(const Located& where,
                                               uint64_t version) {
   const storage::ObjectRecord& obj = where.record;
   if (version == 0) version = obj.latest_version;
-  Result<storage::VersionRecord> v =
-      InMemory(where.engine) ? where.engine->GetVersion(obj.id, version)
-                             : DurableVersion(obj.id, version);
+  return TargetFrom(where, version,
+                    InMemory(where.engine)
+                        ? where.engine->GetVersion(obj.id, version)
+                        : DurableVersion(obj.id, version));
+}
+
+Result<StoreImpl::Target> StoreImpl::TargetFrom(
+    const Located& where, uint64_t version, Result<storage::VersionRecord> v) {
+  const storage::ObjectRecord& obj = where.record;
   if (!v.ok()) {
     if (v.status().IsNotFound()) {
       return Status::NotFound("'" + obj.key + "' has no version " +
@@ -866,29 +870,89 @@ Result<std::string> StoreImpl::Get(const ViewIdentity& view,
   return ReadTarget(target, 0, target.size_bytes);
 }
 
-std::optional<Result<Ref>> StoreImpl::CachedRefLocked(const ScopeList& scopes,
-                                                      std::string_view key) {
+std::optional<Result<std::string>> StoreImpl::TryGet(
+    const ViewIdentity& view, std::string_view key,
+    const LookupOptions& options) {
+  if (options.version != 0) return std::nullopt;
+  if (Status valid = ValidateKey(key); !valid.ok()) {
+    return Result<std::string>(valid);
+  }
+  Result<ScopeList> scopes = LookupScopes(view, options.scope);
+  if (!scopes.ok()) return Result<std::string>(scopes.status());
+  std::optional<uint64_t> counter = backend_->TryChangeCounter();
+  if (!counter) return std::nullopt;
+  if (!mu_.TryLock()) return std::nullopt;
+
+  ApplyChangeCounterLocked(*counter);
+  std::optional<Result<Located>> where =
+      CachedLocateLocked(*scopes, key, /*wait=*/false);
+  std::optional<Result<Target>> target;
+  if (where && !where->ok()) {
+    target.emplace(where->status());
+  } else if (where && !InMemory((*where)->engine)) {
+    const storage::ObjectRecord& obj = (*where)->record;
+    auto v = versions_.find({obj.id, obj.latest_version});
+    if (v != versions_.end()) {
+      target.emplace(TargetFrom(**where, obj.latest_version, v->second));
+    }
+  }
+  mu_.Unlock();
+  // Session-only values, and records not cached, are Get's to read.
+  if (!target) return std::nullopt;
+  if (!target->ok()) return Result<std::string>(target->status());
+  const storage::VersionRecord& v = (*target)->record;
+  std::shared_ptr<const std::string> hit =
+      memory_.TryLookup({v.object_id, v.version});
+  if (hit == nullptr || hit->size() != v.size_bytes) return std::nullopt;
+  return Result<std::string>(*hit);
+}
+
+std::optional<Result<StoreImpl::Located>> StoreImpl::CachedLocateLocked(
+    const ScopeList& scopes, std::string_view key, bool wait) {
   thread_local std::string name;
   for (const Scope& scope : scopes) {
-    if (auto live = session_engine_->FindLive(scope, key)) {
-      return Result<Ref>(RefAtVersion(MetaOf(session_engine_.get(), *live), 0));
+    std::optional<storage::ObjectRecord> live;
+    if (wait) {
+      live = session_engine_->FindLive(scope, key);
+    } else if (!session_engine_->TryFindLive(scope, key, &live)) {
+      return std::nullopt;
     }
+    if (live) return Result<Located>(Located{session_engine_.get(), *live});
     name.clear();
     AppendNameKey(scope, key, &name);
     auto it = records_.find(name);
     if (it == records_.end()) return std::nullopt;  // Unknown: ask the disk.
     if (!it->second || it->second->deleted) continue;
-    const storage::ObjectRecord& r = *it->second;
-    Ref ref;
-    ref.id = core::ToBase36(static_cast<uint64_t>(r.id));
-    ref.key = r.key;
-    ref.scope = r.scope;
-    ref.type = r.type;
-    ref.size_bytes = r.size_bytes;
-    ref.tag = TagFor(ref.id, ref.scope, ref.key);
-    return Result<Ref>(std::move(ref));
+    return Result<Located>(Located{backend_.get(), *it->second});
   }
-  return Result<Ref>(KeyNotFound(key, "any visible scope"));
+  return Result<Located>(NotFoundIn(scopes, key));
+}
+
+Status StoreImpl::NotFoundIn(const ScopeList& scopes, std::string_view key) {
+  std::string where = scopes.size == 1 ? scopes.front().ToString()
+                                       : std::string("any visible scope");
+  return KeyNotFound(key, where);
+}
+
+std::optional<Result<Ref>> StoreImpl::CachedRefLocked(const ScopeList& scopes,
+                                                      std::string_view key) {
+  std::optional<Result<Located>> where =
+      CachedLocateLocked(scopes, key, /*wait=*/true);
+  if (!where) return std::nullopt;
+  if (!where->ok()) return Result<Ref>(where->status());
+  if (InMemory((*where)->engine)) {
+    return Result<Ref>(
+        RefAtVersion(MetaOf(session_engine_.get(), (*where)->record), 0));
+  }
+  const storage::ObjectRecord& r = (*where)->record;
+  Ref ref;
+  ref.id = core::ToBase36(static_cast<uint64_t>(r.id));
+  ref.key = r.key;
+  ref.scope = r.scope;
+  ref.type = r.type;
+  ref.size_bytes = r.size_bytes;
+  ref.tag = TagFor(ref.id, ref.scope, ref.key);
+  return Result<Ref>(std::move(ref));
 }
 
 Result<Ref> StoreImpl::RefOf(const ViewIdentity& view, std::string_view key,

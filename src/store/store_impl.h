@@ -46,6 +46,10 @@ class StoreImpl {
                      std::string_view bytes, const SetOptions& options);
   Result<std::string> Get(const ViewIdentity& view, std::string_view key,
                           const LookupOptions& options);
+  // View::TryGet.
+  std::optional<Result<std::string>> TryGet(const ViewIdentity& view,
+                                            std::string_view key,
+                                            const LookupOptions& options);
   Result<Ref> RefOf(const ViewIdentity& view, std::string_view key,
                     const LookupOptions& options);
   // View::Pin: the static ref of the version a key (or a ref) names.
@@ -146,6 +150,16 @@ class StoreImpl {
   };
   Result<ScopeList> LookupScopes(const ViewIdentity& view,
                                  const ScopeName& name) const;
+  // What the caches alone say `key` names for a view looking through
+  // `scopes`: the live object (a session-only one shadowing a durable one in
+  // its scope) or NotFound; nullopt when they cannot tell (a scope's record
+  // is not cached, or, with `wait` false, finding session-only values would
+  // wait for another thread).
+  std::optional<Result<Located>> CachedLocateLocked(const ScopeList& scopes,
+                                                    std::string_view key,
+                                                    bool wait) REQUIRES(mu_);
+  // NotFound for `key` in no scope of `scopes`.
+  static Status NotFoundIn(const ScopeList& scopes, std::string_view key);
   // RefOf's common case answered from the caches alone; nullopt when the
   // caches cannot decide.
   std::optional<Result<Ref>> CachedRefLocked(const ScopeList& scopes,
@@ -158,6 +172,10 @@ class StoreImpl {
                          const ScopeName& scope, bool include_removed = false);
   // The version `version` (0: latest) of a located object.
   Result<Target> TargetOf(const Located& where, uint64_t version);
+  // TargetOf given the version's record as read (NotFound: no such
+  // version): NotFound too for a tombstone.
+  Result<Target> TargetFrom(const Located& where, uint64_t version,
+                            Result<storage::VersionRecord> v);
   Result<Target> TargetOfRef(const ViewIdentity& view, const Ref& ref);
   // InvalidArgument when a static ref's type or size disagrees with the
   // version it pins.
