@@ -579,13 +579,20 @@ class ChunkedMerge {
   std::string pair_;
 };
 
+// Whether every byte of `piece` is its first (a separator line, padding):
+// the heap merges such a run slowly, every pair tying with every other.
+bool IsRunOfOneByte(std::string_view piece) {
+  return piece.find_first_not_of(piece.front()) == std::string_view::npos;
+}
+
 // A long piece by the way `kind` names; kAuto: the chunks from
-// kChunkedMergeMin bytes on, the heap below.
+// kChunkedMergeMin bytes on or for a run of one byte, the heap otherwise.
 template <typename Sink>
 void MergeLong(const RankTable& ranks, std::string_view piece,
                LongMergeKind kind, Sink&& sink) {
   if (kind == LongMergeKind::kChunks ||
-      (kind == LongMergeKind::kAuto && piece.size() >= kChunkedMergeMin)) {
+      (kind == LongMergeKind::kAuto &&
+       (piece.size() >= kChunkedMergeMin || IsRunOfOneByte(piece)))) {
     if (ChunkedMerge(ranks, piece).Run(sink)) return;
     kind = LongMergeKind::kAuto;
   }

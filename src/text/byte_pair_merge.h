@@ -8,7 +8,8 @@
 // text, so we do the same below a threshold. Longer pieces use a heap
 // keyed by (rank, position) over a doubly linked list of parts,
 // O(n log n). From kChunkedMergeMin bytes on (a megabyte of letters
-// without a space is one piece), the piece is merged in chunks of
+// without a space is one piece), or for a run of one byte value longer
+// than kLinearScanMergeLimit, the piece is merged in chunks of
 // kMergeChunk bytes that stay in the caches, joined where they meet with a
 // check that makes the result exact (docs/tokenizer.md, "Long pieces").
 // For a piece whose joins would not stay local, the heap remains, or from
@@ -48,9 +49,10 @@ inline constexpr size_t kLinearScanMergeLimit = 128;
 // Pieces of at least this many bytes use the buckets (their setup, a table
 // indexed by rank, costs more than the heap saves on shorter pieces).
 inline constexpr size_t kBucketMergeMin = 64 * 1024;
-// Pieces of at least this many bytes are merged in chunks of kMergeChunk
-// bytes, joined where they meet (exact: see ChunkedMerge); the heap and the
-// buckets remain for inputs that defeat the chunks.
+// Pieces of at least this many bytes, and longer runs of one byte value,
+// are merged in chunks of kMergeChunk bytes, joined where they meet (exact:
+// see ChunkedMerge); the heap and the buckets remain for inputs that defeat
+// the chunks.
 inline constexpr size_t kChunkedMergeMin = 8 * 1024;
 inline constexpr size_t kMergeChunk = 64;
 

@@ -176,5 +176,25 @@ TEST(TokenizerLongInputTest, ChunkedMergeEqualsHeapMerge) {
   }
 }
 
+// A run of one byte value longer than the linear scan takes the chunks
+// whatever its length (kAuto); the tokens are the heap's.
+TEST(TokenizerLongInputTest, RunsOfOneByteMergeAsTheHeapDoes) {
+  for (Encoding encoding : {Encoding::kO200kBase, Encoding::kCl100kBase}) {
+    const std::string name(EncodingName(encoding));
+    auto ranks = EmbeddedRanks(name);
+    ASSERT_TRUE(ranks.ok()) << ranks.status().ToString();
+    for (char c : {'x', '=', '-', '0', ' ', '\xff'}) {
+      for (size_t size :
+           {text::kLinearScanMergeLimit + 1, size_t{1023}, size_t{1024},
+            size_t{4000}, text::kChunkedMergeMin - 1}) {
+        const std::string run(size, c);
+        EXPECT_TRUE(MergeAsOnePiece(**ranks, run, text::LongMergeKind::kAuto) ==
+                    MergeAsOnePiece(**ranks, run, text::LongMergeKind::kHeap))
+            << name << " " << size << " x " << int{c};
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace ctxkit
