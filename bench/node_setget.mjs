@@ -10,8 +10,10 @@
 //
 // Each round (default 15) runs, in a rotating order, OPS (default 40)
 // sequential sets of new keys and then OPS gets of them per system; every
-// call is timed alone. Prints per-call medians with the p10-p90 range and
-// the ratio to SQLite, as a markdown table. Environment: CTXKIT_NODE_PACKAGE
+// call is timed alone. Two values of 1 KiB, one table each: 1,023 'x' and a
+// newline (one piece the tokenizer must merge whole; what earlier runs
+// measured) and log lines (text as tool outputs are). Prints per-call
+// medians with the p10-p90 range and the ratio to SQLite, as markdown. Environment: CTXKIT_NODE_PACKAGE
 // (default build/release/js), CTXKIT_BINARY (default build/release/ctxkit).
 
 import {mkdtempSync, rmSync} from 'node:fs';
@@ -32,7 +34,17 @@ const binary = process.env.CTXKIT_BINARY ||
                path.join(checkout, 'build', 'release', 'ctxkit');
 const rounds = Number(process.argv[2] ?? 15);
 const ops = Number(process.argv[3] ?? 40);
-const value = 'x'.repeat(1023) + '\n';
+// 1 KiB of service log lines, the same in every run.
+function logText() {
+  let out = '';
+  for (let i = 0; out.length < 1024; i++) {
+    out += `2026-12-05T04:${String(10 + i % 50).padStart(2, '0')}:07Z ` +
+           `svc-${i % 7} GET /api/items/${1000 + 37 * i} ` +
+           `${i % 9 ? 200 : 404} ${(1.3 * (i % 11) + 0.4).toFixed(1)}ms\n`;
+  }
+  return out.slice(0, 1023) + '\n';
+}
+const values = [['one letter', 'x'.repeat(1023) + '\n'], ['log lines', logText()]];
 
 const dir = mkdtempSync(path.join(tmpdir(), 'ctxkit-node-bench-'));
 
@@ -41,7 +53,7 @@ async function ctxkitSystem() {
   const view = store.view();
   return {
     name: 'ctxkit (addon)',
-    set: (k) => view.set(k, value),
+    set: (k, value) => view.set(k, value),
     get: (k) => view.get(k),
   };
 }
@@ -52,10 +64,9 @@ function sqliteSystem() {
           'CREATE TABLE kv (key TEXT PRIMARY KEY, value BLOB NOT NULL)');
   const put = db.prepare('INSERT OR REPLACE INTO kv (key, value) VALUES (?, ?)');
   const read = db.prepare('SELECT value FROM kv WHERE key = ?');
-  const bytes = Buffer.from(value);
   return {
     name: 'SQLite (node:sqlite)',
-    set: async (k) => put.run(k, bytes),
+    set: async (k, value) => put.run(k, Buffer.from(value)),
     get: async (k) => read.get(k).value,
   };
 }
@@ -72,7 +83,7 @@ async function mcpSystem() {
   };
   return {
     name: 'ctxkit mcp (stdio)',
-    set: (k) => call('set', {key: k, value}),
+    set: (k, value) => call('set', {key: k, value}),
     get: (k) => call('get', {key: k}),
     close: () => client.close(),
   };
@@ -85,17 +96,22 @@ function stats(samples) {
 }
 
 const systems = [await ctxkitSystem(), sqliteSystem(), await mcpSystem()];
-const samples = new Map(systems.map((s) => [s.name, {set: [], get: []}]));
+const samples = new Map();
+for (const [label] of values) {
+  for (const s of systems) samples.set(`${label}/${s.name}`, {set: [], get: []});
+}
 for (let r = 0; r < rounds; r++) {
-  for (let i = 0; i < systems.length; i++) {
-    const sys = systems[(r + i) % systems.length];
-    const keys = Array.from({length: ops}, (_, j) => `bench/r${r}/k${j}`);
-    for (const op of ['set', 'get']) {
-      for (const k of keys) {
-        const t0 = process.hrtime.bigint();
-        await sys[op](k);
-        samples.get(sys.name)[op].push(
-            Number(process.hrtime.bigint() - t0) / 1000);
+  for (const [label, value] of values) {
+    for (let i = 0; i < systems.length; i++) {
+      const sys = systems[(r + i) % systems.length];
+      const keys = Array.from({length: ops}, (_, j) => `bench/${label}/r${r}/k${j}`);
+      const mine = samples.get(`${label}/${sys.name}`);
+      for (const op of ['set', 'get']) {
+        for (const k of keys) {
+          const t0 = process.hrtime.bigint();
+          await sys[op](k, value);
+          mine[op].push(Number(process.hrtime.bigint() - t0) / 1000);
+        }
       }
     }
   }
@@ -103,17 +119,20 @@ for (let r = 0; r < rounds; r++) {
 for (const s of systems) if (s.close) await s.close();
 rmSync(dir, {recursive: true, force: true});
 
-const base = samples.get('SQLite (node:sqlite)');
 console.log(`${rounds} rounds x ${ops} calls each, 1 KiB values, µs per call ` +
-            '(median, p10-p90)\n');
-console.log('| system | set | get | set / SQLite | get / SQLite |');
-console.log('|---|---:|---:|---:|---:|');
-for (const s of systems) {
-  const mine = samples.get(s.name);
-  const set = stats(mine.set);
-  const get = stats(mine.get);
-  const fmt = (x) => `${x.median.toFixed(1)} (${x.p10.toFixed(1)}-${x.p90.toFixed(1)})`;
-  console.log(`| ${s.name} | ${fmt(set)} | ${fmt(get)} | ` +
-              `${(set.median / stats(base.set).median).toFixed(2)} | ` +
-              `${(get.median / stats(base.get).median).toFixed(2)} |`);
+            '(median, p10-p90)');
+for (const [label] of values) {
+  const base = samples.get(`${label}/SQLite (node:sqlite)`);
+  console.log(`\nValue: ${label}\n`);
+  console.log('| system | set | get | set / SQLite | get / SQLite |');
+  console.log('|---|---:|---:|---:|---:|');
+  for (const s of systems) {
+    const mine = samples.get(`${label}/${s.name}`);
+    const set = stats(mine.set);
+    const get = stats(mine.get);
+    const fmt = (x) => `${x.median.toFixed(1)} (${x.p10.toFixed(1)}-${x.p90.toFixed(1)})`;
+    console.log(`| ${s.name} | ${fmt(set)} | ${fmt(get)} | ` +
+                `${(set.median / stats(base.set).median).toFixed(2)} | ` +
+                `${(get.median / stats(base.get).median).toFixed(2)} |`);
+  }
 }

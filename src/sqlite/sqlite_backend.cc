@@ -140,14 +140,23 @@ class SqliteBackend final : public Backend {
   // One Put's rows. REQUIRES: mu_ held, a write transaction begun, and a
   // large content's blob file written.
   Result<WriteResult> PutLocked(const PutRequest& req) REQUIRES(mu_) {
+    Result<ObjectRecord> found = FindObjectLocked(req.scope, req.key);
+    if (!found.ok() && !found.status().IsNotFound()) return found.status();
     if (req.expected_version != 0) {
-      CTXKIT_RETURN_IF_ERROR(CheckLatest(FindObjectLocked(req.scope, req.key),
-                                         req.key, req.expected_version));
+      CTXKIT_RETURN_IF_ERROR(CheckLatest(found, req.key, req.expected_version));
     }
-    ObjectRecord obj;
-    CTXKIT_ASSIGN_OR_RETURN(
-        obj, FindOrCreateLocked(req.scope, req.key, req.type, req.now_unix_ns));
+    // A new object's row is inserted once, with its first version's fields
+    // (each write of it is one more of objects_by_change and its trigger).
+    const bool created = !found.ok();
+    ObjectRecord obj =
+        created ? NewObject(req.scope, req.key, req.type, req.now_unix_ns)
+                : *std::move(found);
     VersionRecord v = PutVersion(obj, req);
+    if (created) {
+      AdvanceRecord(&obj, v);
+      CTXKIT_ASSIGN_OR_RETURN(obj.id, InsertObjectLocked(obj));
+      v.object_id = obj.id;
+    }
     const bool inline_content = req.content.size() <= options_.inline_max_bytes;
     if (!inline_content) {
       CTXKIT_RETURN_IF_ERROR(
@@ -164,7 +173,7 @@ class SqliteBackend final : public Backend {
       version_data = req.content;
     }
     CTXKIT_RETURN_IF_ERROR(InsertVersionLocked(v, version_data));
-    CTXKIT_RETURN_IF_ERROR(UpdateObjectLocked(&obj, v));
+    if (!created) CTXKIT_RETURN_IF_ERROR(UpdateObjectLocked(&obj, v));
     CTXKIT_RETURN_IF_ERROR(ReplaceTagsLocked(&obj, req.tags));
     return WriteResult{std::move(obj), std::move(v)};
   }
@@ -906,30 +915,45 @@ class SqliteBackend final : public Backend {
                                           int64_t now) REQUIRES(mu_) {
     Result<ObjectRecord> found = FindObjectLocked(scope, key);
     if (found.ok() || !found.status().IsNotFound()) return found;
-    // Ids continue from the largest so far, or start at the store's base.
-    auto q = db_->Prepare(
-        "INSERT INTO objects(id, scope, key, type, latest_version, deleted, "
-        "size, created_ns, updated_ns) VALUES ("
-        "coalesce((SELECT max(id) + 1 FROM objects), "
-        "(SELECT CAST(value AS INTEGER) FROM meta "
-        "WHERE name = 'object_id_base'), 1), "
-        "?, ?, ?, 0, 0, 0, ?, ?)");
-    if (!q.ok()) return q.status();
-    std::string scope_text = scope.ToString();
-    CTXKIT_RETURN_IF_ERROR((*q)->BindText(1, scope_text)
-                               .BindText(2, key)
-                               .Bind(3, core::ValueTypeCode(type))
-                               .Bind(4, now)
-                               .Bind(5, now)
-                               .Run());
+    ObjectRecord obj = NewObject(scope, key, type, now);
+    CTXKIT_ASSIGN_OR_RETURN(obj.id, InsertObjectLocked(obj));
+    return obj;
+  }
+
+  static ObjectRecord NewObject(const Scope& scope, std::string_view key,
+                                ValueType type, int64_t now) {
     ObjectRecord obj;
-    obj.id = db_->LastInsertRowId();
     obj.scope = scope;
     obj.key = std::string(key);
     obj.type = type;
     obj.created_unix_ns = now;
     obj.updated_unix_ns = now;
     return obj;
+  }
+
+  // Inserts `obj` (all but its id) as a new object; returns the id, which
+  // continues from the largest so far, or starts at the store's base.
+  Result<int64_t> InsertObjectLocked(const ObjectRecord& obj) REQUIRES(mu_) {
+    auto q = db_->Prepare(
+        "INSERT INTO objects(id, scope, key, type, latest_version, deleted, "
+        "size, created_ns, updated_ns) VALUES ("
+        "coalesce((SELECT max(id) + 1 FROM objects), "
+        "(SELECT CAST(value AS INTEGER) FROM meta "
+        "WHERE name = 'object_id_base'), 1), "
+        "?, ?, ?, ?, ?, ?, ?, ?)");
+    if (!q.ok()) return q.status();
+    std::string scope_text = obj.scope.ToString();
+    CTXKIT_RETURN_IF_ERROR(
+        (*q)->BindText(1, scope_text)
+            .BindText(2, obj.key)
+            .Bind(3, core::ValueTypeCode(obj.type))
+            .Bind(4, static_cast<int64_t>(obj.latest_version))
+            .Bind(5, int64_t{obj.deleted ? 1 : 0})
+            .Bind(6, static_cast<int64_t>(obj.size_bytes))
+            .Bind(7, obj.created_unix_ns)
+            .Bind(8, obj.updated_unix_ns)
+            .Run());
+    return db_->LastInsertRowId();
   }
 
   // Records a blob file written by BlobFiles::Write (deduplicated).
