@@ -325,6 +325,27 @@ export class Store {
   /** A view: the agent's and session's scopes, then global. */
   view(options?: ViewOptions): View;
   stats(): Promise<StoreStats>;
+  /**
+   * The execution log (`ctxkit log`): the last `limit` (default 20)
+   * entries, oldest first.
+   */
+  executionLog(options?: {limit?: number}): Promise<ExecutionLogEntry[]>;
+}
+
+/** One invocation of a notes or tools command, as the log keeps it. */
+export interface ExecutionLogEntry {
+  timestamp: string;
+  agent: string;
+  sessionId: string;
+  command: string;
+  status: 'ok' | 'error';
+  exitCode: number;
+  durationMs: number;
+  /** Capped at 120 bytes. */
+  input: string;
+  /** Capped at 120 bytes. */
+  output: string;
+  meta: {contextFiles?: string[]};
 }
 
 export type LogFormat = 'openai' | 'anthropic' | 'openai-responses';

@@ -66,6 +66,9 @@ class Store {
   get home() { return this[kNative].home; }
   view(options) { return new View(this[kNative].view(options)); }
   stats() { return this[kNative].stats(); }
+  executionLog(options) {
+    return native.executionLog(this[kNative], options);
+  }
 }
 
 function storeHandle(store) {

@@ -232,10 +232,26 @@ class NotebookWrap : public ViewObjectWrap<NotebookWrap, Notebook> {
   }
 };
 
+// executionLog(store, {limit}): the last `limit` (default 20) entries of
+// the execution log, oldest first, as `ctxkit log --json` prints
+// them.
+Napi::Value ExecutionLog(const Napi::CallbackInfo& info) {
+  std::shared_ptr<Store> store = StoreArg(info, 0);
+  const uint64_t limit = OptUint(OptionsArg(info, 1), "limit").value_or(20);
+  return Async<std::vector<ExecutionLogEntry>>(
+      info.Env(), info[0].As<Napi::Object>(), nullptr,
+      [store, limit] { return ReadExecutionLog(*store, limit); },
+      [](Napi::Env env, std::vector<ExecutionLogEntry>& entries) {
+        return ToJs(env, notes::ExecutionLogToJson(entries));
+      });
+}
+
 void InitNotes(Napi::Env env, Napi::Object exports) {
   NotebookWrap::Init(env, exports);
   exports.Set("openNotebook",
               Napi::Function::New(env, PromisedFn<NotebookWrap::Open>));
+  exports.Set("executionLog",
+              Napi::Function::New(env, PromisedFn<ExecutionLog>));
 }
 
 }  // namespace ctxkit::node

@@ -128,3 +128,26 @@ test('a note written from Node is found and shown by the CLI', async (t) => {
   assert.equal(hit.agent, 'cli');
   assert.ok(existsSync(hit.file));
 });
+
+test('the execution log reads as `ctxkit log --json` prints it',
+     async (t) => {
+  const {home, store} = await freshStore(t);
+  assert.deepEqual(await store.executionLog(), []);
+  for (const slug of ['first', 'second', 'third']) {
+    execFileSync(ctxkitBinary,
+                 ['notes', 'add', '--agent', 'planner', '--type', 'finding',
+                  '--slug', slug],
+                 {env: cliEnv(home), input: `# ${slug}\n`});
+  }
+  const all = await store.executionLog();
+  assert.equal(all.length, 3);
+  assert.deepEqual(all, cliJson(home, ['log']));
+  assert.equal(all[0].command, 'notes add');
+  assert.equal(all[0].status, 'ok');
+  assert.equal(all[0].agent, 'planner');
+  assert.match(all[2].meta.contextFiles[0], /third\.md$/);
+  const last = await store.executionLog({limit: 2});
+  assert.deepEqual(last, all.slice(1));
+  assert.deepEqual(last, cliJson(home, ['log', '--limit', '2']));
+  assert.throws(() => store.executionLog({limit: -1}), TypeError);
+});

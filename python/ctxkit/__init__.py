@@ -45,6 +45,7 @@ from ctxkit._ctxkit import (
     ContextVariable,
     DeferredSummary,
     EmbeddingsConfig,
+    ExecutionLogEntry,
     ExternalizedContext,
     FindHit,
     FindResult,
@@ -99,6 +100,7 @@ from ctxkit._ctxkit import (
     encode,
     load_manifest,
     open_child_view,
+    read_execution_log,
     resolve_context_ref,
     set_result,
     spawn,
@@ -145,7 +147,8 @@ del _cls, _names, _name
 __all__ = [
     "AlreadyExistsError", "ChunkList", "ChunkRange", "CompactionInfo",
     "ContextPointer", "ContextVariable", "CorruptionError",
-    "DeferredSummary", "EmbeddingsConfig", "Error", "ExternalizedContext",
+    "DeferredSummary", "EmbeddingsConfig", "Error", "ExecutionLogEntry",
+    "ExternalizedContext",
     "FailedPreconditionError", "FindHit", "FindResult", "GarbageReport",
     "IngestReport", "InternalError", "InvalidArgumentError", "IoError",
     "LenResult", "ListPage", "LlmEndpoint", "LoadedContext", "Manifest",
@@ -161,5 +164,5 @@ __all__ = [
     "VariableMember", "VariablePeek", "VariableSearch", "VersionMeta", "View",
     "collect_result",
     "count_tokens", "decode", "encode", "load_manifest", "open_child_view",
-    "resolve_context_ref", "set_result", "spawn", "repl", "rlm",
+    "read_execution_log", "resolve_context_ref", "set_result", "spawn", "repl", "rlm",
 ]

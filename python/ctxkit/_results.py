@@ -17,6 +17,7 @@ from typing import Any, Dict, Iterable, List
 # View, Session, Notebook).
 RESULT_TYPES = (
     "ChunkList", "ChunkRange", "CompactionInfo", "ContextPointer",
+    "ExecutionLogEntry",
     "FindHit", "FindResult", "GarbageReport", "IngestReport", "LenResult",
     "ListPage", "LoadedContext", "Manifest", "NoteHeader", "NoteHit",
     "NotesGcReport", "ObjectMeta", "PeekResult", "PeekedItem", "PoolEntry",

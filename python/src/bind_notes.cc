@@ -52,12 +52,32 @@ void BindNoteTypes(py::module_& m) {
           },
           "(path, age_seconds) pairs.")
       .def_readonly("kept", &GcReport::kept);
+  py::class_<ExecutionLogEntry>(m, "ExecutionLogEntry",
+                                "One invocation in the execution log.")
+      .def_readonly("timestamp", &ExecutionLogEntry::timestamp)
+      .def_readonly("agent", &ExecutionLogEntry::agent)
+      .def_readonly("session_id", &ExecutionLogEntry::session_id)
+      .def_readonly("command", &ExecutionLogEntry::command)
+      .def_readonly("status", &ExecutionLogEntry::status)
+      .def_readonly("exit_code", &ExecutionLogEntry::exit_code)
+      .def_readonly("duration_ms", &ExecutionLogEntry::duration_ms)
+      .def_readonly("input", &ExecutionLogEntry::input)
+      .def_readonly("output", &ExecutionLogEntry::output)
+      .def_readonly("context_files", &ExecutionLogEntry::context_files);
 }
 
 }  // namespace
 
 void BindNotes(py::module_& m) {
   BindNoteTypes(m);
+  m.def(
+      "read_execution_log",
+      [](Store& store, size_t limit) {
+        return Call([&] { return ReadExecutionLog(store, limit); });
+      },
+      py::arg("store"), py::kw_only(), py::arg("limit") = 20,
+      "The execution log (`ctxkit log`): the last `limit` entries, "
+      "oldest first.");
   py::class_<PyNotebook>(m, "Notebook", R"doc(
 Agent context notes: markdown files with YAML frontmatter under a root
 directory (default <store home>/notes-root, as the CLI), indexed in the

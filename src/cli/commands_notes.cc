@@ -286,11 +286,7 @@ Status RunLog(Context& ctx, uint64_t limit) {
       ReadExecutionLog(**store, limit);
   if (!entries.ok()) return entries.status();
   if (ctx.json()) {
-    nlohmann::json arr = nlohmann::json::array();
-    for (const ExecutionLogEntry& e : *entries) {
-      arr.push_back(nlohmann::json::parse(ExecutionLogLine(e)));
-    }
-    PrintJson(arr);
+    PrintJson(notes::ExecutionLogToJson(*entries));
     return Status::Ok();
   }
   Table t({"TIME", "AGENT", "COMMAND", "STATUS", "MS", "OUTPUT"}, {4});

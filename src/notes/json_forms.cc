@@ -57,4 +57,13 @@ json GcReportToJson(const GcReport& r) {
   return json{{"applied", r.applied}, {"expired", expired}, {"kept", r.kept}};
 }
 
+nlohmann::json ExecutionLogToJson(
+    const std::vector<ExecutionLogEntry>& entries) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const ExecutionLogEntry& e : entries) {
+    out.push_back(nlohmann::json::parse(ExecutionLogLine(e)));
+  }
+  return out;
+}
+
 }  // namespace ctxkit::notes

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 #include <string_view>
+#include <vector>
 
 #include "ctxkit/notes.h"
 #include "ctxkit/store.h"
@@ -35,6 +36,12 @@ nlohmann::json ScanStatsToJson(const ScanStats& stats);
 
 // applied, expired ([{path, age_seconds}]), kept.
 nlohmann::json GcReportToJson(const GcReport& report);
+
+// The execution log's entries, oldest first: each the object its line in
+// the log holds (timestamp, agent, sessionId, command, status, exitCode,
+// durationMs, input, output, meta).
+nlohmann::json ExecutionLogToJson(
+    const std::vector<ExecutionLogEntry>& entries);
 
 }  // namespace ctxkit::notes
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
 
 import pytest
 
@@ -25,6 +27,33 @@ def test_notes_add_search_update_show(store: ctxkit.Store, home: str) -> None:
         notes.add("auditor", "x", "body", type="rumour")
     with pytest.raises(ctxkit.NotFoundError):
         notes.show("no/such/note.md")
+
+
+def test_execution_log_reads_what_the_cli_logged(
+        store: ctxkit.Store, home: str, ctxkit_binary: str) -> None:
+    assert ctxkit.read_execution_log(store) == []
+    binary = ctxkit_binary
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("CTXKIT_AGENT", "CTXKIT_SESSION", "SFA_CONTEXT_STORE")}
+    env["CTXKIT_HOME"] = home
+    for slug in ("first", "second", "third"):
+        subprocess.run([binary, "notes", "add", "--agent", "planner", "--type",
+                        "finding", "--slug", slug], input=f"# {slug}\n",
+                       text=True, env=env, check=True, capture_output=True)
+    entries = ctxkit.read_execution_log(store)
+    printed = json.loads(subprocess.run(
+        [binary, "--json", "log"], env=env, check=True,
+        capture_output=True, text=True).stdout)
+    assert [e.timestamp for e in entries] == [p["timestamp"] for p in printed]
+    assert [e.command for e in entries] == ["notes add"] * 3
+    assert entries[0].agent == "planner" and entries[0].status == "ok"
+    assert entries[0].exit_code == 0 and entries[0].duration_ms >= 0
+    assert entries[2].context_files[0].endswith("third.md")
+    last = ctxkit.read_execution_log(store, limit=2)
+    assert [e.timestamp for e in last] == [e.timestamp for e in entries[1:]]
+    assert entries[0].to_dict()["command"] == "notes add"
+    with pytest.raises(TypeError):
+        ctxkit.read_execution_log(store, limit=-1)
 
 
 def test_capture_save_load_select(store: ctxkit.Store) -> None:
