@@ -2,6 +2,7 @@
 
 #include <sqlite3.h>
 
+#include <chrono>
 #include <utility>
 
 #include "core/status_macros.h"
@@ -9,7 +10,7 @@
 namespace ctxkit::storage {
 
 Checkpointer::Checkpointer(SqliteDb* db, const CheckpointerOptions& options)
-    : db_(db), options_(options) {}
+    : db_(db), options_(options), next_wake_pages_(options.wake_pages) {}
 
 Result<std::unique_ptr<Checkpointer>> Checkpointer::Start(
     SqliteDb* db, const CheckpointerOptions& options) {
@@ -55,25 +56,58 @@ void Checkpointer::Wake() {
 int Checkpointer::OnCommit(void* self, sqlite3* db, const char* name,
                            int pages) {
   auto* c = static_cast<Checkpointer*>(self);
-  if (pages >= c->options_.inline_pages) {
+  const int wake = c->options_.wake_pages;
+  int next = c->next_wake_pages_.load(std::memory_order_relaxed);
+  if (pages < next - wake) {
+    // The WAL started over since the last wake-up: what the thread left
+    // is gone with it.
+    next = wake;
+    c->tail_left_.store(false, std::memory_order_relaxed);
+  }
+  bool checkpoint_here = pages >= c->options_.inline_pages;
+  if (!checkpoint_here && pages >= next) {
+    // Grown by another `wake_pages` without starting over although the
+    // thread ran: writers never paused. This writer copies the little
+    // the thread left, and its next commit starts the WAL over.
+    checkpoint_here =
+        next > wake && c->tail_left_.exchange(false, std::memory_order_acq_rel);
+    if (!checkpoint_here) c->Wake();
+    next = pages + wake;
+  }
+  if (checkpoint_here) {
     // Errors are not the commit's: it has happened. The next commit (or
     // the thread) tries again.
     sqlite3_wal_checkpoint_v2(db, name, SQLITE_CHECKPOINT_PASSIVE, nullptr,
                               nullptr);
     ++c->inline_;
-  } else if (pages >= c->options_.wake_pages) {
-    c->Wake();
+    if (pages >= c->options_.inline_pages) next = wake;
   }
+  c->next_wake_pages_.store(next, std::memory_order_relaxed);
   return SQLITE_OK;
 }
 
 void Checkpointer::Run() {
   std::unique_ptr<SqliteDb> own;
+  // After a run the thread waits `linger_ms` for another wake-up, then
+  // makes one more pass: it copies what writers committed after the run
+  // (no wake-up comes for that until the WAL grows by another `wake_pages`)
+  // so that after a pause the next writer starts the WAL over. A pass with
+  // nothing to copy writes and syncs nothing.
+  bool linger = false;
   while (true) {
     {
       core::MutexLock lock(&mu_);
-      while (!wanted_ && !stopping_) wake_.Wait(&mu_);
+      const auto deadline = std::chrono::steady_clock::now() +
+                            std::chrono::milliseconds(options_.linger_ms);
+      while (!wanted_ && !stopping_) {
+        if (!linger) {
+          wake_.Wait(&mu_);
+        } else if (!wake_.WaitUntil(&mu_, deadline)) {
+          break;
+        }
+      }
       if (stopping_) return;
+      linger = wanted_;
       wanted_ = false;
     }
     if (own == nullptr) {
@@ -91,12 +125,14 @@ void Checkpointer::Run() {
 }
 
 // Writers restart the WAL from its start only once every frame in it has
-// been copied back; commits made while a checkpoint runs leave a tail.
-// So the thread goes again while a tail is left (each pass copies only what
-// was committed during the last one) and stops once it caught up, or
-// after a bounded number of passes when writers never pause.
+// been copied back, and a writer that began before the last frame was
+// copied does not: with writers committing back to back, no writer ever
+// begins at such a moment, however fast the thread copies. So the thread
+// copies what it can (again while a pass leaves a tail, at most a few
+// passes) and leaves the frames committed since to the next committing
+// writer (OnCommit), whose own next commit then starts the WAL over.
 void Checkpointer::CheckpointWal(SqliteDb* own) {
-  for (int pass = 0; pass < 8; ++pass) {
+  for (int pass = 0; pass < 4; ++pass) {
     int log = 0;
     int copied = 0;
     if (sqlite3_wal_checkpoint_v2(own->raw(), nullptr,
@@ -105,10 +141,11 @@ void Checkpointer::CheckpointWal(SqliteDb* own) {
       return;
     }
     ++background_;
-    if (copied >= log) return;
+    if (copied >= log) break;
     core::MutexLock lock(&mu_);
     if (stopping_) return;
   }
+  tail_left_.store(true, std::memory_order_release);
 }
 
 }  // namespace ctxkit::storage

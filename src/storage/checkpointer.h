@@ -6,12 +6,22 @@
 // durable writes. A Checkpointer turns the connection's autocheckpoint off
 // and installs a WAL hook that, once the WAL holds `wake_pages`, wakes a
 // background thread, started by that first wake-up (a process that only
-// reads, such as one `ctxkit get`, never starts it). The thread runs PASSIVE
-// checkpoints on a connection of its own (opened on first use), again while
-// writers left a tail, so the WAL can restart from its start; PASSIVE never
-// waits for readers or writers. Should the WAL still reach `inline_pages` (the
-// thread cannot keep up, or readers pin old frames), the committing writer
-// checkpoints itself, PASSIVE, as SQLite would have, so the WAL stays bounded.
+// reads, such as one `ctxkit get`, never starts it), and again each time the
+// WAL grew by another `wake_pages` (not on every commit past the bound: a
+// writer that never pauses would otherwise have the thread checkpoint, and
+// sync the database file, once per commit). The thread runs PASSIVE
+// checkpoints on a connection of its own (opened on first use), which never
+// wait for readers or writers, again while writers left a tail, and once
+// more `linger_ms` after a run, for what was committed since. A WAL only
+// starts over from its beginning when a writer begins while every frame is
+// copied back, which writers that never pause never do; so when the WAL
+// grew by another `wake_pages` after the thread's run without starting
+// over, the committing writer copies the few frames the thread left
+// itself, PASSIVE, and its next commit starts the WAL over. Should the WAL
+// still reach `inline_pages` (the thread cannot keep up, or readers pin
+// old frames), the committing writer
+// checkpoints it whole, PASSIVE, as SQLite would have, so the WAL stays
+// bounded.
 //
 // A process that ends before its thread ran loses nothing: the last
 // connection to close checkpoints (SQLite), and the next writer's hook
@@ -42,6 +52,9 @@ struct CheckpointerOptions {
   int busy_timeout_ms = 30000;
   int wake_pages = 1000;     // SQLite's default autocheckpoint threshold.
   int inline_pages = 16000;  // About 64 MiB of 4 KiB pages.
+  // How long the thread waits after a run before a last pass for what was
+  // committed since (see Run).
+  int linger_ms = 50;
 };
 
 class Checkpointer {
@@ -56,7 +69,8 @@ class Checkpointer {
   Checkpointer(const Checkpointer&) = delete;
   Checkpointer& operator=(const Checkpointer&) = delete;
 
-  // Checkpoints run so far by the thread, and by committing writers.
+  // Checkpoints run so far by the thread, and by committing writers (of a
+  // WAL past `inline_pages`, or of the tail the thread left).
   uint64_t background_checkpoints() const { return background_.load(); }
   uint64_t inline_checkpoints() const { return inline_.load(); }
   // Whether the thread has been started (by the first wake-up).
@@ -74,6 +88,12 @@ class Checkpointer {
   const CheckpointerOptions options_;
   std::atomic<uint64_t> background_{0};
   std::atomic<uint64_t> inline_{0};
+  // The WAL size (pages) at which the next commit wakes the thread. Only
+  // committing writers touch it, one at a time (SQLite's write lock).
+  std::atomic<int> next_wake_pages_;
+  // Set by the thread when a run ended: frames committed since are left
+  // to a writer should the WAL grow on without starting over.
+  std::atomic<bool> tail_left_{false};
   mutable core::Mutex mu_;
   core::CondVar wake_;
   bool wanted_ GUARDED_BY(mu_) = false;

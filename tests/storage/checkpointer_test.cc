@@ -46,6 +46,7 @@ class CheckpointerTest : public ::testing::Test {
     o.path = path_;
     o.wake_pages = wake_pages;
     o.inline_pages = inline_pages;
+    o.linger_ms = 10;  // Below the tests' 50 ms of quiet.
     return o;
   }
   uint64_t WalBytes() {
@@ -66,7 +67,11 @@ TEST_F(CheckpointerTest, TheThreadCheckpointsAndWritersDoNot) {
   ASSERT_TRUE(db_->Exec("PRAGMA wal_checkpoint(TRUNCATE)").ok());
   ASSERT_EQ(WalBytes(), 0u);
 
-  auto c = Checkpointer::Start(db_.get(), Bounds(20, 1000000));
+  // Bursts of 25 commits (about 75 WAL frames) past a bound of 50: one
+  // wake-up each; the thread's last pass after the wake-up's run copies
+  // the rest of the burst, so the next burst starts the WAL over and no
+  // writer ever has a tail to copy.
+  auto c = Checkpointer::Start(db_.get(), Bounds(50, 1000000));
   ASSERT_TRUE(c.ok()) << c.status().ToString();
   for (int i = 0; i < 16; ++i) {
     const uint64_t before = (*c)->background_checkpoints();
@@ -94,6 +99,20 @@ TEST_F(CheckpointerTest, TheThreadCheckpointsAndWritersDoNot) {
   EXPECT_EQ((*c)->inline_checkpoints(), 0u);
   // Checkpointed frames are reused: the WAL stays far smaller.
   EXPECT_LT(WalBytes(), unchecked / 2);
+}
+
+TEST_F(CheckpointerTest, AWriterThatNeverPausesStillGetsTheWalStartedOver) {
+  // 3,000 commits back to back with a bound of 50 pages: the thread wakes
+  // once per 50 pages of growth (a few passes each), not once per commit,
+  // and the WAL keeps starting over instead of growing to the inline bound.
+  auto c = Checkpointer::Start(db_.get(), Bounds(50, 1000000));
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  Commit(3000);
+  EXPECT_LE((*c)->background_checkpoints(), 3000u / 50 * 4);
+  // Writers copy only the tails runs left, about one per 100 pages (each
+  // commit writes about 3): far from one per commit.
+  EXPECT_LE((*c)->inline_checkpoints(), 3000u / 20);
+  EXPECT_LT(WalBytes(), 600u * 4120) << "the WAL never started over";
 }
 
 TEST_F(CheckpointerTest, AWalPastTheInlineBoundIsCheckpointedByTheWriter) {
