@@ -297,6 +297,9 @@ struct ExecutionLogEntry {
 };
 
 inline constexpr size_t kLogSummaryBytes = 120;
+// How many entries a face shows when not told (`ctxkit log`, Node's
+// store.executionLog, Python's read_execution_log).
+inline constexpr size_t kExecutionLogDefaultLimit = 20;
 
 // Appends one entry (summaries capped, at a UTF-8 boundary, with "...").
 // Durable on return. PermissionDenied on a read-only store.

@@ -237,7 +237,8 @@ class NotebookWrap : public ViewObjectWrap<NotebookWrap, Notebook> {
 // them.
 Napi::Value ExecutionLog(const Napi::CallbackInfo& info) {
   std::shared_ptr<Store> store = StoreArg(info, 0);
-  const uint64_t limit = OptUint(OptionsArg(info, 1), "limit").value_or(20);
+  const uint64_t limit =
+      OptUint(OptionsArg(info, 1), "limit").value_or(kExecutionLogDefaultLimit);
   return Async<std::vector<ExecutionLogEntry>>(
       info.Env(), info[0].As<Napi::Object>(), nullptr,
       [store, limit] { return ReadExecutionLog(*store, limit); },

@@ -133,21 +133,26 @@ test('the execution log reads as `ctxkit log --json` prints it',
      async (t) => {
   const {home, store} = await freshStore(t);
   assert.deepEqual(await store.executionLog(), []);
-  for (const slug of ['first', 'second', 'third']) {
+  const slugs = Array.from({length: 19}, (_, i) => `early ${i}`);
+  for (const slug of [...slugs, 'first', 'second', 'third']) {
     execFileSync(ctxkitBinary,
                  ['notes', 'add', '--agent', 'planner', '--type', 'finding',
                   '--slug', slug],
                  {env: cliEnv(home), input: `# ${slug}\n`});
   }
-  const all = await store.executionLog();
-  assert.equal(all.length, 3);
-  assert.deepEqual(all, cliJson(home, ['log']));
+  // 22 entries: without a limit, every face shows the library's default 20.
+  const recent = await store.executionLog();
+  assert.equal(recent.length, 20);
+  assert.deepEqual(recent, cliJson(home, ['log']));
+  const all = await store.executionLog({limit: 100});
+  assert.equal(all.length, 22);
+  assert.deepEqual(recent, all.slice(2));
   assert.equal(all[0].command, 'notes add');
   assert.equal(all[0].status, 'ok');
   assert.equal(all[0].agent, 'planner');
-  assert.match(all[2].meta.contextFiles[0], /third\.md$/);
+  assert.match(all[21].meta.contextFiles[0], /third\.md$/);
   const last = await store.executionLog({limit: 2});
-  assert.deepEqual(last, all.slice(1));
+  assert.deepEqual(last, all.slice(20));
   assert.deepEqual(last, cliJson(home, ['log', '--limit', '2']));
   assert.throws(() => store.executionLog({limit: -1}), TypeError);
 });

@@ -75,7 +75,8 @@ void BindNotes(py::module_& m) {
       [](Store& store, size_t limit) {
         return Call([&] { return ReadExecutionLog(store, limit); });
       },
-      py::arg("store"), py::kw_only(), py::arg("limit") = 20,
+      py::arg("store"), py::kw_only(),
+      py::arg("limit") = kExecutionLogDefaultLimit,
       "The execution log (`ctxkit log`): the last `limit` entries, "
       "oldest first.");
   py::class_<PyNotebook>(m, "Notebook", R"doc(

@@ -404,10 +404,12 @@ void RegisterNotesCommands(CLI::App& app, CommandTable& table) {
                  "directories");
   AddLogged(table, scan, "notes scan", a, RunScan);
 
-  auto limit = std::make_shared<uint64_t>(20);
+  auto limit = std::make_shared<uint64_t>(kExecutionLogDefaultLimit);
   CLI::App* log = app.add_subcommand(
       "log", "The execution log: one JSON line per notes/tools invocation");
-  log->add_option("--limit,-n", *limit, "The last N entries (default 20)")
+  log->add_option("--limit,-n", *limit,
+                  "The last N entries (default " +
+                      std::to_string(kExecutionLogDefaultLimit) + ")")
       ->type_name("N")
       ->check(UnsignedNumber());
   table.Add(log, [limit](Context& ctx) { return RunLog(ctx, *limit); });

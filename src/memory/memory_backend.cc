@@ -293,9 +293,7 @@ std::optional<ObjectRecord> MemoryBackend::FindLive(const Scope& scope,
                                                     std::string_view key) {
   if (named_.load(std::memory_order_relaxed) == 0) return std::nullopt;
   core::MutexLock lock(&mu_);
-  const Object* obj = FindLocked(scope, key);
-  if (obj == nullptr || obj->record.deleted) return std::nullopt;
-  return obj->record;
+  return LiveLocked(scope, key);
 }
 
 bool MemoryBackend::TryFindLive(const Scope& scope, std::string_view key,
@@ -305,14 +303,16 @@ bool MemoryBackend::TryFindLive(const Scope& scope, std::string_view key,
     return true;
   }
   if (!mu_.TryLock()) return false;
-  const Object* obj = FindLocked(scope, key);
-  if (obj == nullptr || obj->record.deleted) {
-    live->reset();
-  } else {
-    *live = obj->record;
-  }
+  *live = LiveLocked(scope, key);
   mu_.Unlock();
   return true;
+}
+
+std::optional<ObjectRecord> MemoryBackend::LiveLocked(const Scope& scope,
+                                                      std::string_view key) {
+  const Object* obj = FindLocked(scope, key);
+  if (obj == nullptr || obj->record.deleted) return std::nullopt;
+  return obj->record;
 }
 
 Result<ObjectRecord> MemoryBackend::FindObject(const Scope& scope,

@@ -153,6 +153,9 @@ class MemoryBackend final : public Backend {
   Result<const StoredSession*> FindSession(std::string_view id,
                                            SessionRecord* record) REQUIRES(mu_);
   Object* FindLocked(const Scope& scope, std::string_view key) REQUIRES(mu_);
+  // The live (not removed) object at (scope, key), copied.
+  std::optional<ObjectRecord> LiveLocked(const Scope& scope,
+                                         std::string_view key) REQUIRES(mu_);
   Result<Object*> ObjectLocked(int64_t id) REQUIRES(mu_);
   // The object at (scope, key) (nullptr: none), or FailedPrecondition when
   // expected_version is set and the latest version is another.

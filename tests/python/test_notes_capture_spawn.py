@@ -36,21 +36,27 @@ def test_execution_log_reads_what_the_cli_logged(
     env = {k: v for k, v in os.environ.items()
            if k not in ("CTXKIT_AGENT", "CTXKIT_SESSION", "SFA_CONTEXT_STORE")}
     env["CTXKIT_HOME"] = home
-    for slug in ("first", "second", "third"):
+    slugs = [f"early {i}" for i in range(19)] + ["first", "second", "third"]
+    for slug in slugs:
         subprocess.run([binary, "notes", "add", "--agent", "planner", "--type",
                         "finding", "--slug", slug], input=f"# {slug}\n",
                        text=True, env=env, check=True, capture_output=True)
-    entries = ctxkit.read_execution_log(store)
+    # 22 entries: without a limit, Python and the CLI show the library's 20.
+    recent = ctxkit.read_execution_log(store)
     printed = json.loads(subprocess.run(
         [binary, "--json", "log"], env=env, check=True,
         capture_output=True, text=True).stdout)
-    assert [e.timestamp for e in entries] == [p["timestamp"] for p in printed]
-    assert [e.command for e in entries] == ["notes add"] * 3
+    assert len(recent) == 20
+    assert [e.timestamp for e in recent] == [p["timestamp"] for p in printed]
+    entries = ctxkit.read_execution_log(store, limit=100)
+    assert len(entries) == 22
+    assert [e.command for e in entries] == ["notes add"] * 22
+    assert [e.timestamp for e in recent] == [e.timestamp for e in entries[2:]]
     assert entries[0].agent == "planner" and entries[0].status == "ok"
     assert entries[0].exit_code == 0 and entries[0].duration_ms >= 0
-    assert entries[2].context_files[0].endswith("third.md")
+    assert entries[21].context_files[0].endswith("third.md")
     last = ctxkit.read_execution_log(store, limit=2)
-    assert [e.timestamp for e in last] == [e.timestamp for e in entries[1:]]
+    assert [e.timestamp for e in last] == [e.timestamp for e in entries[20:]]
     assert entries[0].to_dict()["command"] == "notes add"
     with pytest.raises(TypeError):
         ctxkit.read_execution_log(store, limit=-1)
